@@ -1,0 +1,110 @@
+//! `lens bench`: speed and memory figures, printed beside the reference figures they are
+//! judged against. Benchmarks print; they never assert on time.
+
+use anyhow::Result;
+use clap::Subcommand;
+use lens_core::{eval, Library, SearchRequest};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Reference figures measured for the design we follow (issue #2), on this kind of machine.
+const PYMUPDF_PAGES_PER_S: f64 = 125.0;
+const RANK_BM25_P50_MS: f64 = 175.0;
+const RANK_BM25_P95_MS: f64 = 400.0;
+
+#[derive(Subcommand)]
+pub enum BenchCmd {
+    /// Ingest PDFs into a fresh library (a temp dir unless --library is given) and time it
+    Ingest {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Query latency over labelled questions against the current library
+    Search {
+        #[arg(long)]
+        labels: PathBuf,
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+        #[arg(long)]
+        no_filter: bool,
+    },
+}
+
+/// Peak resident set size of this process, in MiB (Linux: VmHWM).
+pub fn peak_rss_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+pub fn run(cmd: BenchCmd, library: Option<PathBuf>) -> Result<()> {
+    match cmd {
+        BenchCmd::Ingest { paths } => {
+            let tmp;
+            let dir = match library {
+                Some(d) => d,
+                None => {
+                    tmp = std::env::temp_dir().join(format!("lens-bench-{}", std::process::id()));
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    tmp.clone()
+                }
+            };
+            let mut lib = Library::open(&dir)?;
+            let t0 = Instant::now();
+            let s = crate::ingest_paths(&mut lib, &paths, 1024, false)?;
+            let secs = t0.elapsed().as_secs_f64();
+            let rate = s.pages as f64 / secs;
+            let db = dir_size(&dir.join("lens.sqlite")) + dir_size(&dir.join("lens.sqlite-wal"));
+            let idx = dir_size(&dir.join("index"));
+            println!("bench ingest: {} pages from {} files in {:.2}s", s.pages, s.files, secs);
+            println!("  end to end (text + char boxes + SQLite + tantivy): {:.0} pages/s", rate);
+            println!("  reference: PyMuPDF text extraction alone ~{PYMUPDF_PAGES_PER_S:.0} pages/s -> ratio {:.2}x (target >= 3x)", rate / PYMUPDF_PAGES_PER_S);
+            println!("  storage: SQLite {:.1} MiB ({:.1} KiB/page), index {:.1} MiB", db as f64 / 1048576.0, db as f64 / 1024.0 / s.pages.max(1) as f64, idx as f64 / 1048576.0);
+            println!("  peak RSS (ingest process): {:.0} MiB", peak_rss_mib());
+            if library_was_temp(&dir) {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        }
+        BenchCmd::Search { labels, repeat, no_filter } => {
+            let dir = lens_core::paths::library_dir(library.as_deref());
+            let lib = Library::open(&dir)?;
+            let labels = eval::read_labels(&labels)?;
+            let mut lat = Vec::new();
+            // warm-up pass
+            for l in &labels {
+                let mut r = SearchRequest::new(l.query.clone());
+                r.filter = !no_filter;
+                lib.search(&r)?;
+            }
+            for _ in 0..repeat.max(1) {
+                for l in &labels {
+                    let mut r = SearchRequest::new(l.query.clone());
+                    r.filter = !no_filter;
+                    let t = Instant::now();
+                    lib.search(&r)?;
+                    lat.push(t.elapsed().as_secs_f64() * 1000.0);
+                }
+            }
+            lat.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let (p50, p95) = (eval::percentile(&lat, 50.0), eval::percentile(&lat, 95.0));
+            println!("bench search: {} queries x {} over {} pages ({} mode)", labels.len(), repeat, lib.num_indexed_pages(), if no_filter { "global" } else { "filter" });
+            println!("  latency p50 {:.2} ms  p95 {:.2} ms  (target p95 <= 5 ms)", p50, p95);
+            println!("  reference rank_bm25: p50 ~{RANK_BM25_P50_MS:.0} ms, p95 ~{RANK_BM25_P95_MS:.0} ms -> {:.0}x / {:.0}x faster", RANK_BM25_P50_MS / p50, RANK_BM25_P95_MS / p95);
+            println!("  peak RSS (search process): {:.0} MiB", peak_rss_mib());
+        }
+    }
+    Ok(())
+}
+
+fn library_was_temp(dir: &std::path::Path) -> bool {
+    dir.starts_with(std::env::temp_dir()) && dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with("lens-bench-"))
+}
+
+fn dir_size(p: &std::path::Path) -> u64 {
+    if p.is_file() {
+        return p.metadata().map(|m| m.len()).unwrap_or(0);
+    }
+    std::fs::read_dir(p).map(|rd| rd.filter_map(|e| e.ok()).map(|e| dir_size(&e.path())).sum()).unwrap_or(0)
+}

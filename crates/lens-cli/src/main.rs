@@ -1,0 +1,301 @@
+//! `lens`: the command-line front end over lens-core. Thin: parse, call the library, print.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use lens_core::eval::{self, EvalOptions, Mode};
+use lens_core::ingest::{self, IngestEvent, IngestOptions};
+use lens_core::{Library, SearchRequest};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+mod bench;
+
+#[derive(Parser)]
+#[command(name = "lens", version, about = "10-K Lens: evidence-first question answering over PDFs")]
+struct Cli {
+    /// Library folder (default: $LENS_LIBRARY, else the platform data dir)
+    #[arg(long, global = true)]
+    library: Option<PathBuf>,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Ingest PDF files or folders (recursive)
+    Ingest {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Largest file accepted, in MiB
+        #[arg(long, default_value_t = 1024)]
+        max_mb: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ranked pages for a question
+    Search {
+        query: String,
+        /// Search only these documents (repeatable)
+        #[arg(long = "doc")]
+        docs: Vec<String>,
+        #[arg(long, default_value_t = 10)]
+        k: usize,
+        /// Do not restrict to the companies/years/forms the question names
+        #[arg(long)]
+        no_filter: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List documents in the library
+    Docs {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a document
+    Remove { doc: String },
+    /// Add an alias (another name the filter should recognise) to a document
+    Alias { doc: String, alias: String },
+    /// Retrieval metrics on labelled questions
+    Eval {
+        #[arg(long)]
+        labels: PathBuf,
+        #[arg(long, default_value = "filter")]
+        mode: String,
+        /// Run name: rows go to RUNS_DIR/NAME/retrieval.jsonl
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long, default_value = "runs")]
+        runs_dir: PathBuf,
+        /// Heading field boost (0 disables the heading field)
+        #[arg(long)]
+        heading_boost: Option<f32>,
+        /// List N questions with no gold page in the top 3
+        #[arg(long, default_value_t = 0)]
+        misses: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Paired bootstrap 95% CIs of runs against the first
+    Ablate {
+        #[arg(required = true, num_args = 2..)]
+        runs: Vec<String>,
+        #[arg(long, default_value = "ndcg5")]
+        metric: String,
+        #[arg(long, default_value = "runs")]
+        runs_dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Benchmarks (print figures; never assert on time)
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchCmd,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        match e.downcast_ref::<lens_core::LensError>() {
+            Some(le) => eprintln!("error [{}]: {le}", le.code()),
+            None => eprintln!("error: {e:#}"),
+        }
+        std::process::exit(1);
+    }
+}
+
+fn open(lib: &Option<PathBuf>) -> Result<Library> {
+    let dir = lens_core::paths::library_dir(lib.as_deref());
+    Ok(Library::open(&dir)?)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.cmd {
+        Cmd::Ingest { paths, max_mb, json } => {
+            let mut lib = open(&cli.library)?;
+            let summary = ingest_paths(&mut lib, &paths, max_mb, json)?;
+            if summary.failed > 0 && summary.added + summary.replaced + summary.unchanged == 0 {
+                std::process::exit(2);
+            }
+        }
+        Cmd::Search { query, docs, k, no_filter, json } => {
+            let lib = open(&cli.library)?;
+            let mut req = SearchRequest::new(query);
+            req.docs = docs;
+            req.k = k;
+            req.filter = !no_filter;
+            let resp = lib.search(&req)?;
+            if json {
+                println!("{}", serde_json::to_string(&resp)?);
+            } else {
+                for n in &resp.notes {
+                    println!("note: {n}");
+                }
+                if let Some(f) = &resp.filter {
+                    println!("filter: companies {:?} years {:?} forms {:?} -> {:?}", f.companies, f.years, f.forms, f.groups);
+                }
+                for h in &resp.hits {
+                    println!("{:>2}. {}#{}  score {:.2}\n    {}", h.rank, h.doc_id, h.page, h.score, h.snippet);
+                }
+                if resp.hits.is_empty() {
+                    println!("no matching pages");
+                }
+                println!("({:.1} ms)", resp.elapsed_ms);
+            }
+        }
+        Cmd::Docs { json } => {
+            let lib = open(&cli.library)?;
+            let docs = lib.documents()?;
+            if json {
+                println!("{}", serde_json::to_string(&docs)?);
+            } else {
+                for d in docs {
+                    println!(
+                        "{:<40} {:>5} pages  {:<24} {:>6} {:<14} ocr-needed {}",
+                        d.id,
+                        d.pages,
+                        d.company.unwrap_or_default(),
+                        d.year.map(|y| y.to_string()).unwrap_or_default(),
+                        d.form.unwrap_or_default(),
+                        d.needs_ocr_pages
+                    );
+                }
+            }
+        }
+        Cmd::Remove { doc } => {
+            let mut lib = open(&cli.library)?;
+            lib.remove(&doc)?;
+            println!("removed {doc}");
+        }
+        Cmd::Alias { doc, alias } => {
+            let lib = open(&cli.library)?;
+            let a = lib.add_alias(&doc, &alias)?;
+            println!("{doc}: alias \"{a}\" added");
+        }
+        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, misses, json } => {
+            let lib = open(&cli.library)?;
+            let mode: Mode = mode.parse()?;
+            let labels_v = eval::read_labels(&labels)?;
+            let mut opts = EvalOptions { mode, ..Default::default() };
+            if let Some(b) = heading_boost {
+                opts.params.heading_boost = b;
+            }
+            let (rows, summary) = eval::run(&lib, &labels_v, &opts)?;
+            let name = name.unwrap_or_else(|| format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode)));
+            let dir = runs_dir.join(&name);
+            eval::write_rows(&dir, &rows, &summary)?;
+            print_summary(&summary, &name, &dir);
+            if misses > 0 {
+                print_misses(&rows, misses);
+            }
+            if json {
+                println!("{}", serde_json::to_string(&summary)?);
+            }
+        }
+        Cmd::Ablate { runs, metric, runs_dir, json } => {
+            let load = |r: &str| -> Result<HashMap<String, f64>> {
+                let p = if Path::new(r).is_file() { PathBuf::from(r) } else { runs_dir.join(r).join("retrieval.jsonl") };
+                let rows = eval::read_rows(&p).with_context(|| format!("run `{r}`"))?;
+                rows.iter().map(|row| Ok((row.id.clone(), eval::metric_of(&row.m, &metric)?))).collect()
+            };
+            let base = load(&runs[0])?;
+            let mut out = Vec::new();
+            println!("{metric}: each run against `{}` (paired bootstrap, 1000 resamples, seed 42)", runs[0]);
+            for r in &runs[1..] {
+                let c = eval::paired_bootstrap(r, &base, &load(r)?, 1000, 42);
+                println!(
+                    "  {:<32} n={:<4} base {:.3} -> {:.3}  delta {:+.3}  95% CI [{:+.3}, {:+.3}]  {}",
+                    c.run, c.n, c.base_mean, c.run_mean, c.delta, c.ci_low, c.ci_high, c.verdict
+                );
+                out.push(c);
+            }
+            if json {
+                println!("{}", serde_json::to_string(&out)?);
+            }
+        }
+        Cmd::Bench { what } => bench::run(what, cli.library)?,
+    }
+    Ok(())
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match m {
+        Mode::Global => "global",
+        Mode::Filter => "filter",
+        Mode::Oracle => "oracle",
+    }
+}
+
+pub(crate) fn ingest_paths(lib: &mut Library, paths: &[PathBuf], max_mb: u64, json: bool) -> Result<ingest::IngestSummary> {
+    let cancel = AtomicBool::new(false);
+    let opts = IngestOptions { max_bytes: max_mb * 1024 * 1024 };
+    let mut on_event = |e: &IngestEvent| {
+        if json {
+            println!("{}", serde_json::to_string(e).unwrap());
+            return;
+        }
+        match e {
+            IngestEvent::Stored { doc_id, pages, needs_ocr, seconds, outcome, .. } => {
+                let rate = *pages as f64 / seconds.max(1e-6);
+                let ocr = if *needs_ocr > 0 { format!(", {needs_ocr} pages need OCR") } else { String::new() };
+                println!("{:<9} {doc_id}: {pages} pages in {seconds:.2}s ({rate:.0} pages/s){ocr}", format!("{outcome:?}").to_lowercase());
+            }
+            IngestEvent::Unchanged { doc_id, .. } => println!("unchanged {doc_id}"),
+            IngestEvent::Failed { path, code, message } => println!("failed    {path}: [{code}] {message}"),
+            IngestEvent::Published { docs, pages } => println!("          published {docs} documents ({pages} pages) to search"),
+        }
+    };
+    let s = ingest::ingest(lib, paths, &opts, &cancel, &mut on_event)?;
+    if !json {
+        println!(
+            "{} files: {} added, {} replaced, {} unchanged, {} failed; {} pages in {:.1}s ({:.0} pages/s){}{}",
+            s.files,
+            s.added,
+            s.replaced,
+            s.unchanged,
+            s.failed,
+            s.pages,
+            s.seconds,
+            s.pages as f64 / s.seconds.max(1e-6),
+            if s.skipped_non_pdf > 0 { format!("; {} non-PDF files skipped", s.skipped_non_pdf) } else { String::new() },
+            if s.recovered_pending > 0 { format!("; finished {} interrupted documents", s.recovered_pending) } else { String::new() },
+        );
+    } else {
+        println!("{}", serde_json::to_string(&s)?);
+    }
+    Ok(s)
+}
+
+fn print_summary(s: &eval::Summary, name: &str, dir: &Path) {
+    println!("run {name} ({:?} mode): n={} (skipped {} without gold; {} with gold documents missing from the library)", s.mode, s.n, s.skipped_no_gold, s.missing_gold_docs);
+    println!("  nDCG@5 {:.3}  Recall@5 {:.3}  Hit@3 {:.3}  MRR {:.3}  latency p50 {:.1} ms  p95 {:.1} ms", s.ndcg5, s.recall5, s.hit3, s.mrr, s.p50_ms, s.p95_ms);
+    for (title, groups) in [("query type", &s.by_query_type), ("content type", &s.by_content_type)] {
+        if groups.len() <= 1 {
+            continue;
+        }
+        println!("  by {title}:");
+        for (k, g) in groups {
+            println!("    {:<28} n={:<4} nDCG@5 {:.3}  Recall@5 {:.3}  Hit@3 {:.3}  MRR {:.3}", k, g.n, g.m.ndcg5, g.m.recall5, g.m.hit3, g.m.mrr);
+        }
+    }
+    println!("  rows: {}", dir.join("retrieval.jsonl").display());
+}
+
+fn print_misses(rows: &[eval::Row], n: usize) {
+    let misses: Vec<&eval::Row> = rows.iter().filter(|r| r.m.hit3 == 0.0).take(n).collect();
+    println!("misses (no gold page in the top 3): {} shown", misses.len());
+    for r in misses {
+        println!("  {}: {}", r.id, r.query);
+        println!("    gold:   {}", r.gold.keys().cloned().collect::<Vec<_>>().join(", "));
+        println!("    ranked: {}", r.ranked.iter().take(5).cloned().collect::<Vec<_>>().join(", "));
+    }
+}
+
+#[allow(dead_code)]
+fn require(cond: bool, msg: &str) -> Result<()> {
+    if !cond {
+        bail!("{msg}");
+    }
+    Ok(())
+}

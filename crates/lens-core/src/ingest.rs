@@ -1,0 +1,276 @@
+//! Ingest: files or folders -> pages with text and character boxes -> store + index.
+//!
+//! Pipeline: one thread reads, hashes and extracts (pdfium is serialised process-wide), the
+//! calling thread stores and indexes, so both cores work. Documents are written `pending`,
+//! indexed, and published in batches: each document becomes visible with its index entries
+//! or not at all, and a killed ingest is finished by the next one (see `Library::writer`).
+
+use crate::error::{LensError, Result};
+use crate::library::Library;
+use crate::meta;
+use crate::pdf::{self, PageText};
+use crate::store::NewPage;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// Default largest PDF accepted (bytes).
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// Pages indexed before the batch is committed and published.
+const BATCH_PAGES: usize = 4000;
+
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    pub max_bytes: u64,
+}
+
+impl Default for IngestOptions {
+    fn default() -> Self {
+        IngestOptions { max_bytes: DEFAULT_MAX_BYTES }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Added,
+    Replaced,
+    Unchanged,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum IngestEvent {
+    /// A file was stored (visible once its batch is published).
+    Stored { path: String, doc_id: String, pages: u32, needs_ocr: u32, seconds: f64, outcome: Outcome },
+    Unchanged { path: String, doc_id: String },
+    Failed { path: String, code: String, message: String },
+    /// A batch of documents became searchable.
+    Published { docs: usize, pages: usize },
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IngestSummary {
+    pub files: usize,
+    pub added: usize,
+    pub replaced: usize,
+    pub unchanged: usize,
+    pub failed: usize,
+    pub pages: usize,
+    pub needs_ocr_pages: usize,
+    pub seconds: f64,
+    pub skipped_non_pdf: usize,
+    pub recovered_pending: usize,
+}
+
+/// PDFs under `paths`: files as given, folders walked recursively (non-PDF files counted, skipped).
+pub fn collect_pdfs(paths: &[PathBuf]) -> (Vec<PathBuf>, usize, Vec<(PathBuf, LensError)>) {
+    let mut out = Vec::new();
+    let mut skipped = 0;
+    let mut errors = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut usize, errors: &mut Vec<(PathBuf, LensError)>) {
+        let rd = match std::fs::read_dir(dir) {
+            Ok(r) => r,
+            Err(e) => {
+                errors.push((dir.to_path_buf(), LensError::io(dir, e)));
+                return;
+            }
+        };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out, skipped, errors);
+            } else if is_pdf_name(&p) {
+                out.push(p);
+            } else {
+                *skipped += 1;
+            }
+        }
+    }
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out, &mut skipped, &mut errors);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            errors.push((p.clone(), LensError::io(p, std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or folder"))));
+        }
+    }
+    (out, skipped, errors)
+}
+
+pub fn is_pdf_name(p: &Path) -> bool {
+    p.extension().and_then(|e| e.to_str()).is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
+}
+
+/// The document id of a file: its name without `.pdf`.
+pub fn doc_id_for(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "document".into())
+}
+
+struct Extracted {
+    path: PathBuf,
+    id: String,
+    sha: String,
+    bytes: u64,
+    pages: Vec<PageText>,
+    headings: Vec<String>,
+    meta: meta::DocMeta,
+    seconds: f64,
+}
+
+enum Msg {
+    Doc(Box<Extracted>),
+    Unchanged(PathBuf, String),
+    Failed(PathBuf, LensError),
+}
+
+fn read_and_extract(path: &Path, known: &HashMap<String, String>, opts: &IngestOptions) -> Msg {
+    let t0 = Instant::now();
+    let id = doc_id_for(path);
+    if !is_pdf_name(path) {
+        return Msg::Failed(path.to_path_buf(), LensError::NotPdf { path: path.to_path_buf() });
+    }
+    let size = match std::fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(e) => return Msg::Failed(path.to_path_buf(), LensError::io(path, e)),
+    };
+    if size > opts.max_bytes {
+        return Msg::Failed(path.to_path_buf(), LensError::TooLarge { path: path.to_path_buf(), bytes: size, limit: opts.max_bytes });
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Msg::Failed(path.to_path_buf(), LensError::io(path, e)),
+    };
+    let sha = hex(&Sha256::digest(&bytes));
+    if known.get(&id) == Some(&sha) {
+        return Msg::Unchanged(path.to_path_buf(), id);
+    }
+    let pages = match pdf::extract(path, &bytes) {
+        Ok(p) => p,
+        Err(e) => return Msg::Failed(path.to_path_buf(), e),
+    };
+    let headings: Vec<String> = pages.iter().map(|p| crate::text::heading_lines(&p.text).join("\n")).collect();
+    let first: Vec<&str> = pages.iter().take(3).map(|p| p.text.as_str()).collect();
+    let meta = meta::guess(&id, &first);
+    Msg::Doc(Box::new(Extracted { path: path.to_path_buf(), id, sha, bytes: bytes.len() as u64, pages, headings, meta, seconds: t0.elapsed().as_secs_f64() }))
+}
+
+pub(crate) fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Ingest `paths` into `lib`. Bad files are reported through `on_event` and skipped; the
+/// call fails only when the library itself cannot be written.
+pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&IngestEvent)) -> Result<IngestSummary> {
+    let t0 = Instant::now();
+    pdf::pdfium()?; // a missing pdfium is one clear error, not one per file
+    let (mut w, rec) = lib.writer()?;
+    let mut sum = IngestSummary { recovered_pending: rec.discarded_pending, ..Default::default() };
+    let (files, skipped, walk_errors) = collect_pdfs(paths);
+    sum.skipped_non_pdf = skipped;
+    for (p, e) in walk_errors {
+        sum.failed += 1;
+        on_event(&IngestEvent::Failed { path: p.display().to_string(), code: e.code().into(), message: e.to_string() });
+    }
+    sum.files = files.len();
+    let known: HashMap<String, String> = lib.documents()?.into_iter().map(|d| (d.id, d.sha256)).collect();
+    let existing: std::collections::HashSet<String> = known.keys().cloned().collect();
+
+    let (tx, rx) = mpsc::sync_channel::<Msg>(2);
+    let opts2 = opts.clone();
+    let files2 = files.clone();
+    std::thread::scope(|scope| -> Result<()> {
+        scope.spawn(move || {
+            for f in files2 {
+                if cancel.load(Ordering::Relaxed) {
+                    break;
+                }
+                if tx.send(read_and_extract(&f, &known, &opts2)).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut batch: Vec<(i64, Vec<String>)> = Vec::new();
+        let mut batch_pages = 0usize;
+        let publish = |lib: &mut Library, w: &mut crate::index::PageWriter, batch: &mut Vec<(i64, Vec<String>)>, batch_pages: &mut usize, on_event: &mut dyn FnMut(&IngestEvent)| -> Result<()> {
+            if batch.is_empty() {
+                return Ok(());
+            }
+            w.commit()?;
+            for (key, aliases) in batch.iter() {
+                lib.store.publish(*key, aliases)?;
+            }
+            lib.apply_tombstones(w)?;
+            on_event(&IngestEvent::Published { docs: batch.len(), pages: *batch_pages });
+            batch.clear();
+            *batch_pages = 0;
+            Ok(())
+        };
+        for msg in rx {
+            match msg {
+                Msg::Unchanged(p, id) => {
+                    sum.unchanged += 1;
+                    on_event(&IngestEvent::Unchanged { path: p.display().to_string(), doc_id: id });
+                }
+                Msg::Failed(p, e) => {
+                    sum.failed += 1;
+                    let job = lib.store.job_start(&p.display().to_string())?;
+                    lib.store.job_finish(job, "failed", None, None, None, Some(&e))?;
+                    on_event(&IngestEvent::Failed { path: p.display().to_string(), code: e.code().into(), message: e.to_string() });
+                }
+                Msg::Doc(d) => {
+                    let t1 = Instant::now();
+                    let path_s = d.path.display().to_string();
+                    let job = lib.store.job_start(&path_s)?;
+                    let new_pages: Vec<NewPage> = d
+                        .pages
+                        .iter()
+                        .zip(&d.headings)
+                        .map(|(p, h)| NewPage { page: p.page, text: &p.text, heading: h, boxes: &p.boxes, width: p.width, height: p.height, needs_ocr: p.needs_ocr })
+                        .collect();
+                    let key = lib.store.insert_pending(&d.id, &path_s, d.bytes, &d.sha, &d.meta, &new_pages)?;
+                    for (p, h) in d.pages.iter().zip(&d.headings) {
+                        w.add_page(key, p.page, &p.text, h)?;
+                    }
+                    let needs_ocr = d.pages.iter().filter(|p| p.needs_ocr).count() as u32;
+                    lib.store.job_finish(job, "done", Some(&d.id), Some(&d.sha), Some(d.pages.len() as u32), None)?;
+                    let outcome = if existing.contains(&d.id) { Outcome::Replaced } else { Outcome::Added };
+                    match outcome {
+                        Outcome::Replaced => sum.replaced += 1,
+                        _ => sum.added += 1,
+                    }
+                    sum.pages += d.pages.len();
+                    sum.needs_ocr_pages += needs_ocr as usize;
+                    batch_pages += d.pages.len();
+                    batch.push((key, d.meta.aliases.clone()));
+                    on_event(&IngestEvent::Stored {
+                        path: path_s,
+                        doc_id: d.id.clone(),
+                        pages: d.pages.len() as u32,
+                        needs_ocr,
+                        seconds: d.seconds + t1.elapsed().as_secs_f64(),
+                        outcome,
+                    });
+                    if batch_pages >= BATCH_PAGES {
+                        publish(lib, &mut w, &mut batch, &mut batch_pages, on_event)?;
+                    }
+                }
+            }
+        }
+        publish(lib, &mut w, &mut batch, &mut batch_pages, on_event)?;
+        Ok(())
+    })?;
+    w.wait_merging_threads()?;
+    lib.index.reload()?;
+    if cancel.load(Ordering::Relaxed) {
+        return Err(LensError::Cancelled);
+    }
+    sum.seconds = t0.elapsed().as_secs_f64();
+    Ok(sum)
+}

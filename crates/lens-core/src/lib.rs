@@ -1,0 +1,20 @@
+//! 10-K Lens core library: evidence-first question answering over PDFs.
+//!
+//! One module per stage; front ends (the `lens` CLI, the Tauri app, `lens serve`) only call
+//! into [`Library`] and the stage functions. See ARCHITECTURE.md for the walk through.
+
+pub mod boxes;
+pub mod error;
+pub mod eval;
+pub mod filter;
+pub mod index;
+pub mod ingest;
+pub mod library;
+pub mod meta;
+pub mod paths;
+pub mod pdf;
+pub mod store;
+pub mod text;
+
+pub use error::{LensError, Result};
+pub use library::{Library, SearchHit, SearchRequest, SearchResponse};

@@ -1,0 +1,284 @@
+//! A library: the SQLite store plus the page index in one folder, and the operations every
+//! front end (CLI, desktop app, `lens serve`) shares: search, documents, aliases, removal.
+
+use crate::error::{LensError, Result};
+use crate::filter::{self, DocFilter, DocInfo};
+use crate::index::{Bm25Params, IndexHit, PageIndex, PageWriter};
+use crate::store::{Document, Store};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Longest question accepted; longer ones are cut (with a note), not rejected.
+pub const MAX_QUESTION_CHARS: usize = 2000;
+/// Most distinct query terms used.
+pub const MAX_TERMS: usize = 64;
+
+pub struct Library {
+    dir: Option<PathBuf>,
+    pub(crate) store: Store,
+    pub(crate) index: PageIndex,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub query: String,
+    /// Explicit document scope (ids); overrides the automatic filter.
+    pub docs: Vec<String>,
+    pub k: usize,
+    pub filter: bool,
+    pub params: Bm25Params,
+}
+
+impl SearchRequest {
+    pub fn new(query: impl Into<String>) -> Self {
+        SearchRequest { query: query.into(), docs: Vec::new(), k: 10, filter: true, params: Bm25Params::default() }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchHit {
+    pub rank: usize,
+    pub doc_id: String,
+    pub page: u32,
+    pub score: f32,
+    pub snippet: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResponse {
+    pub hits: Vec<SearchHit>,
+    pub filter: Option<DocFilter>,
+    pub terms: Vec<String>,
+    pub notes: Vec<String>,
+    pub elapsed_ms: f64,
+}
+
+/// What recovery did when a library was opened for writing.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Recovery {
+    pub discarded_pending: usize,
+    pub purged_index_docs: usize,
+}
+
+impl Library {
+    /// Open (or create) the library in `dir` for reading and searching.
+    pub fn open(dir: &Path) -> Result<Library> {
+        std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
+        let store = Store::open(&dir.join("lens.sqlite"))?;
+        let index = PageIndex::open_in_dir(&dir.join("index"))?;
+        Ok(Library { dir: Some(dir.to_path_buf()), store, index })
+    }
+
+    /// A library held entirely in memory (tests).
+    pub fn in_memory() -> Result<Library> {
+        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()? })
+    }
+
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    /// Take the index writer (one per library at a time) and finish anything an interrupted
+    /// ingest left: pending documents are dropped, their index entries deleted.
+    pub fn writer(&mut self) -> Result<(PageWriter, Recovery)> {
+        let mut w = self.index.writer().map_err(|e| match e {
+            LensError::Index(m) if m.contains("ock") => LensError::BadInput(format!("the library is being written by another process ({m})")),
+            other => other,
+        })?;
+        let mut rec = Recovery { discarded_pending: self.store.discard_pending()?, ..Default::default() };
+        self.index.reload()?;
+        let complete: HashSet<i64> = self.store.complete_keys()?.into_keys().collect();
+        let mut dead: Vec<i64> = self.store.tombstones()?;
+        for k in self.index.keys()? {
+            if !complete.contains(&k) && !dead.contains(&k) {
+                dead.push(k);
+            }
+        }
+        if !dead.is_empty() {
+            for k in &dead {
+                w.delete_doc(*k);
+            }
+            w.commit()?;
+            self.store.clear_tombstones(&dead)?;
+            self.index.reload()?;
+            rec.purged_index_docs = dead.len();
+        }
+        Ok((w, rec))
+    }
+
+    /// Apply tombstones (after removals/replacements) with `w` and refresh readers.
+    pub(crate) fn apply_tombstones(&mut self, w: &mut PageWriter) -> Result<()> {
+        let dead = self.store.tombstones()?;
+        if !dead.is_empty() {
+            for k in &dead {
+                w.delete_doc(*k);
+            }
+            w.commit()?;
+            self.store.clear_tombstones(&dead)?;
+        }
+        self.index.reload()
+    }
+
+    pub fn documents(&self) -> Result<Vec<Document>> {
+        self.store.documents()
+    }
+
+    pub fn document(&self, id: &str) -> Result<Document> {
+        self.store.document(id)
+    }
+
+    pub fn num_indexed_pages(&self) -> u64 {
+        self.index.num_pages()
+    }
+
+    /// Remove a document: its rows go in one transaction, its index entries right after.
+    pub fn remove(&mut self, id: &str) -> Result<()> {
+        let (mut w, _) = self.writer()?;
+        self.store.remove_document(id)?;
+        self.apply_tombstones(&mut w)
+    }
+
+    pub fn add_alias(&self, doc_id: &str, alias: &str) -> Result<String> {
+        self.store.add_alias(doc_id, alias)
+    }
+
+    pub fn doc_infos(&self) -> Result<Vec<DocInfo>> {
+        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+        for (a, d, _) in self.store.aliases()? {
+            aliases.entry(d).or_default().push(a);
+        }
+        Ok(self
+            .store
+            .documents()?
+            .into_iter()
+            .map(|d| DocInfo { key: d.key, aliases: aliases.remove(&d.id).unwrap_or_default(), id: d.id, company: d.company, year: d.year, form: d.form })
+            .collect())
+    }
+
+    /// Ranked pages for a question.
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        let t0 = Instant::now();
+        let mut notes = Vec::new();
+        let q = req.query.trim();
+        if q.is_empty() {
+            return Err(LensError::BadInput("the question is empty".into()));
+        }
+        let q: String = if q.chars().count() > MAX_QUESTION_CHARS {
+            notes.push(format!("the question was cut to its first {MAX_QUESTION_CHARS} characters"));
+            q.chars().take(MAX_QUESTION_CHARS).collect()
+        } else {
+            q.to_string()
+        };
+        let mut terms = self.index.query_terms(&q);
+        if terms.len() > MAX_TERMS {
+            terms.truncate(MAX_TERMS);
+            notes.push(format!("only the first {MAX_TERMS} distinct words were used"));
+        }
+        if terms.is_empty() {
+            notes.push("the question has no searchable words".into());
+        }
+        let complete = self.store.complete_keys()?;
+        let infos;
+        let mut applied = None;
+        let groups: Vec<Option<Vec<i64>>> = if !req.docs.is_empty() {
+            let mut keys = Vec::new();
+            for id in &req.docs {
+                keys.push(self.store.document(id)?.key);
+            }
+            vec![Some(keys)]
+        } else if req.filter {
+            infos = self.doc_infos()?;
+            match filter::detect(&q, &infos) {
+                Some(f) => {
+                    let g = f.key_groups.iter().cloned().map(Some).collect();
+                    applied = Some(f);
+                    g
+                }
+                None => vec![None],
+            }
+        } else {
+            vec![None]
+        };
+        let k = req.k.clamp(1, 1000);
+        let mut lists: Vec<Vec<IndexHit>> = Vec::new();
+        for g in &groups {
+            let hits = self.index.search(&terms, g.as_deref(), k + 8, req.params)?;
+            lists.push(hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect());
+        }
+        let merged = interleave(&lists, k);
+        let mut hits = Vec::with_capacity(merged.len());
+        for (i, h) in merged.into_iter().enumerate() {
+            let text = self.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
+            hits.push(SearchHit { rank: i + 1, doc_id: complete[&h.doc_key].clone(), page: h.page, score: h.score, snippet: snippet(&self.index, &text, &terms, 220) });
+        }
+        Ok(SearchResponse { hits, filter: applied, terms, notes, elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0 })
+    }
+}
+
+/// Round-robin merge of ranked lists, dropping duplicates, up to `k`.
+pub fn interleave(lists: &[Vec<IndexHit>], k: usize) -> Vec<IndexHit> {
+    if lists.len() == 1 {
+        return lists[0].iter().take(k).copied().collect();
+    }
+    let mut out: Vec<IndexHit> = Vec::new();
+    let mut seen = HashSet::new();
+    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+    'outer: for i in 0..longest {
+        for l in lists {
+            if let Some(h) = l.get(i) {
+                if seen.insert((h.doc_key, h.page)) {
+                    out.push(*h);
+                    if out.len() >= k {
+                        break 'outer;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The ~`width`-character stretch of `text` holding the most distinct query terms.
+pub fn snippet(index: &PageIndex, text: &str, terms: &[String], width: usize) -> String {
+    let toks = crate::text::tokenize(text);
+    let term_set: HashSet<&str> = terms.iter().map(String::as_str).collect();
+    let stems: Vec<Option<String>> = toks
+        .iter()
+        .map(|t| {
+            let s = index.query_terms(&t.text);
+            s.into_iter().next().filter(|s| term_set.contains(s.as_str()))
+        })
+        .collect();
+    let (mut best, mut best_start) = (0usize, 0usize);
+    for i in 0..toks.len() {
+        if stems[i].is_none() {
+            continue;
+        }
+        let mut seen = HashSet::new();
+        let mut j = i;
+        while j < toks.len() && toks[j].end - toks[i].start <= width {
+            if let Some(s) = &stems[j] {
+                seen.insert(s.as_str());
+            }
+            j += 1;
+        }
+        if seen.len() > best {
+            best = seen.len();
+            best_start = toks[i].start;
+        }
+    }
+    // back off a few characters so the snippet starts before the first match
+    let start = text[..best_start].char_indices().rev().nth(30).map(|(i, _)| i).unwrap_or(0);
+    let s: String = text[start..].chars().take(width).collect();
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,49 @@
+//! Where things live: the library folder and the pdfium shared library.
+
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming the library folder (overridden by `--library`).
+pub const LIBRARY_ENV: &str = "LENS_LIBRARY";
+/// Environment variable naming the folder that holds `libpdfium.so`.
+pub const PDFIUM_ENV: &str = "PDFIUM_LIB_DIR";
+
+/// The library folder: explicit choice, else `$LENS_LIBRARY`, else the platform data dir
+/// (`~/.local/share/10k-lens/library` on Linux).
+pub fn library_dir(explicit: Option<&Path>) -> PathBuf {
+    if let Some(p) = explicit {
+        return p.to_path_buf();
+    }
+    if let Some(p) = std::env::var_os(LIBRARY_ENV).filter(|v| !v.is_empty()) {
+        return PathBuf::from(p);
+    }
+    match directories::ProjectDirs::from("", "", "10k-lens") {
+        Some(d) => d.data_dir().join("library"),
+        None => PathBuf::from(".lens/library"),
+    }
+}
+
+/// Candidate locations of the pdfium library, most specific first.
+pub fn pdfium_candidates() -> Vec<PathBuf> {
+    let name = "libpdfium.so";
+    let mut out = Vec::new();
+    if let Some(d) = std::env::var_os(PDFIUM_ENV).filter(|v| !v.is_empty()) {
+        out.push(PathBuf::from(d).join(name));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            out.push(dir.join(name));
+            out.push(dir.join("../lib").join(name));
+            // target/{debug,release}/ inside a checkout: the setup script's place.
+            out.push(dir.join("../../.deps/pdfium").join(name));
+            out.push(dir.join("../../../.deps/pdfium").join(name));
+        }
+    }
+    // The checkout this binary was built from (scripts/setup puts the library here).
+    out.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.deps/pdfium").join(name));
+    if let Some(d) = directories::ProjectDirs::from("", "", "10k-lens") {
+        out.push(d.data_dir().join("pdfium").join(name));
+    }
+    out.push(PathBuf::from("/usr/local/lib").join(name));
+    out.push(PathBuf::from("/usr/lib").join(name));
+    out
+}

@@ -1,0 +1,205 @@
+//! pdfium: one process-wide binding, text + character boxes extraction, and page rendering.
+//!
+//! pdfium binds once per process and serialises calls (the `thread_safe` feature), so parallel
+//! ingest pipelines extraction against storage/indexing on other threads instead of running
+//! pdfium itself on several threads.
+
+use crate::boxes::CharBox;
+use crate::error::{LensError, Result};
+use pdfium_render::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+static PDFIUM: OnceLock<std::result::Result<(Pdfium, PathBuf), LensError>> = OnceLock::new();
+
+/// Pages with fewer non-space characters than this in their text layer need OCR.
+pub const OCR_MIN_CHARS: usize = 50;
+
+/// The process-wide pdfium handle (bound on first use).
+pub fn pdfium() -> Result<&'static Pdfium> {
+    match PDFIUM.get_or_init(bind) {
+        Ok((p, _)) => Ok(p),
+        Err(e) => Err(clone_bind_error(e)),
+    }
+}
+
+/// Where pdfium was loaded from, if it was.
+pub fn pdfium_path() -> Option<PathBuf> {
+    match PDFIUM.get() {
+        Some(Ok((_, p))) => Some(p.clone()),
+        _ => None,
+    }
+}
+
+fn clone_bind_error(e: &LensError) -> LensError {
+    match e {
+        LensError::PdfiumMissing { searched } => LensError::PdfiumMissing { searched: searched.clone() },
+        LensError::PdfiumLoad { path, reason } => LensError::PdfiumLoad { path: path.clone(), reason: reason.clone() },
+        other => LensError::PdfiumLoad { path: PathBuf::new(), reason: other.to_string() },
+    }
+}
+
+fn bind() -> std::result::Result<(Pdfium, PathBuf), LensError> {
+    let candidates = crate::paths::pdfium_candidates();
+    let found = candidates.iter().find(|p| p.is_file()).cloned();
+    let Some(path) = found else {
+        let searched = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        return Err(LensError::PdfiumMissing { searched });
+    };
+    let bindings = Pdfium::bind_to_library(&path)
+        .map_err(|e| LensError::PdfiumLoad { path: path.clone(), reason: e.to_string() })?;
+    Ok((Pdfium::new(bindings), path))
+}
+
+/// One page's text layer: the text (one `char` per entry of `boxes`) and page size in points.
+#[derive(Debug, Clone)]
+pub struct PageText {
+    /// 1-based page number.
+    pub page: u32,
+    pub text: String,
+    /// One box per `char` of `text`; zero-width boxes for characters pdfium generated.
+    pub boxes: Vec<CharBox>,
+    pub width: f32,
+    pub height: f32,
+    pub needs_ocr: bool,
+}
+
+/// Cheap checks before pdfium sees the bytes, so bad files get precise messages.
+pub fn sniff(path: &Path, bytes: &[u8]) -> Result<()> {
+    if bytes.is_empty() {
+        return Err(LensError::EmptyFile { path: path.to_path_buf() });
+    }
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err(LensError::NotPdf { path: path.to_path_buf() });
+    }
+    Ok(())
+}
+
+// FPDF_GetLastError codes (fpdfview.h)
+const ERR_FILE: u32 = 2;
+const ERR_FORMAT: u32 = 3;
+const ERR_PASSWORD: u32 = 4;
+const ERR_SECURITY: u32 = 5;
+
+fn load_error(path: &Path, code: u32) -> LensError {
+    let path = path.to_path_buf();
+    match code {
+        ERR_PASSWORD | ERR_SECURITY => LensError::Encrypted { path },
+        ERR_FORMAT => LensError::CorruptPdf { path, reason: "pdfium could not parse the file".into() },
+        ERR_FILE => LensError::CorruptPdf { path, reason: "file could not be read or is truncated".into() },
+        other => LensError::CorruptPdf { path, reason: format!("pdfium error {other}") },
+    }
+}
+
+/// Extract every page's text and character boxes. `path` is used for messages only.
+pub fn extract(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
+    sniff(path, bytes)?;
+    let pdfium = pdfium()?;
+    let b = pdfium.bindings();
+    unsafe {
+        let doc = b.FPDF_LoadMemDocument64(bytes, None);
+        if doc.is_null() {
+            return Err(load_error(path, b.FPDF_GetLastError() as u32));
+        }
+        let n = b.FPDF_GetPageCount(doc);
+        if n <= 0 {
+            b.FPDF_CloseDocument(doc);
+            return Err(LensError::NoPages { path: path.to_path_buf() });
+        }
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let page = b.FPDF_LoadPage(doc, i);
+            if page.is_null() {
+                b.FPDF_CloseDocument(doc);
+                return Err(LensError::CorruptPdf { path: path.to_path_buf(), reason: format!("page {} cannot be loaded", i + 1) });
+            }
+            let width = b.FPDF_GetPageWidthF(page);
+            let height = b.FPDF_GetPageHeightF(page);
+            let tp = b.FPDFText_LoadPage(page);
+            let (text, boxes) = if tp.is_null() { (String::new(), Vec::new()) } else { read_text_page(b, tp) };
+            if !tp.is_null() {
+                b.FPDFText_ClosePage(tp);
+            }
+            b.FPDF_ClosePage(page);
+            let visible = text.chars().filter(|c| !c.is_whitespace()).count();
+            out.push(PageText { page: i as u32 + 1, text, boxes, width, height, needs_ocr: visible < OCR_MIN_CHARS });
+        }
+        b.FPDF_CloseDocument(doc);
+        Ok(out)
+    }
+}
+
+unsafe fn read_text_page(b: &dyn PdfiumLibraryBindings, tp: FPDF_TEXTPAGE) -> (String, Vec<CharBox>) {
+    let n = b.FPDFText_CountChars(tp).max(0);
+    let mut text = String::with_capacity(n as usize);
+    let mut boxes = Vec::with_capacity(n as usize);
+    let mut prev = CharBox::default();
+    let mut i = 0;
+    while i < n {
+        let u = b.FPDFText_GetUnicode(tp, i);
+        let c = match u {
+            0x0D => {
+                // "\r\n" -> "\n"
+                if i + 1 < n && b.FPDFText_GetUnicode(tp, i + 1) == 0x0A {
+                    i += 1;
+                }
+                Some('\n')
+            }
+            0x02 | 0xAD => Some('-'), // soft hyphen at a line break
+            0 | 0xFFFE | 0xFFFF => None,
+            u if u < 0x20 && u != 0x0A && u != 0x09 => None,
+            u => char::from_u32(u),
+        };
+        if let Some(c) = c {
+            let (mut l, mut r, mut bo, mut t) = (0f64, 0f64, 0f64, 0f64);
+            let generated = b.FPDFText_IsGenerated(tp, i) == 1;
+            let ok = !generated && c != '\n' && b.FPDFText_GetCharBox(tp, i, &mut l, &mut r, &mut bo, &mut t) != 0;
+            let bx = if ok && r > l {
+                CharBox { l: l as f32, b: bo as f32, r: r as f32, t: t as f32 }
+            } else {
+                CharBox::empty_after(&prev)
+            };
+            let c = if c == '\t' { ' ' } else { c };
+            text.push(c);
+            boxes.push(bx);
+            prev = bx;
+        }
+        i += 1;
+    }
+    (text, boxes)
+}
+
+/// A rendered page: RGBA pixels plus the scale used (pixels per point).
+pub struct Rendered {
+    pub image: image::RgbaImage,
+    pub scale: f32,
+    pub page_width: f32,
+    pub page_height: f32,
+}
+
+pub const MIN_DPI: f32 = 20.0;
+pub const MAX_DPI: f32 = 600.0;
+
+/// Render one page (1-based) of the PDF at `path` at `dpi`.
+pub fn render(path: &Path, page: u32, dpi: f32) -> Result<Rendered> {
+    if !(MIN_DPI..=MAX_DPI).contains(&dpi) || !dpi.is_finite() {
+        return Err(LensError::BadInput(format!("DPI {dpi} is out of range ({MIN_DPI}..={MAX_DPI})")));
+    }
+    let pdfium = pdfium()?;
+    let doc = pdfium.load_pdf_from_file(path, None).map_err(|e| match e {
+        PdfiumError::PdfiumLibraryInternalError(PdfiumInternalError::PasswordError) => LensError::Encrypted { path: path.to_path_buf() },
+        other => LensError::CorruptPdf { path: path.to_path_buf(), reason: other.to_string() },
+    })?;
+    let pages = doc.pages();
+    let count = pages.len() as u32;
+    if page == 0 || page > count {
+        return Err(LensError::UnknownPage { doc: path.display().to_string(), page, pages: count });
+    }
+    let p = pages.get((page - 1) as _).map_err(|e| LensError::CorruptPdf { path: path.to_path_buf(), reason: e.to_string() })?;
+    let scale = dpi / 72.0;
+    let cfg = PdfRenderConfig::new().scale_page_by_factor(scale).render_form_data(true);
+    let bitmap = p.render_with_config(&cfg).map_err(|e| LensError::Image(e.to_string()))?;
+    let image = bitmap.as_image().map_err(|e| LensError::Image(e.to_string()))?.to_rgba8();
+    Ok(Rendered { image, scale, page_width: p.width().value, page_height: p.height().value })
+}

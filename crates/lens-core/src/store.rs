@@ -1,0 +1,351 @@
+//! SQLite state: documents, pages (text + compact character boxes), aliases, ingest jobs,
+//! the question log and feedback. WAL mode; every multi-row change is one transaction.
+//!
+//! Documents have an internal integer `key` and an external `id` (file name stem). A document
+//! is written as `pending`, indexed, then flipped to `complete` in the same transaction that
+//! retires the previous version with the same id; readers only ever see `complete` rows.
+
+use crate::boxes::{self, CharBox};
+use crate::error::{LensError, Result};
+use crate::meta::DocMeta;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS documents(
+  key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  title TEXT NOT NULL,
+  pages INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  sha256 TEXT NOT NULL,
+  company TEXT, year INTEGER, form TEXT,
+  needs_ocr_pages INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL,
+  ingested_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+);
+CREATE UNIQUE INDEX IF NOT EXISTS documents_complete_id ON documents(id) WHERE status = 'complete';
+CREATE TABLE IF NOT EXISTS pages(
+  doc_key INTEGER NOT NULL,
+  page INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  heading TEXT NOT NULL,
+  width REAL NOT NULL, height REAL NOT NULL,
+  needs_ocr INTEGER NOT NULL,
+  source TEXT NOT NULL DEFAULT 'text',
+  PRIMARY KEY(doc_key, page)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS page_boxes(
+  doc_key INTEGER NOT NULL,
+  page INTEGER NOT NULL,
+  data BLOB NOT NULL,
+  PRIMARY KEY(doc_key, page)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS aliases(
+  alias TEXT NOT NULL,
+  doc_id TEXT NOT NULL,
+  source TEXT NOT NULL,
+  PRIMARY KEY(alias, doc_id)
+);
+CREATE TABLE IF NOT EXISTS ingest_jobs(
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL,
+  doc_id TEXT,
+  sha256 TEXT,
+  status TEXT NOT NULL,
+  error_code TEXT,
+  error TEXT,
+  pages INTEGER,
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+  finished_at TEXT
+);
+-- index entries of these document keys must be deleted from the search index
+CREATE TABLE IF NOT EXISTS tombstones(doc_key INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS question_log(
+  id INTEGER PRIMARY KEY,
+  time TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+  question TEXT NOT NULL,
+  scope TEXT NOT NULL DEFAULT '[]',
+  pages TEXT NOT NULL,
+  answer TEXT NOT NULL,
+  citations TEXT NOT NULL,
+  quote TEXT,
+  not_found INTEGER NOT NULL,
+  found_by TEXT,
+  retrieve_ms REAL NOT NULL,
+  answer_ms REAL NOT NULL,
+  answerer TEXT NOT NULL,
+  retriever TEXT NOT NULL,
+  feedback INTEGER,
+  feedback_note TEXT
+);
+"#;
+
+/// A complete document as the rest of the system sees it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Document {
+    pub key: i64,
+    pub id: String,
+    pub path: String,
+    pub title: String,
+    pub pages: u32,
+    pub bytes: u64,
+    pub sha256: String,
+    pub company: Option<String>,
+    pub year: Option<i32>,
+    pub form: Option<String>,
+    pub needs_ocr_pages: u32,
+    pub ingested_at: String,
+}
+
+/// One stored page.
+#[derive(Debug, Clone, Serialize)]
+pub struct Page {
+    pub doc_id: String,
+    pub page: u32,
+    pub text: String,
+    pub heading: String,
+    pub width: f32,
+    pub height: f32,
+    pub needs_ocr: bool,
+    pub source: String,
+}
+
+/// A page ready to be stored.
+pub struct NewPage<'a> {
+    pub page: u32,
+    pub text: &'a str,
+    pub heading: &'a str,
+    pub boxes: &'a [CharBox],
+    pub width: f32,
+    pub height: f32,
+    pub needs_ocr: bool,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+fn doc_from_row(r: &rusqlite::Row) -> rusqlite::Result<Document> {
+    Ok(Document {
+        key: r.get(0)?,
+        id: r.get(1)?,
+        path: r.get(2)?,
+        title: r.get(3)?,
+        pages: r.get(4)?,
+        bytes: r.get::<_, i64>(5)? as u64,
+        sha256: r.get(6)?,
+        company: r.get(7)?,
+        year: r.get(8)?,
+        form: r.get(9)?,
+        needs_ocr_pages: r.get(10)?,
+        ingested_at: r.get(11)?,
+    })
+}
+const DOC_COLS: &str = "key,id,path,title,pages,bytes,sha256,company,year,form,needs_ocr_pages,ingested_at";
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store { conn })
+    }
+
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory()?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store { conn })
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn documents(&self) -> Result<Vec<Document>> {
+        let mut st = self.conn.prepare_cached(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' ORDER BY id"))?;
+        let rows = st.query_map([], doc_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    pub fn document(&self, id: &str) -> Result<Document> {
+        self.conn
+            .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND id=?1"), [id], doc_from_row)
+            .optional()?
+            .ok_or_else(|| LensError::UnknownDocument(id.to_string()))
+    }
+
+    pub fn document_by_key(&self, key: i64) -> Result<Option<Document>> {
+        Ok(self
+            .conn
+            .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND key=?1"), [key], doc_from_row)
+            .optional()?)
+    }
+
+    /// Insert a document and its pages as `pending` in one transaction; returns its key.
+    pub fn insert_pending(&mut self, id: &str, path: &str, bytes: u64, sha256: &str, meta: &DocMeta, pages: &[NewPage]) -> Result<i64> {
+        let tx = self.conn.transaction()?;
+        let needs_ocr = pages.iter().filter(|p| p.needs_ocr).count() as i64;
+        tx.execute(
+            "INSERT INTO documents(id,path,title,pages,bytes,sha256,company,year,form,needs_ocr_pages,status) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,'pending')",
+            params![id, path, meta.title, pages.len() as i64, bytes as i64, sha256, meta.company, meta.year, meta.form, needs_ocr],
+        )?;
+        let key = tx.last_insert_rowid();
+        {
+            let mut pst = tx.prepare_cached("INSERT INTO pages(doc_key,page,text,heading,width,height,needs_ocr) VALUES(?1,?2,?3,?4,?5,?6,?7)")?;
+            let mut bst = tx.prepare_cached("INSERT INTO page_boxes(doc_key,page,data) VALUES(?1,?2,?3)")?;
+            for p in pages {
+                pst.execute(params![key, p.page, p.text, p.heading, p.width, p.height, p.needs_ocr])?;
+                bst.execute(params![key, p.page, boxes::encode(p.boxes)])?;
+            }
+        }
+        tx.commit()?;
+        Ok(key)
+    }
+
+    /// Make `key` the visible version of its document: retire any previous complete version
+    /// (tombstoned for the index), record metadata aliases, flip to complete. One transaction.
+    pub fn publish(&mut self, key: i64, aliases: &[String]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        let id: String = tx.query_row("SELECT id FROM documents WHERE key=?1", [key], |r| r.get(0))?;
+        let old: Vec<i64> = {
+            let mut st = tx.prepare("SELECT key FROM documents WHERE id=?1 AND status='complete' AND key<>?2")?;
+            let v = st.query_map(params![id, key], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            v
+        };
+        for k in &old {
+            delete_doc_rows(&tx, *k)?;
+        }
+        tx.execute("DELETE FROM aliases WHERE doc_id=?1 AND source='meta'", [&id])?;
+        for a in aliases {
+            tx.execute("INSERT OR IGNORE INTO aliases(alias,doc_id,source) VALUES(?1,?2,'meta')", params![a, id])?;
+        }
+        tx.execute("UPDATE documents SET status='complete' WHERE key=?1", [key])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Remove a complete document (its index entries are tombstoned). Returns its key.
+    pub fn remove_document(&mut self, id: &str) -> Result<i64> {
+        let doc = self.document(id)?;
+        let tx = self.conn.transaction()?;
+        delete_doc_rows(&tx, doc.key)?;
+        tx.execute("DELETE FROM aliases WHERE doc_id=?1", [id])?;
+        tx.commit()?;
+        Ok(doc.key)
+    }
+
+    /// Roll back documents left `pending` by an interrupted ingest: rows deleted, keys tombstoned.
+    pub fn discard_pending(&mut self) -> Result<usize> {
+        let tx = self.conn.transaction()?;
+        let keys: Vec<i64> = {
+            let mut st = tx.prepare("SELECT key FROM documents WHERE status<>'complete'")?;
+            let v = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+            v
+        };
+        for k in &keys {
+            delete_doc_rows(&tx, *k)?;
+        }
+        tx.execute("UPDATE ingest_jobs SET status='interrupted', finished_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE status='running'", [])?;
+        tx.commit()?;
+        Ok(keys.len())
+    }
+
+    pub fn tombstones(&self) -> Result<Vec<i64>> {
+        let mut st = self.conn.prepare("SELECT doc_key FROM tombstones")?;
+        let v = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(v)
+    }
+
+    pub fn clear_tombstones(&self, keys: &[i64]) -> Result<()> {
+        for k in keys {
+            self.conn.execute("DELETE FROM tombstones WHERE doc_key=?1", [k])?;
+        }
+        Ok(())
+    }
+
+    /// Keys of complete documents (what search may show).
+    pub fn complete_keys(&self) -> Result<std::collections::HashMap<i64, String>> {
+        let mut st = self.conn.prepare_cached("SELECT key,id FROM documents WHERE status='complete'")?;
+        let v = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        Ok(v)
+    }
+
+    pub fn page(&self, doc_id: &str, page: u32) -> Result<Page> {
+        let doc = self.document(doc_id)?;
+        self.page_of(&doc, page)
+    }
+
+    pub fn page_of(&self, doc: &Document, page: u32) -> Result<Page> {
+        let mut st = self.conn.prepare_cached("SELECT text,heading,width,height,needs_ocr,source FROM pages WHERE doc_key=?1 AND page=?2")?;
+        st.query_row(params![doc.key, page], |r| {
+            Ok(Page {
+                doc_id: doc.id.clone(),
+                page,
+                text: r.get(0)?,
+                heading: r.get(1)?,
+                width: r.get(2)?,
+                height: r.get(3)?,
+                needs_ocr: r.get(4)?,
+                source: r.get(5)?,
+            })
+        })
+        .optional()?
+        .ok_or(LensError::UnknownPage { doc: doc.id.clone(), page, pages: doc.pages })
+    }
+
+    pub fn page_text_by_key(&self, key: i64, page: u32) -> Result<Option<String>> {
+        let mut st = self.conn.prepare_cached("SELECT text FROM pages WHERE doc_key=?1 AND page=?2")?;
+        Ok(st.query_row(params![key, page], |r| r.get(0)).optional()?)
+    }
+
+    pub fn page_boxes(&self, doc: &Document, page: u32) -> Result<Vec<CharBox>> {
+        let mut st = self.conn.prepare_cached("SELECT data FROM page_boxes WHERE doc_key=?1 AND page=?2")?;
+        let data: Option<Vec<u8>> = st.query_row(params![doc.key, page], |r| r.get(0)).optional()?;
+        let data = data.ok_or(LensError::UnknownPage { doc: doc.id.clone(), page, pages: doc.pages })?;
+        boxes::decode(&data).ok_or_else(|| LensError::Index(format!("stored boxes of {}#{} are unreadable", doc.id, page)))
+    }
+
+    /// All aliases: (alias, doc id).
+    pub fn aliases(&self) -> Result<Vec<(String, String, String)>> {
+        let mut st = self.conn.prepare_cached("SELECT alias,doc_id,source FROM aliases ORDER BY doc_id,alias")?;
+        let v = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+        Ok(v)
+    }
+
+    pub fn add_alias(&self, doc_id: &str, alias: &str) -> Result<String> {
+        self.document(doc_id)?;
+        let a = crate::meta::normalize_name(alias);
+        if a.is_empty() {
+            return Err(LensError::BadInput("the alias has no letters or digits".into()));
+        }
+        self.conn.execute("INSERT OR REPLACE INTO aliases(alias,doc_id,source) VALUES(?1,?2,'user')", params![a, doc_id])?;
+        Ok(a)
+    }
+
+    pub fn job_start(&self, path: &str) -> Result<i64> {
+        self.conn.execute("INSERT INTO ingest_jobs(path,status) VALUES(?1,'running')", [path])?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    pub fn job_finish(&self, job: i64, status: &str, doc_id: Option<&str>, sha: Option<&str>, pages: Option<u32>, err: Option<&LensError>) -> Result<()> {
+        self.conn.execute(
+            "UPDATE ingest_jobs SET status=?2, doc_id=?3, sha256=?4, pages=?5, error_code=?6, error=?7, finished_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?1",
+            params![job, status, doc_id, sha, pages, err.map(|e| e.code()), err.map(|e| e.to_string())],
+        )?;
+        Ok(())
+    }
+}
+
+fn delete_doc_rows(tx: &rusqlite::Transaction, key: i64) -> Result<()> {
+    tx.execute("DELETE FROM pages WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM page_boxes WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM documents WHERE key=?1", [key])?;
+    tx.execute("INSERT OR IGNORE INTO tombstones(doc_key) VALUES(?1)", [key])?;
+    Ok(())
+}

@@ -1,0 +1,261 @@
+//! Text analysis shared by the index, the document filter and snippets.
+//!
+//! The tokenizer keeps financial tokens whole: numbers with thousands separators and decimals
+//! (`18,841` -> `18841`, `12.5%` -> `12.5%`, `(1,234)` -> `1234`), form names (`10-K` -> `10-k`),
+//! abbreviations with digits (`CET1`), dotted abbreviations (`U.S.` -> `us`) and `AT&T`.
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+/// A token with its byte span in the source text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tok {
+    pub text: String,
+    pub start: usize,
+    pub end: usize,
+    pub is_number: bool,
+}
+
+/// Split `s` into lowercase tokens (no stemming, no stop-word removal).
+pub fn tokenize(s: &str) -> Vec<Tok> {
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let n = chars.len();
+    let end_of = |i: usize| if i < n { chars[i].0 } else { s.len() };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let c = chars[i].1;
+        if c.is_ascii_digit() {
+            // number: digits with internal , or . followed by a digit, optional %
+            let start = i;
+            let mut j = i;
+            let mut tok = String::new();
+            while j < n {
+                let cj = chars[j].1;
+                if cj.is_ascii_digit() {
+                    tok.push(cj);
+                    j += 1;
+                } else if (cj == ',' || cj == '.') && j + 1 < n && chars[j + 1].1.is_ascii_digit() {
+                    if cj == '.' {
+                        tok.push('.');
+                    }
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            if j < n && chars[j].1 == '%' {
+                tok.push('%');
+                j += 1;
+                out.push(Tok { text: tok, start: chars[start].0, end: end_of(j), is_number: true });
+                i = j;
+                continue;
+            }
+            // form names and alphanumerics: 10-K, 8-K, 10-Q, 3M, 2Q23
+            if j + 1 < n && chars[j].1 == '-' && chars[j + 1].1.is_alphabetic() {
+                let mut k = j + 1;
+                while k < n && chars[k].1.is_alphanumeric() {
+                    k += 1;
+                }
+                if k - (j + 1) <= 2 {
+                    let word: String = chars[j + 1..k].iter().map(|x| x.1).collect::<String>().to_lowercase();
+                    out.push(Tok { text: format!("{tok}-{word}"), start: chars[start].0, end: end_of(k), is_number: false });
+                    i = k;
+                    continue;
+                }
+            }
+            if j < n && chars[j].1.is_alphabetic() {
+                let mut k = j;
+                while k < n && chars[k].1.is_alphanumeric() {
+                    k += 1;
+                }
+                let word: String = chars[start..k].iter().map(|x| x.1).collect::<String>().to_lowercase();
+                out.push(Tok { text: word, start: chars[start].0, end: end_of(k), is_number: false });
+                i = k;
+                continue;
+            }
+            out.push(Tok { text: tok, start: chars[start].0, end: end_of(j), is_number: true });
+            i = j;
+        } else if c.is_alphabetic() {
+            let start = i;
+            let mut j = i;
+            let mut tok = String::new();
+            while j < n {
+                let cj = chars[j].1;
+                if cj.is_alphanumeric() {
+                    tok.extend(cj.to_lowercase());
+                    j += 1;
+                } else if (cj == '&' || cj == '.') && j + 1 < n && chars[j + 1].1.is_alphabetic() && tok.chars().count() <= 3
+                    && (cj == '&' || j + 2 >= n || !chars[j + 2].1.is_alphabetic() || chars[j + 2].1 == '.')
+                {
+                    // AT&T, S&P, U.S., U.K. (short parts only, so sentences are not glued)
+                    if cj == '&' {
+                        tok.push('&');
+                    }
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            // swallow the trailing dot of U.S.
+            out.push(Tok { text: tok, start: chars[start].0, end: end_of(j), is_number: false });
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// English stop words plus the filler words of analyst questions; dropped from queries only.
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing",
+    "during", "each", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
+    "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my",
+    "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own",
+    "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then", "there",
+    "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were",
+    "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    // question boilerplate
+    "give", "response", "question", "answer", "relying", "details", "shown", "based", "using", "please", "provide",
+    "according", "round", "decimal", "places", "place", "calculate", "calculated", "show", "shows", "tell", "much",
+    "many", "us", "usd", "value", "amount", "figure", "figures", "reported", "report", "reporting", "s",
+];
+
+pub fn is_stop_word(t: &str) -> bool {
+    STOP_WORDS.contains(&t)
+}
+
+/// Tantivy tokenizer over [`tokenize`].
+#[derive(Clone, Default)]
+pub struct LensTokenizer {
+    tokens: Vec<Token>,
+}
+
+pub struct LensTokenStream<'a> {
+    tokens: &'a mut Vec<Token>,
+    idx: usize,
+    started: bool,
+}
+
+impl Tokenizer for LensTokenizer {
+    type TokenStream<'a> = LensTokenStream<'a>;
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> LensTokenStream<'a> {
+        self.tokens.clear();
+        for (pos, t) in tokenize(text).into_iter().enumerate() {
+            self.tokens.push(Token { offset_from: t.start, offset_to: t.end, position: pos, text: t.text, position_length: 1 });
+        }
+        LensTokenStream { tokens: &mut self.tokens, idx: 0, started: false }
+    }
+}
+
+impl TokenStream for LensTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.started {
+            self.idx += 1;
+        } else {
+            self.started = true;
+        }
+        self.idx < self.tokens.len()
+    }
+    fn token(&self) -> &Token {
+        &self.tokens[self.idx]
+    }
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.idx]
+    }
+}
+
+/// Heading lines of a page: short title-like lines near the top, and statement titles anywhere.
+pub fn heading_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = 0;
+    for line in text.lines() {
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        seen += 1;
+        let lower = l.to_lowercase();
+        let statement = is_statement_title(&lower);
+        if statement || (seen <= 10 && looks_like_heading(l)) {
+            if lower != "table of contents" && !lower.starts_with("page ") {
+                out.push(l.to_string());
+            }
+        }
+        if seen > 60 && !out.is_empty() {
+            break;
+        }
+    }
+    out
+}
+
+fn looks_like_heading(l: &str) -> bool {
+    let len = l.chars().count();
+    if !(4..=110).contains(&len) {
+        return false;
+    }
+    let letters = l.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = l.chars().filter(|c| c.is_ascii_digit()).count();
+    let nonspace = l.chars().filter(|c| !c.is_whitespace()).count().max(1);
+    if letters * 10 < nonspace * 7 || digits * 5 > nonspace {
+        return false;
+    }
+    // Title case or upper case: most words start with an upper-case letter.
+    let words: Vec<&str> = l.split_whitespace().filter(|w| w.chars().next().is_some_and(|c| c.is_alphabetic())).collect();
+    if words.is_empty() || words.len() > 14 {
+        return false;
+    }
+    let caps = words.iter().filter(|w| w.chars().next().is_some_and(|c| c.is_uppercase())).count();
+    caps * 3 >= words.len() * 2 && !l.ends_with('.')
+}
+
+fn is_statement_title(lower: &str) -> bool {
+    if lower.len() > 120 {
+        return false;
+    }
+    const TITLES: &[&str] = &[
+        "consolidated statement", "consolidated balance sheet", "statements of cash flow", "statement of cash flow",
+        "statements of operations", "statement of operations", "statements of income", "statement of income",
+        "statements of earnings", "statement of earnings", "comprehensive income", "balance sheets",
+        "statements of financial position", "statement of financial position", "shareholders' equity",
+        "stockholders' equity", "shareholders’ equity", "stockholders’ equity", "selected financial data",
+        "segment information", "notes to consolidated financial statements",
+    ];
+    TITLES.iter().any(|t| lower.contains(t))
+}
+
+/// Lowercase alphanumeric words of `s` (used for alias matching).
+pub fn plain_words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn texts(s: &str) -> Vec<String> {
+        tokenize(s).into_iter().map(|t| t.text).collect()
+    }
+    #[test]
+    fn keeps_financial_tokens_whole() {
+        assert_eq!(texts("Revenue was $18,841 million, up 12.5% (1,234)"), ["revenue", "was", "18841", "million", "up", "12.5%", "1234"]);
+        assert_eq!(texts("Form 10-K and 8-K; CET1 ratio"), ["form", "10-k", "and", "8-k", "cet1", "ratio"]);
+        assert_eq!(texts("U.S. sales of AT&T and S&P 500."), ["us", "sales", "of", "at&t", "and", "s&p", "500"]);
+        assert_eq!(texts("3M Company, FY2018"), ["3m", "company", "fy2018"]);
+        assert_eq!(texts("end of sentence.Next"), ["end", "of", "sentence", "next"]);
+    }
+    #[test]
+    fn offsets_point_at_source() {
+        let s = "Net income: 5,363";
+        let t = tokenize(s);
+        assert_eq!(&s[t[2].start..t[2].end], "5,363");
+    }
+    #[test]
+    fn headings_found() {
+        let page = "Table of Contents\n3M Company and Subsidiaries\nConsolidated Statement of Cash Flows\nYears ended December 31\n(Millions) 2018 2017\nNet income 5,363 4,869\n";
+        let h = heading_lines(page);
+        assert!(h.iter().any(|l| l.contains("Consolidated Statement of Cash Flows")), "{h:?}");
+        assert!(!h.iter().any(|l| l == "Table of Contents"));
+        assert!(!h.iter().any(|l| l.contains("5,363")));
+    }
+}
