@@ -99,6 +99,19 @@ impl PageIndex {
         self.reader.searcher().num_docs()
     }
 
+    /// The stemmed form of one surface token (None for stop words).
+    pub fn stem_tokens<'a>(&self, toks: impl Iterator<Item = &'a str>) -> Vec<Option<String>> {
+        let mut a = analyzer();
+        toks.map(|t| {
+            if is_stop_word(t) {
+                return None;
+            }
+            let mut ts = a.token_stream(t);
+            ts.next().map(|tok| tok.text.clone())
+        })
+        .collect()
+    }
+
     /// Query terms after analysis (stemmed, stop words removed, deduplicated, in order).
     pub fn query_terms(&self, query: &str) -> Vec<String> {
         let mut a = analyzer();

@@ -53,6 +53,10 @@ pub struct SearchResponse {
     pub terms: Vec<String>,
     pub notes: Vec<String>,
     pub elapsed_ms: f64,
+    /// Milliseconds spent choosing documents, ranking pages, and building snippets.
+    pub filter_ms: f64,
+    pub rank_ms: f64,
+    pub snippet_ms: f64,
 }
 
 /// What recovery did when a library was opened for writing.
@@ -209,6 +213,8 @@ impl Library {
         } else {
             vec![None]
         };
+        let filter_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        let t1 = Instant::now();
         let k = req.k.clamp(1, 1000);
         let mut lists: Vec<Vec<IndexHit>> = Vec::new();
         for g in &groups {
@@ -216,12 +222,15 @@ impl Library {
             lists.push(hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect());
         }
         let merged = interleave(&lists, k);
+        let rank_ms = t1.elapsed().as_secs_f64() * 1000.0;
+        let t2 = Instant::now();
         let mut hits = Vec::with_capacity(merged.len());
         for (i, h) in merged.into_iter().enumerate() {
             let text = self.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
             hits.push(SearchHit { rank: i + 1, doc_id: complete[&h.doc_key].clone(), page: h.page, score: h.score, snippet: snippet(&self.index, &text, &terms, 220) });
         }
-        Ok(SearchResponse { hits, filter: applied, terms, notes, elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0 })
+        let snippet_ms = t2.elapsed().as_secs_f64() * 1000.0;
+        Ok(SearchResponse { hits, filter: applied, terms, notes, elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0, filter_ms, rank_ms, snippet_ms })
     }
 }
 
@@ -252,11 +261,17 @@ pub fn interleave(lists: &[Vec<IndexHit>], k: usize) -> Vec<IndexHit> {
 pub fn snippet(index: &PageIndex, text: &str, terms: &[String], width: usize) -> String {
     let toks = crate::text::tokenize(text);
     let term_set: HashSet<&str> = terms.iter().map(String::as_str).collect();
+    // Stems are (nearly always) prefixes of their words: stem only tokens sharing a
+    // 3-character prefix with some query term.
+    let prefixes: HashSet<&str> = terms.iter().map(|t| &t[..t.char_indices().nth(3).map(|(i, _)| i).unwrap_or(t.len())]).collect();
+    let candidate = |t: &str| prefixes.contains(&t[..t.char_indices().nth(3).map(|(i, _)| i).unwrap_or(t.len())]);
     let stems: Vec<Option<String>> = toks
         .iter()
         .map(|t| {
-            let s = index.query_terms(&t.text);
-            s.into_iter().next().filter(|s| term_set.contains(s.as_str()))
+            if !candidate(&t.text) {
+                return None;
+            }
+            index.stem_tokens(std::iter::once(t.text.as_str())).pop().flatten().filter(|s| term_set.contains(s.as_str()))
         })
         .collect();
     let (mut best, mut best_start) = (0usize, 0usize);

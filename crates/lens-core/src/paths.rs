@@ -26,8 +26,10 @@ pub fn library_dir(explicit: Option<&Path>) -> PathBuf {
 pub fn pdfium_candidates() -> Vec<PathBuf> {
     let name = "libpdfium.so";
     let mut out = Vec::new();
+    // An explicit setting is the only place looked at, so a wrong one is reported, not masked.
     if let Some(d) = std::env::var_os(PDFIUM_ENV).filter(|v| !v.is_empty()) {
         out.push(PathBuf::from(d).join(name));
+        return out;
     }
     if let Ok(exe) = std::env::current_exe() {
         if let Some(dir) = exe.parent() {
