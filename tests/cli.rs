@@ -152,3 +152,58 @@ fn clear_errors_for_bad_requests() {
     let o = lens(lib.path(), &["ingest", "/nonexistent/file.pdf"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("no such file"), "{}", String::from_utf8_lossy(&o.stdout));
 }
+
+#[test]
+fn ask_cites_quotes_highlights_and_logs() {
+    let src = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(corpus().join("financebench/pdfs/3M_2018_10K.pdf"), src.path().join("3M_2018_10K.pdf")).unwrap();
+    let lib = tempfile::tempdir().unwrap();
+    ok(&lens(lib.path(), &["ingest", src.path().to_str().unwrap()]));
+    let png = lib.path().join("answer.png");
+    let q = "What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.";
+    let out = ok(&lens(lib.path(), &["ask", q, "--json", "--render", png.to_str().unwrap()]));
+    let v = last_json(&out);
+    for key in ["answer", "citations", "quote", "not_found", "found_by", "boxes", "retrieve_ms", "answer_ms"] {
+        assert!(v.get(key).is_some(), "{key} missing: {v}");
+    }
+    assert_eq!(v["not_found"], false);
+    assert_eq!(v["citations"][0], "3M_2018_10K#60", "{v}");
+    assert!(v["answer"].as_str().unwrap().contains("1,577"), "{v}");
+    assert_eq!(v["found_by"], "quote");
+    assert!(!v["boxes"].as_array().unwrap().is_empty());
+    let png_bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&png_bytes[..4], b"\x89PNG");
+
+    // Not in the pages: the refusal string, no citation.
+    let out = ok(&lens(lib.path(), &["ask", "Who won the 1998 FIFA World Cup final in Paris?", "--json"]));
+    let v = last_json(&out);
+    assert_eq!(v["answer"], "Not found in the provided pages.");
+    assert_eq!(v["not_found"], true);
+
+    // Rejected input is answered clearly and never logged.
+    let before = ok(&lens(lib.path(), &["log", "--json"])).lines().count();
+    assert_eq!(before, 2);
+    let o = lens(lib.path(), &["ask", "  "]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[bad_input]"));
+    let o = lens(lib.path(), &["ask", "revenue", "--answerer", "oracle-of-delphi"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown answerer"));
+    assert_eq!(ok(&lens(lib.path(), &["log", "--json"])).lines().count(), before);
+
+    // Feedback lands on the logged answer.
+    let first: Value = serde_json::from_str(ok(&lens(lib.path(), &["log", "--json"])).lines().last().unwrap()).unwrap();
+    let id = first["id"].as_i64().unwrap().to_string();
+    ok(&lens(lib.path(), &["feedback", &id, "-1", "--note", "wrong line"]));
+    let first: Value = serde_json::from_str(ok(&lens(lib.path(), &["log", "--json"])).lines().last().unwrap()).unwrap();
+    assert_eq!(first["feedback"], -1);
+    assert_eq!(first["feedback_note"], "wrong line");
+
+    // render: the box, and clear errors for bad pages and DPI.
+    let out = ok(&lens(lib.path(), &["render", "3M_2018_10K#60", "--quote", "Purchases of property, plant and equipment", "--out", png.to_str().unwrap()]));
+    assert!(out.contains("found by Quote, 1 box"), "{out}");
+    let o = lens(lib.path(), &["render", "3M_2018_10K#999", "--out", png.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[unknown_page]") && String::from_utf8_lossy(&o.stderr).contains("160 pages"));
+    let o = lens(lib.path(), &["render", "NOPE#1", "--out", png.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[unknown_document]"));
+    let o = lens(lib.path(), &["render", "3M_2018_10K#60", "--dpi", "900", "--out", png.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("out of range"));
+}

@@ -70,6 +70,9 @@ enum Cmd {
         /// Heading field boost (0 disables the heading field)
         #[arg(long)]
         heading_boost: Option<f32>,
+        /// Weight of lexicon expansion terms (0 disables expansion)
+        #[arg(long)]
+        expansion_weight: Option<f32>,
         /// List N questions with no gold page in the top 3
         #[arg(long, default_value_t = 0)]
         misses: usize,
@@ -87,6 +90,67 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Answer a question from the best pages, cite them, and locate the evidence
+    Ask {
+        question: String,
+        #[arg(long, default_value = "extractive")]
+        answerer: String,
+        /// Pages given to the answerer
+        #[arg(long, default_value_t = 3)]
+        k: usize,
+        #[arg(long = "doc")]
+        docs: Vec<String>,
+        #[arg(long)]
+        no_filter: bool,
+        /// Also render the cited page with the evidence boxed to this PNG
+        #[arg(long)]
+        render: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Render a page (DOC#PAGE) to PNG, boxing a quote or an answer's numbers
+    Render {
+        page: String,
+        #[arg(long)]
+        quote: Option<String>,
+        #[arg(long)]
+        answer: Option<String>,
+        #[arg(long, default_value_t = 110.0)]
+        dpi: f32,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Score answers on labelled questions using the pages a retrieval run ranked
+    EvalAnswers {
+        #[arg(long)]
+        labels: PathBuf,
+        /// Retrieval run (name under RUNS_DIR, or a retrieval.jsonl path)
+        #[arg(long)]
+        pages_from: String,
+        #[arg(long, default_value = "extractive")]
+        answerer: String,
+        #[arg(long, default_value_t = 3)]
+        k: usize,
+        #[arg(long, default_value = "runs")]
+        runs_dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The question log, newest first
+    Log {
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Thumbs up (+1) or down (-1) on a logged answer
+    Feedback {
+        id: i64,
+        #[arg(allow_hyphen_values = true)]
+        value: i32,
+        #[arg(long)]
+        note: Option<String>,
+    },
     /// Benchmarks (print figures; never assert on time)
     Bench {
         #[command(subcommand)]
@@ -95,6 +159,10 @@ enum Cmd {
 }
 
 fn main() {
+    // Behave like a Unix tool when piped into `head`: exit quietly on a closed pipe.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         match e.downcast_ref::<lens_core::LensError>() {
@@ -173,13 +241,16 @@ fn run(cli: Cli) -> Result<()> {
             let a = lib.add_alias(&doc, &alias)?;
             println!("{doc}: alias \"{a}\" added");
         }
-        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, misses, json } => {
+        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, misses, json } => {
             let lib = open(&cli.library)?;
             let mode: Mode = mode.parse()?;
             let labels_v = eval::read_labels(&labels)?;
             let mut opts = EvalOptions { mode, ..Default::default() };
             if let Some(b) = heading_boost {
                 opts.params.heading_boost = b;
+            }
+            if let Some(w) = expansion_weight {
+                opts.params.expansion_weight = w;
             }
             let (rows, summary) = eval::run(&lib, &labels_v, &opts)?;
             let name = name.unwrap_or_else(|| format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode)));
@@ -213,6 +284,110 @@ fn run(cli: Cli) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string(&out)?);
             }
+        }
+        Cmd::Ask { question, answerer, k, docs, no_filter, render, json } => {
+            let lib = open(&cli.library)?;
+            let mut req = lens_core::ask::AskRequest::new(question);
+            req.answerer = answerer;
+            req.k = k;
+            req.docs = docs;
+            req.filter = !no_filter;
+            let r = lib.ask(&req)?;
+            if let Some(out) = &render {
+                if let Some(c) = r.citations.first() {
+                    let (d, p) = eval::split_page_key(c).expect("citation is DOC#PAGE");
+                    let doc = lib.document(&d)?;
+                    let boxes: Vec<lens_core::evidence::EvidenceBox> =
+                        r.boxes.iter().map(|b| lens_core::evidence::EvidenceBox { l: b.l, b: b.b, r: b.r, t: b.t, text: b.text.clone() }).collect();
+                    let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, 110.0, &boxes)?;
+                    lens_core::render::save_png(&img, out)?;
+                }
+            }
+            if json {
+                println!("{}", serde_json::to_string(&r)?);
+            } else {
+                println!("Q: {}", r.question);
+                println!("A: {}", r.answer);
+                if !r.not_found {
+                    println!("cited: {}", r.citations.join(", "));
+                    if let Some(q) = &r.quote {
+                        println!("quote: \"{q}\"");
+                    }
+                    println!("evidence: found by {:?}, {} box(es)", r.found_by, r.boxes.len());
+                    for b in &r.boxes {
+                        println!("  {}#{} [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.doc_id, b.page, b.l, b.b, b.r, b.t, b.text);
+                    }
+                }
+                println!("pages read: {}", r.pages.join(", "));
+                println!("retrieve {:.1} ms, answer {:.1} ms ({}; {}); log #{}", r.retrieve_ms, r.answer_ms, r.answerer, r.retriever, r.log_id);
+                if let Some(out) = &render {
+                    if r.citations.is_empty() {
+                        println!("nothing cited: no page rendered");
+                    } else {
+                        println!("rendered: {}", out.display());
+                    }
+                }
+            }
+        }
+        Cmd::Render { page, quote, answer, dpi, out } => {
+            let lib = open(&cli.library)?;
+            let (d, p) = eval::split_page_key(&page).ok_or_else(|| lens_core::LensError::BadInput(format!("`{page}` is not DOC#PAGE")))?;
+            if !(lens_core::pdf::MIN_DPI..=lens_core::pdf::MAX_DPI).contains(&dpi) {
+                return Err(lens_core::LensError::BadInput(format!("DPI {dpi} is out of range ({}..={})", lens_core::pdf::MIN_DPI, lens_core::pdf::MAX_DPI)).into());
+            }
+            let doc = lib.check_page(&d, p)?;
+            let pg = lib.store().page_of(&doc, p)?;
+            let boxes = lib.store().page_boxes(&doc, p)?;
+            let ev = lens_core::evidence::locate(&pg.text, &boxes, quote.as_deref(), answer.as_deref());
+            let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, dpi, &ev.boxes)?;
+            lens_core::render::save_png(&img, &out)?;
+            println!("{}: {}x{} px, evidence found by {:?}, {} box(es)", out.display(), img.width(), img.height(), ev.found_by, ev.boxes.len());
+            for b in &ev.boxes {
+                println!("  [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.l, b.b, b.r, b.t, b.text);
+            }
+        }
+        Cmd::EvalAnswers { labels, pages_from, answerer, k, runs_dir, json } => {
+            let lib = open(&cli.library)?;
+            let labels_v = eval::read_labels(&labels)?;
+            let p = if Path::new(&pages_from).is_file() { PathBuf::from(&pages_from) } else { runs_dir.join(&pages_from).join("retrieval.jsonl") };
+            let rows = eval::read_rows(&p).with_context(|| format!("run `{pages_from}`"))?;
+            let (arows, s) = lens_core::eval_answers::run(&lib, &labels_v, &rows, &lens_core::eval_answers::AnswerEvalOptions { k, answerer })?;
+            let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
+            let out: String = arows.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
+            let f = dir.join(format!("answers-{}.jsonl", s.answerer));
+            std::fs::write(&f, out)?;
+            let fmt = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
+            println!("answers ({}) on pages from {pages_from}, top {k}: n={}", s.answerer, s.n);
+            println!("  yes/no {} (n={})  number recall {} (n={})  token F1 {}", fmt(s.yes_no), s.yes_no_n, fmt(s.number_recall), s.number_recall_n, fmt(s.token_f1));
+            println!("  citation precision {}  evidence shown {}  evidence precision {} (n={})", fmt(s.citation_precision), fmt(s.evidence_shown), fmt(s.evidence_precision), s.evidence_precision_n);
+            println!("  not found {}  refusals on unanswerable {} (n={})  latency p50 {:.3}s p95 {:.3}s", fmt(s.not_found_rate), fmt(s.refusal_rate), s.refusal_n, s.p50_s, s.p95_s);
+            println!("  rows: {}", f.display());
+            if json {
+                println!("{}", serde_json::to_string(&s)?);
+            }
+        }
+        Cmd::Log { limit, json } => {
+            let lib = open(&cli.library)?;
+            let log = lib.store().question_log(limit)?;
+            if json {
+                for e in &log {
+                    println!("{}", serde_json::to_string(e)?);
+                }
+            } else {
+                for e in &log {
+                    let fb = match e.feedback {
+                        Some(1) => " 👍",
+                        Some(-1) => " 👎",
+                        _ => "",
+                    };
+                    println!("#{} {} [{}] {}\n    -> {}{}", e.id, e.time, e.answerer, e.question, e.answer, fb);
+                }
+            }
+        }
+        Cmd::Feedback { id, value, note } => {
+            let lib = open(&cli.library)?;
+            lib.store().set_feedback(id, value, note.as_deref())?;
+            println!("feedback recorded on #{id}");
         }
         Cmd::Bench { what } => bench::run(what, cli.library)?,
     }

@@ -17,11 +17,13 @@ pub const TOKENIZER: &str = "lens";
 #[derive(Debug, Clone, Copy)]
 pub struct Bm25Params {
     pub heading_boost: f32,
+    /// Weight of lexicon expansion terms (metric names -> line items); 0 disables expansion.
+    pub expansion_weight: f32,
 }
 
 impl Default for Bm25Params {
     fn default() -> Self {
-        Bm25Params { heading_boost: 1.5 }
+        Bm25Params { heading_boost: 1.5, expansion_weight: 0.5 }
     }
 }
 
@@ -131,18 +133,28 @@ impl PageIndex {
         out
     }
 
-    /// BM25 search over `terms`, restricted to `keys` when given.
+    /// BM25 search over `terms` (with `extra` expansion terms at their own weights, and
+    /// `heading_extra` terms matched in headings only), restricted to `keys` when given.
     pub fn search(&self, terms: &[String], keys: Option<&[i64]>, k: usize, p: Bm25Params) -> Result<Vec<IndexHit>> {
+        self.search_weighted(&terms.iter().map(|t| (t.clone(), 1.0)).collect::<Vec<_>>(), &[], keys, k, p)
+    }
+
+    pub fn search_weighted(&self, terms: &[(String, f32)], heading_extra: &[(String, f32)], keys: Option<&[i64]>, k: usize, p: Bm25Params) -> Result<Vec<IndexHit>> {
         if terms.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 2);
-        for t in terms {
-            should.push((Occur::Should, Box::new(TermQuery::new(Term::from_field_text(self.f.text, t), IndexRecordOption::WithFreqs))));
+        let boosted = |q: TermQuery, w: f32| -> Box<dyn Query> { if w == 1.0 { Box::new(q) } else { Box::new(BoostQuery::new(Box::new(q), w)) } };
+        for (t, w) in terms {
+            should.push((Occur::Should, boosted(TermQuery::new(Term::from_field_text(self.f.text, t), IndexRecordOption::WithFreqs), *w)));
             if p.heading_boost > 0.0 {
                 let hq = TermQuery::new(Term::from_field_text(self.f.heading, t), IndexRecordOption::WithFreqs);
-                should.push((Occur::Should, Box::new(BoostQuery::new(Box::new(hq), p.heading_boost))));
+                should.push((Occur::Should, boosted(hq, p.heading_boost * w)));
             }
+        }
+        for (t, w) in heading_extra {
+            let hq = TermQuery::new(Term::from_field_text(self.f.heading, t), IndexRecordOption::WithFreqs);
+            should.push((Occur::Should, boosted(hq, *w)));
         }
         let text_q: Box<dyn Query> = Box::new(BooleanQuery::new(should));
         let query: Box<dyn Query> = match keys {

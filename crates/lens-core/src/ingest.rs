@@ -1,14 +1,15 @@
 //! Ingest: files or folders -> pages with text and character boxes -> store + index.
 //!
-//! Pipeline: one thread reads, hashes and extracts (pdfium is serialised process-wide), the
-//! calling thread stores and indexes, so both cores work. Documents are written `pending`,
+//! Pipeline: one extraction thread per core reads, hashes and extracts, each with its own
+//! private pdfium instance (see `extract.rs`); the calling thread stores, compresses and
+//! indexes as results arrive. Documents are written `pending`,
 //! indexed, and published in batches: each document becomes visible with its index entries
 //! or not at all, and a killed ingest is finished by the next one (see `Library::writer`).
 
 use crate::error::{LensError, Result};
 use crate::library::Library;
 use crate::meta;
-use crate::pdf::{self, PageText};
+use crate::pdf::PageText;
 use crate::store::NewPage;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -117,7 +118,7 @@ struct Extracted {
     path: PathBuf,
     id: String,
     sha: String,
-    bytes: u64,
+    bytes: Vec<u8>,
     pages: Vec<PageText>,
     headings: Vec<String>,
     meta: meta::DocMeta,
@@ -130,7 +131,7 @@ enum Msg {
     Failed(PathBuf, LensError),
 }
 
-fn read_and_extract(path: &Path, known: &HashMap<String, String>, opts: &IngestOptions) -> Msg {
+fn read_and_extract(ex: &mut crate::extract::Extractor, path: &Path, known: &HashMap<String, String>, opts: &IngestOptions) -> Msg {
     let t0 = Instant::now();
     let id = doc_id_for(path);
     if !is_pdf_name(path) {
@@ -151,14 +152,14 @@ fn read_and_extract(path: &Path, known: &HashMap<String, String>, opts: &IngestO
     if known.get(&id) == Some(&sha) {
         return Msg::Unchanged(path.to_path_buf(), id);
     }
-    let pages = match pdf::extract(path, &bytes) {
+    let pages = match ex.extract(path, &bytes) {
         Ok(p) => p,
         Err(e) => return Msg::Failed(path.to_path_buf(), e),
     };
     let headings: Vec<String> = pages.iter().map(|p| crate::text::heading_lines(&p.text).join("\n")).collect();
     let first: Vec<&str> = pages.iter().take(3).map(|p| p.text.as_str()).collect();
     let meta = meta::guess(&id, &first);
-    Msg::Doc(Box::new(Extracted { path: path.to_path_buf(), id, sha, bytes: bytes.len() as u64, pages, headings, meta, seconds: t0.elapsed().as_secs_f64() }))
+    Msg::Doc(Box::new(Extracted { path: path.to_path_buf(), id, sha, bytes, pages, headings, meta, seconds: t0.elapsed().as_secs_f64() }))
 }
 
 pub(crate) fn hex(b: &[u8]) -> String {
@@ -169,7 +170,12 @@ pub(crate) fn hex(b: &[u8]) -> String {
 /// call fails only when the library itself cannot be written.
 pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&IngestEvent)) -> Result<IngestSummary> {
     let t0 = Instant::now();
-    pdf::pdfium()?; // a missing pdfium is one clear error, not one per file
+    // One private pdfium instance per extraction thread; a missing pdfium is one clear error.
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 4);
+    let mut extractors = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        extractors.push(crate::extract::Extractor::new()?);
+    }
     let (mut w, rec) = lib.writer()?;
     let mut sum = IngestSummary { recovered_pending: rec.discarded_pending, ..Default::default() };
     let (files, skipped, walk_errors) = collect_pdfs(paths);
@@ -180,23 +186,27 @@ pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel
     }
     sum.files = files.len();
     let known: HashMap<String, String> = lib.documents()?.into_iter().map(|d| (d.id, d.sha256)).collect();
-    let existing: std::collections::HashSet<String> = known.keys().cloned().collect();
 
-    let (tx, rx) = mpsc::sync_channel::<Msg>(2);
-    let opts2 = opts.clone();
-    let files2 = files.clone();
+    let (tx, rx) = mpsc::sync_channel::<Msg>(threads + 1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| -> Result<()> {
-        scope.spawn(move || {
-            for f in files2 {
+        for mut ex in extractors {
+            let tx = tx.clone();
+            let (files, next, known, opts) = (&files, &next, &known, opts);
+            scope.spawn(move || loop {
                 if cancel.load(Ordering::Relaxed) {
                     break;
                 }
-                if tx.send(read_and_extract(&f, &known, &opts2)).is_err() {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(f) = files.get(i) else { break };
+                if tx.send(read_and_extract(&mut ex, f, known, opts)).is_err() {
                     break;
                 }
-            }
-        });
+            });
+        }
+        drop(tx);
         let mut batch: Vec<(i64, Vec<String>)> = Vec::new();
+        let mut replaced_shas: Vec<String> = Vec::new();
         let mut batch_pages = 0usize;
         let publish = |lib: &mut Library, w: &mut crate::index::PageWriter, batch: &mut Vec<(i64, Vec<String>)>, batch_pages: &mut usize, on_event: &mut dyn FnMut(&IngestEvent)| -> Result<()> {
             if batch.is_empty() {
@@ -234,13 +244,26 @@ pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel
                         .zip(&d.headings)
                         .map(|(p, h)| NewPage { page: p.page, text: &p.text, heading: h, boxes: &p.boxes, width: p.width, height: p.height, needs_ocr: p.needs_ocr })
                         .collect();
-                    let key = lib.store.insert_pending(&d.id, &path_s, d.bytes, &d.sha, &d.meta, &new_pages)?;
+                    // keep a copy so pages can be rendered even if the original moves
+                    if let Some(copy) = lib.pdf_copy_path(&d.sha) {
+                        if !copy.is_file() {
+                            let dir = copy.parent().expect("copy path has a folder");
+                            std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
+                            let tmp = copy.with_extension("part");
+                            std::fs::write(&tmp, &d.bytes).map_err(|e| LensError::io(&tmp, e))?;
+                            std::fs::rename(&tmp, &copy).map_err(|e| LensError::io(&copy, e))?;
+                        }
+                    }
+                    let key = lib.store.insert_pending(&d.id, &path_s, d.bytes.len() as u64, &d.sha, &d.meta, &new_pages)?;
                     for (p, h) in d.pages.iter().zip(&d.headings) {
                         w.add_page(key, p.page, &p.text, h)?;
                     }
                     let needs_ocr = d.pages.iter().filter(|p| p.needs_ocr).count() as u32;
                     lib.store.job_finish(job, "done", Some(&d.id), Some(&d.sha), Some(d.pages.len() as u32), None)?;
-                    let outcome = if existing.contains(&d.id) { Outcome::Replaced } else { Outcome::Added };
+                    let outcome = if known.contains_key(&d.id) { Outcome::Replaced } else { Outcome::Added };
+                    if let Some(old) = known.get(&d.id) {
+                        replaced_shas.push(old.clone());
+                    }
                     match outcome {
                         Outcome::Replaced => sum.replaced += 1,
                         _ => sum.added += 1,
@@ -264,6 +287,7 @@ pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel
             }
         }
         publish(lib, &mut w, &mut batch, &mut batch_pages, on_event)?;
+        lib.prune_copies(&replaced_shas);
         Ok(())
     })?;
     w.wait_merging_threads()?;

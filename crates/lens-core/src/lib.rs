@@ -3,16 +3,23 @@
 //! One module per stage; front ends (the `lens` CLI, the Tauri app, `lens serve`) only call
 //! into [`Library`] and the stage functions. See ARCHITECTURE.md for the walk through.
 
+pub mod answer;
+pub mod ask;
 pub mod boxes;
 pub mod error;
 pub mod eval;
+pub mod eval_answers;
+pub mod evidence;
+pub mod extract;
 pub mod filter;
 pub mod index;
 pub mod ingest;
+pub mod lexicon;
 pub mod library;
 pub mod meta;
 pub mod paths;
 pub mod pdf;
+pub mod render;
 pub mod store;
 pub mod text;
 

@@ -4,6 +4,7 @@
 use crate::error::{LensError, Result};
 use crate::filter::{self, DocFilter, DocInfo};
 use crate::index::{Bm25Params, IndexHit, PageIndex, PageWriter};
+use crate::lexicon::Lexicon;
 use crate::store::{Document, Store};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -19,6 +20,7 @@ pub struct Library {
     dir: Option<PathBuf>,
     pub(crate) store: Store,
     pub(crate) index: PageIndex,
+    pub(crate) lexicon: Lexicon,
 }
 
 #[derive(Debug, Clone)]
@@ -72,16 +74,21 @@ impl Library {
         std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
         let store = Store::open(&dir.join("lens.sqlite"))?;
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
-        Ok(Library { dir: Some(dir.to_path_buf()), store, index })
+        let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
+        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon })
     }
 
     /// A library held entirely in memory (tests).
     pub fn in_memory() -> Result<Library> {
-        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()? })
+        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin() })
     }
 
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
+    }
+
+    pub fn lexicon(&self) -> &Lexicon {
+        &self.lexicon
     }
 
     pub fn store(&self) -> &Store {
@@ -141,15 +148,54 @@ impl Library {
         self.store.document(id)
     }
 
+    /// Where the library keeps its copy of a PDF (by content hash), when it has a folder.
+    pub fn pdf_copy_path(&self, sha256: &str) -> Option<PathBuf> {
+        self.dir.as_ref().map(|d| d.join("pdfs").join(format!("{sha256}.pdf")))
+    }
+
+    /// The PDF to render for a document: the library's copy, else the original file.
+    pub fn pdf_path(&self, doc: &Document) -> Result<PathBuf> {
+        if let Some(p) = self.pdf_copy_path(&doc.sha256).filter(|p| p.is_file()) {
+            return Ok(p);
+        }
+        let p = PathBuf::from(&doc.path);
+        if p.is_file() {
+            Ok(p)
+        } else {
+            Err(LensError::NotFound(format!("the PDF of `{}` is no longer at {} (ingest it again)", doc.id, doc.path)))
+        }
+    }
+
+    /// Delete library copies no document references any more (best effort).
+    pub(crate) fn prune_copies(&self, shas: &[String]) {
+        for sha in shas {
+            if let (Some(p), Ok(false)) = (self.pdf_copy_path(sha), self.store.sha_in_use(sha)) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+
+    /// Check a page reference: the document exists and has that page.
+    pub fn check_page(&self, doc_id: &str, page: u32) -> Result<Document> {
+        let d = self.store.document(doc_id)?;
+        if page == 0 || page > d.pages {
+            return Err(LensError::UnknownPage { doc: d.id, page, pages: d.pages });
+        }
+        Ok(d)
+    }
+
     pub fn num_indexed_pages(&self) -> u64 {
         self.index.num_pages()
     }
 
     /// Remove a document: its rows go in one transaction, its index entries right after.
     pub fn remove(&mut self, id: &str) -> Result<()> {
+        let sha = self.store.document(id)?.sha256;
         let (mut w, _) = self.writer()?;
         self.store.remove_document(id)?;
-        self.apply_tombstones(&mut w)
+        self.apply_tombstones(&mut w)?;
+        self.prune_copies(&[sha]);
+        Ok(())
     }
 
     pub fn add_alias(&self, doc_id: &str, alias: &str) -> Result<String> {
@@ -216,9 +262,23 @@ impl Library {
         let filter_ms = t0.elapsed().as_secs_f64() * 1000.0;
         let t1 = Instant::now();
         let k = req.k.clamp(1, 1000);
+        // lexicon expansions: line items as extra text terms, statement names as heading terms
+        let mut weighted: Vec<(String, f32)> = terms.iter().map(|t| (t.clone(), 1.0)).collect();
+        let mut heading_extra: Vec<(String, f32)> = Vec::new();
+        if req.params.expansion_weight > 0.0 {
+            let e = self.lexicon.expand(&q);
+            for t in self.index.query_terms(&e.line_items.join(" ")) {
+                if !terms.contains(&t) {
+                    weighted.push((t, req.params.expansion_weight));
+                }
+            }
+            for t in self.index.query_terms(&e.headings.join(" ")) {
+                heading_extra.push((t, req.params.expansion_weight * req.params.heading_boost));
+            }
+        }
         let mut lists: Vec<Vec<IndexHit>> = Vec::new();
         for g in &groups {
-            let hits = self.index.search(&terms, g.as_deref(), k + 8, req.params)?;
+            let hits = self.index.search_weighted(&weighted, &heading_extra, g.as_deref(), k + 8, req.params)?;
             lists.push(hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect());
         }
         let merged = interleave(&lists, k);

@@ -1,8 +1,5 @@
-//! pdfium: one process-wide binding, text + character boxes extraction, and page rendering.
-//!
-//! pdfium binds once per process and serialises calls (the `thread_safe` feature), so parallel
-//! ingest pipelines extraction against storage/indexing on other threads instead of running
-//! pdfium itself on several threads.
+//! pdfium: the process-wide pdfium-render binding (rendering), the page text type, input checks.
+//! Text extraction runs on private pdfium instances: see [`crate::extract`].
 
 use crate::boxes::CharBox;
 use crate::error::{LensError, Result};
@@ -82,7 +79,7 @@ const ERR_FORMAT: u32 = 3;
 const ERR_PASSWORD: u32 = 4;
 const ERR_SECURITY: u32 = 5;
 
-fn load_error(path: &Path, code: u32) -> LensError {
+pub(crate) fn load_error(path: &Path, code: u32) -> LensError {
     let path = path.to_path_buf();
     match code {
         ERR_PASSWORD | ERR_SECURITY => LensError::Encrypted { path },
@@ -92,82 +89,16 @@ fn load_error(path: &Path, code: u32) -> LensError {
     }
 }
 
-/// Extract every page's text and character boxes. `path` is used for messages only.
+/// Extract every page's text and character boxes with a shared private pdfium instance
+/// (see [`crate::extract`]; ingest runs one instance per core instead).
 pub fn extract(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
-    sniff(path, bytes)?;
-    let pdfium = pdfium()?;
-    let b = pdfium.bindings();
-    unsafe {
-        let doc = b.FPDF_LoadMemDocument64(bytes, None);
-        if doc.is_null() {
-            return Err(load_error(path, b.FPDF_GetLastError() as u32));
-        }
-        let n = b.FPDF_GetPageCount(doc);
-        if n <= 0 {
-            b.FPDF_CloseDocument(doc);
-            return Err(LensError::NoPages { path: path.to_path_buf() });
-        }
-        let mut out = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let page = b.FPDF_LoadPage(doc, i);
-            if page.is_null() {
-                b.FPDF_CloseDocument(doc);
-                return Err(LensError::CorruptPdf { path: path.to_path_buf(), reason: format!("page {} cannot be loaded", i + 1) });
-            }
-            let width = b.FPDF_GetPageWidthF(page);
-            let height = b.FPDF_GetPageHeightF(page);
-            let tp = b.FPDFText_LoadPage(page);
-            let (text, boxes) = if tp.is_null() { (String::new(), Vec::new()) } else { read_text_page(b, tp) };
-            if !tp.is_null() {
-                b.FPDFText_ClosePage(tp);
-            }
-            b.FPDF_ClosePage(page);
-            let visible = text.chars().filter(|c| !c.is_whitespace()).count();
-            out.push(PageText { page: i as u32 + 1, text, boxes, width, height, needs_ocr: visible < OCR_MIN_CHARS });
-        }
-        b.FPDF_CloseDocument(doc);
-        Ok(out)
+    static SHARED: OnceLock<std::sync::Mutex<crate::extract::Extractor>> = OnceLock::new();
+    if SHARED.get().is_none() {
+        let ex = crate::extract::Extractor::new()?;
+        let _ = SHARED.set(std::sync::Mutex::new(ex));
     }
-}
-
-unsafe fn read_text_page(b: &dyn PdfiumLibraryBindings, tp: FPDF_TEXTPAGE) -> (String, Vec<CharBox>) {
-    let n = b.FPDFText_CountChars(tp).max(0);
-    let mut text = String::with_capacity(n as usize);
-    let mut boxes = Vec::with_capacity(n as usize);
-    let mut prev = CharBox::default();
-    let mut i = 0;
-    while i < n {
-        let u = b.FPDFText_GetUnicode(tp, i);
-        let c = match u {
-            0x0D => {
-                // "\r\n" -> "\n"
-                if i + 1 < n && b.FPDFText_GetUnicode(tp, i + 1) == 0x0A {
-                    i += 1;
-                }
-                Some('\n')
-            }
-            0x02 | 0xAD => Some('-'), // soft hyphen at a line break
-            0 | 0xFFFE | 0xFFFF => None,
-            u if u < 0x20 && u != 0x0A && u != 0x09 => None,
-            u => char::from_u32(u),
-        };
-        if let Some(c) = c {
-            let (mut l, mut r, mut bo, mut t) = (0f64, 0f64, 0f64, 0f64);
-            let generated = b.FPDFText_IsGenerated(tp, i) == 1;
-            let ok = !generated && c != '\n' && b.FPDFText_GetCharBox(tp, i, &mut l, &mut r, &mut bo, &mut t) != 0;
-            let bx = if ok && r > l {
-                CharBox { l: l as f32, b: bo as f32, r: r as f32, t: t as f32 }
-            } else {
-                CharBox::empty_after(&prev)
-            };
-            let c = if c == '\t' { ' ' } else { c };
-            text.push(c);
-            boxes.push(bx);
-            prev = bx;
-        }
-        i += 1;
-    }
-    (text, boxes)
+    let mut ex = SHARED.get().expect("set above").lock().unwrap_or_else(|p| p.into_inner());
+    ex.extract(path, bytes)
 }
 
 /// A rendered page: RGBA pixels plus the scale used (pixels per point).

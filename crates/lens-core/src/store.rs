@@ -342,6 +342,99 @@ impl Store {
     }
 }
 
+/// One row of the question log.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LogEntry {
+    pub id: i64,
+    pub time: String,
+    pub question: String,
+    pub scope: Vec<String>,
+    pub pages: Vec<String>,
+    pub answer: String,
+    pub citations: Vec<String>,
+    pub quote: Option<String>,
+    pub not_found: bool,
+    pub found_by: Option<String>,
+    pub retrieve_ms: f64,
+    pub answer_ms: f64,
+    pub answerer: String,
+    pub retriever: String,
+    pub feedback: Option<i32>,
+    pub feedback_note: Option<String>,
+}
+
+impl Store {
+    /// Append to the question log; returns the entry id.
+    pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+            params![
+                e.question,
+                serde_json::to_string(&e.scope).unwrap(),
+                serde_json::to_string(&e.pages).unwrap(),
+                e.answer,
+                serde_json::to_string(&e.citations).unwrap(),
+                e.quote,
+                e.not_found,
+                e.found_by,
+                e.retrieve_ms,
+                e.answer_ms,
+                e.answerer,
+                e.retriever
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Thumbs up (+1) or down (-1) with an optional note.
+    pub fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
+        if value != 1 && value != -1 {
+            return Err(LensError::BadInput("feedback is +1 (thumbs up) or -1 (thumbs down)".into()));
+        }
+        let n = self.conn.execute("UPDATE question_log SET feedback=?2, feedback_note=?3 WHERE id=?1", params![id, value, note])?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no logged question with id {id}")));
+        }
+        Ok(())
+    }
+
+    /// Most recent log entries first.
+    pub fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
+        let mut st = self.conn.prepare(
+            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note FROM question_log ORDER BY id DESC LIMIT ?1",
+        )?;
+        let parse = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
+        let rows = st
+            .query_map([limit as i64], |r| {
+                Ok(LogEntry {
+                    id: r.get(0)?,
+                    time: r.get(1)?,
+                    question: r.get(2)?,
+                    scope: parse(r.get(3)?),
+                    pages: parse(r.get(4)?),
+                    answer: r.get(5)?,
+                    citations: parse(r.get(6)?),
+                    quote: r.get(7)?,
+                    not_found: r.get(8)?,
+                    found_by: r.get(9)?,
+                    retrieve_ms: r.get(10)?,
+                    answer_ms: r.get(11)?,
+                    answerer: r.get(12)?,
+                    retriever: r.get(13)?,
+                    feedback: r.get(14)?,
+                    feedback_note: r.get(15)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Is any complete document stored with this sha256?
+    pub fn sha_in_use(&self, sha: &str) -> Result<bool> {
+        Ok(self.conn.query_row("SELECT count(*) FROM documents WHERE sha256=?1", [sha], |r| r.get::<_, i64>(0))? > 0)
+    }
+}
+
 fn delete_doc_rows(tx: &rusqlite::Transaction, key: i64) -> Result<()> {
     tx.execute("DELETE FROM pages WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM page_boxes WHERE doc_key=?1", [key])?;

@@ -96,7 +96,13 @@ pub fn tokenize(s: &str) -> Vec<Tok> {
                     break;
                 }
             }
-            // swallow the trailing dot of U.S.
+            // fiscal years: FY2018 / FY18 -> 2018, as filings print them
+            if let Some(y) = tok.strip_prefix("fy").filter(|d| (d.len() == 2 || d.len() == 4) && d.chars().all(|c| c.is_ascii_digit())) {
+                let year = if y.len() == 2 { format!("20{y}") } else { y.to_string() };
+                out.push(Tok { text: year, start: chars[start].0, end: end_of(j), is_number: true });
+                i = j;
+                continue;
+            }
             out.push(Tok { text: tok, start: chars[start].0, end: end_of(j), is_number: false });
             i = j;
         } else {
@@ -241,7 +247,7 @@ mod tests {
         assert_eq!(texts("Revenue was $18,841 million, up 12.5% (1,234)"), ["revenue", "was", "18841", "million", "up", "12.5%", "1234"]);
         assert_eq!(texts("Form 10-K and 8-K; CET1 ratio"), ["form", "10-k", "and", "8-k", "cet1", "ratio"]);
         assert_eq!(texts("U.S. sales of AT&T and S&P 500."), ["us", "sales", "of", "at&t", "and", "s&p", "500"]);
-        assert_eq!(texts("3M Company, FY2018"), ["3m", "company", "fy2018"]);
+        assert_eq!(texts("3M Company, FY2018 and FY19"), ["3m", "company", "2018", "and", "2019"]);
         assert_eq!(texts("end of sentence.Next"), ["end", "of", "sentence", "next"]);
     }
     #[test]

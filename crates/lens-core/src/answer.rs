@@ -1,0 +1,320 @@
+//! The answer contract shared by every answerer, and the extractive answerer (no model): the
+//! line or sentence of the retrieved pages that best supports the question, quoted verbatim.
+//!
+//! Pages are shown to answerers as P1..Pn (with document and page in the label) and citations
+//! come back as those labels, mapped to page ids here: small models copy long ids badly.
+
+use crate::error::{LensError, Result};
+use crate::text::{is_stop_word, tokenize};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+pub const NOT_FOUND: &str = "Not found in the provided pages.";
+
+/// A page given to an answerer.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageInput {
+    /// "P1", "P2", ...
+    pub label: String,
+    pub doc_id: String,
+    pub page: u32,
+    pub heading: String,
+    pub text: String,
+}
+
+impl PageInput {
+    /// The label with its source, as shown in prompts: `P1 (3M_2018_10K, page 60)`.
+    pub fn header(&self) -> String {
+        format!("{} ({}, page {})", self.label, self.doc_id, self.page)
+    }
+}
+
+/// Label pages P1..Pn in rank order.
+pub fn label_pages(pages: Vec<(String, u32, String, String)>) -> Vec<PageInput> {
+    pages.into_iter().enumerate().map(|(i, (doc_id, page, heading, text))| PageInput { label: format!("P{}", i + 1), doc_id, page, heading, text }).collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PageId {
+    pub doc_id: String,
+    pub page: u32,
+}
+
+impl std::fmt::Display for PageId {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{}#{}", self.doc_id, self.page)
+    }
+}
+
+/// Map labels an answerer cited ("P2", "p2", "[P2]") back to page ids; unknown labels dropped.
+pub fn map_citations(labels: &[String], pages: &[PageInput]) -> Vec<PageId> {
+    let mut out: Vec<PageId> = Vec::new();
+    for l in labels {
+        let l = l.trim().trim_matches(|c| c == '[' || c == ']').to_uppercase();
+        if let Some(p) = pages.iter().find(|p| p.label == l) {
+            let id = PageId { doc_id: p.doc_id.clone(), page: p.page };
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    pub answer: String,
+    pub citations: Vec<PageId>,
+    pub quote: Option<String>,
+    pub not_found: bool,
+    pub answer_ms: f64,
+    pub answerer: String,
+}
+
+impl Answer {
+    pub fn not_found(answerer: &str, ms: f64) -> Answer {
+        Answer { answer: NOT_FOUND.into(), citations: Vec::new(), quote: None, not_found: true, answer_ms: ms, answerer: answerer.into() }
+    }
+}
+
+/// Every answerer (extractive, Qwen, ...) implements this.
+pub trait Answerer: Send + Sync {
+    fn name(&self) -> &str;
+    fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer>;
+}
+
+/// Pick an answerer by name. Model-backed answerers are added here as they land.
+pub fn by_name(name: &str) -> Result<Box<dyn Answerer>> {
+    match name {
+        "extractive" => Ok(Box::new(Extractive::default())),
+        o => Err(LensError::BadInput(format!("unknown answerer `{o}` (available: extractive)"))),
+    }
+}
+
+/// The extractive answerer.
+#[derive(Debug, Clone)]
+pub struct Extractive {
+    /// Minimum share of the question's (weighted) terms a line must cover.
+    pub min_coverage: f64,
+    pub lexicon: crate::lexicon::Lexicon,
+}
+
+impl Default for Extractive {
+    fn default() -> Self {
+        Extractive { min_coverage: 0.34, lexicon: crate::lexicon::Lexicon::builtin() }
+    }
+}
+
+fn stems_of(s: &str) -> Vec<String> {
+    stem_all(&tokenize(s).into_iter().map(|t| t.text).filter(|w| !is_stop_word(w)).collect::<Vec<_>>())
+}
+
+const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will", "would", "should"];
+const NEGATIONS: &[&str] = &["not", "no", "never", "none", "neither", "nor", "without", "didn't", "doesn't", "isn't", "wasn't"];
+
+fn stem_all(words: &[String]) -> Vec<String> {
+    use tantivy::tokenizer::{Language, Stemmer, TextAnalyzer, WhitespaceTokenizer};
+    let mut a = TextAnalyzer::builder(WhitespaceTokenizer::default()).filter(Stemmer::new(Language::English)).build();
+    words
+        .iter()
+        .map(|w| {
+            let mut ts = a.token_stream(w);
+            ts.next().map(|t| t.text.clone()).unwrap_or_else(|| w.clone())
+        })
+        .collect()
+}
+
+/// Candidate answer units of a page: table rows / lines, and sentences of prose.
+pub fn units(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut para = String::new();
+    for line in text.lines() {
+        let l = line.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let letters = l.chars().filter(|c| c.is_alphabetic()).count();
+        let digits = l.chars().filter(|c| c.is_ascii_digit()).count();
+        // table rows (label + numbers) and short lines stand alone
+        if digits >= 3 && letters >= 3 && l.len() < 200 {
+            out.push(l.to_string());
+        }
+        if !para.is_empty() {
+            if para.ends_with('-') {
+                para.pop();
+            } else {
+                para.push(' ');
+            }
+        }
+        para.push_str(l);
+        if l.ends_with('.') || l.ends_with(':') || l.len() < 40 {
+            split_sentences(&para, &mut out);
+            para.clear();
+        }
+    }
+    split_sentences(&para, &mut out);
+    out.retain(|u| u.chars().filter(|c| c.is_alphanumeric()).count() >= 8);
+    out.dedup();
+    out
+}
+
+fn split_sentences(p: &str, out: &mut Vec<String>) {
+    let mut start = 0;
+    let b = p.as_bytes();
+    for i in 0..b.len() {
+        if b[i] == b'.' && i + 2 < b.len() && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() {
+            let s = p[start..=i].trim();
+            if !s.is_empty() {
+                out.push(s.to_string());
+            }
+            start = i + 2;
+        }
+    }
+    let s = p[start..].trim();
+    if !s.is_empty() {
+        out.push(s.to_string());
+    }
+}
+
+impl Extractive {
+    /// Score every unit of every page; best first: (score, coverage, page index, unit).
+    pub fn rank_units(&self, question: &str, pages: &[PageInput]) -> Vec<(f64, f64, usize, String)> {
+        let q_words: Vec<String> = tokenize(question).into_iter().map(|t| t.text).filter(|w| !is_stop_word(w)).collect();
+        let q_stems: Vec<String> = {
+            let mut v = stem_all(&q_words);
+            let mut seen = HashSet::new();
+            v.retain(|s| seen.insert(s.clone()));
+            v
+        };
+        if q_stems.is_empty() {
+            return Vec::new();
+        }
+        let wants_number = {
+            let l = question.to_lowercase();
+            ["how much", "how many", "what is the", "what was the", "amount", "total", "ratio", "percentage", "margin", "rate", "usd", "$", "million", "billion"].iter().any(|k| l.contains(k))
+        };
+        // unit-level document frequency for IDF
+        let mut all: Vec<(usize, String, HashSet<String>)> = Vec::new();
+        for (pi, p) in pages.iter().enumerate() {
+            for u in units(&p.text) {
+                let words: Vec<String> = tokenize(&u).into_iter().map(|t| t.text).collect();
+                let stems: HashSet<String> = stem_all(&words).into_iter().collect();
+                all.push((pi, u, stems));
+            }
+        }
+        let n = all.len().max(1) as f64;
+        let mut df: HashMap<&str, usize> = HashMap::new();
+        for (_, _, s) in &all {
+            for q in &q_stems {
+                if s.contains(q) {
+                    *df.entry(q.as_str()).or_default() += 1;
+                }
+            }
+        }
+        // terms no unit contains (vocabulary the pages do not use) weigh little
+        let weight = |q: &str| match df.get(q) {
+            Some(&d) if d > 0 => (1.0 + n / (1.0 + d as f64)).ln(),
+            _ => std::f64::consts::LN_2,
+        };
+        let expansion = self.lexicon.expand(question);
+        let line_items: Vec<Vec<String>> = expansion.line_items.iter().map(|l| stems_of(l)).filter(|v| !v.is_empty()).collect();
+        let headings: Vec<Vec<String>> = expansion.headings.iter().map(|l| stems_of(l)).filter(|v| !v.is_empty()).collect();
+        let total: f64 = q_stems.iter().map(|q| weight(q)).sum();
+        let mut scored: Vec<(f64, f64, usize, String)> = all
+            .into_iter()
+            .map(|(pi, u, stems)| {
+                let covered: f64 = q_stems.iter().filter(|q| stems.contains(*q)).map(|q| weight(q)).sum();
+                // a line item the question's metric maps to counts as covering half the question
+                let item_bonus = if line_items.iter().any(|li| li.iter().all(|w| stems.contains(w))) { 0.5 } else { 0.0 };
+                let coverage = covered / total + item_bonus;
+                let heading_bonus = {
+                    let h = pages[pi].heading.to_lowercase();
+                    let hs: HashSet<String> = stems_of(&h).into_iter().collect();
+                    q_stems.iter().filter(|q| hs.contains(*q)).count() as f64 * 0.03
+                        + if headings.iter().any(|hd| hd.iter().all(|w| hs.contains(w))) { 0.1 } else { 0.0 }
+                };
+                let has_num = crate::evidence::numbers(&u).iter().any(|(n, _, _)| n.salient);
+                let num_bonus = if wants_number && has_num { 0.12 } else { 0.0 };
+                let len_pen = (u.len() as f64 / 400.0).min(0.3);
+                let rank_prior = 0.04 / (1.0 + pi as f64);
+                (coverage + heading_bonus + num_bonus + rank_prior - len_pen, coverage, pi, u)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+        scored
+    }
+}
+
+impl Answerer for Extractive {
+    fn name(&self) -> &str {
+        "extractive"
+    }
+
+    fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer> {
+        let t0 = Instant::now();
+        if question.trim().is_empty() {
+            return Err(LensError::BadInput("the question is empty".into()));
+        }
+        let ranked = self.rank_units(question, pages);
+        let ms = || t0.elapsed().as_secs_f64() * 1000.0;
+        let Some((_, coverage, pi, unit)) = ranked.into_iter().next() else {
+            return Ok(Answer::not_found(self.name(), ms()));
+        };
+        if coverage < self.min_coverage {
+            return Ok(Answer::not_found(self.name(), ms()));
+        }
+        let first = tokenize(question).first().map(|t| t.text.clone()).unwrap_or_default();
+        let mut answer = unit.clone();
+        if YES_NO_STARTS.contains(&first.as_str()) && coverage >= 0.6 {
+            let words: Vec<String> = tokenize(&unit).into_iter().map(|t| t.text).collect();
+            let negated = words.iter().any(|w| NEGATIONS.contains(&w.as_str()));
+            answer = format!("{} — {}", if negated { "No" } else { "Yes" }, unit);
+        }
+        let p = &pages[pi];
+        Ok(Answer {
+            answer,
+            citations: vec![PageId { doc_id: p.doc_id.clone(), page: p.page }],
+            quote: Some(unit),
+            not_found: false,
+            answer_ms: ms(),
+            answerer: self.name().into(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    fn pages() -> Vec<PageInput> {
+        label_pages(vec![
+            ("A".into(), 3, "Overview".into(), "We sell adhesives and tapes in many markets.\nOur people are our strength.".into()),
+            (
+                "A".into(),
+                60,
+                "Consolidated Statement of Cash Flows".into(),
+                "Cash Flows from Investing Activities\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)\nProceeds from sale of PP&E 262 49 58\n".into(),
+            ),
+        ])
+    }
+    #[test]
+    fn labels_and_citation_mapping() {
+        let p = pages();
+        assert_eq!(p[1].header(), "P2 (A, page 60)");
+        assert_eq!(map_citations(&["[p2]".into(), "P9".into(), "P2".into()], &p), vec![PageId { doc_id: "A".into(), page: 60 }]);
+    }
+    #[test]
+    fn picks_the_table_row() {
+        let a = Extractive::default().answer("What were purchases of property, plant and equipment in the cash flow statement?", &pages()).unwrap();
+        assert!(!a.not_found);
+        assert!(a.answer.starts_with("Purchases of property"), "{}", a.answer);
+        assert_eq!(a.citations, vec![PageId { doc_id: "A".into(), page: 60 }]);
+    }
+    #[test]
+    fn refuses_when_unsupported() {
+        let a = Extractive::default().answer("Who is the chief executive officer of Boeing?", &pages()).unwrap();
+        assert!(a.not_found);
+        assert_eq!(a.answer, NOT_FOUND);
+        assert!(a.citations.is_empty());
+    }
+}

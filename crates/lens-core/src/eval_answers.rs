@@ -1,0 +1,233 @@
+//! Answer scoring on labelled questions, given the pages a retrieval run ranked: yes/no
+//! accuracy, number recall across unit scales, token F1, citation precision, evidence shown,
+//! evidence precision against the annotators' evidence text, refusals, latency.
+
+use crate::answer::{self, Answerer};
+use crate::ask::{locate_answer, page_inputs};
+use crate::eval::{percentile, split_page_key, Label, Row};
+use crate::evidence::{normalized_string, numbers, same_number, FoundBy};
+use crate::error::Result;
+use crate::library::{Library, SearchRequest};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerRow {
+    pub id: String,
+    pub query: String,
+    pub reference: String,
+    pub answer: String,
+    pub citations: Vec<String>,
+    pub quote: Option<String>,
+    pub not_found: bool,
+    pub found_by: FoundBy,
+    pub yes_no: Option<bool>,
+    pub number_recall: Option<f64>,
+    pub token_f1: f64,
+    pub citation_precision: Option<f64>,
+    pub evidence_precision: Option<f64>,
+    pub seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerSummary {
+    pub n: usize,
+    pub answerer: String,
+    pub yes_no: Option<f64>,
+    pub yes_no_n: usize,
+    pub number_recall: Option<f64>,
+    pub number_recall_n: usize,
+    pub token_f1: Option<f64>,
+    pub citation_precision: Option<f64>,
+    pub evidence_shown: Option<f64>,
+    pub evidence_precision: Option<f64>,
+    pub evidence_precision_n: usize,
+    pub not_found_rate: Option<f64>,
+    /// Unanswerable questions (empty gold) answered "Not found".
+    pub refusal_rate: Option<f64>,
+    pub refusal_n: usize,
+    pub p50_s: f64,
+    pub p95_s: f64,
+}
+
+fn answer_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        o => o.to_string(),
+    }
+}
+
+/// SQuAD-style token F1 on lowercase alphanumeric tokens.
+pub fn token_f1(pred: &str, reference: &str) -> f64 {
+    let toks = |s: &str| crate::text::plain_words(s);
+    let (p, r) = (toks(pred), toks(reference));
+    if p.is_empty() || r.is_empty() {
+        return if p == r { 1.0 } else { 0.0 };
+    }
+    let mut counts: HashMap<&str, i32> = HashMap::new();
+    for t in &r {
+        *counts.entry(t).or_default() += 1;
+    }
+    let mut common = 0;
+    for t in &p {
+        if let Some(c) = counts.get_mut(t.as_str()) {
+            if *c > 0 {
+                *c -= 1;
+                common += 1;
+            }
+        }
+    }
+    if common == 0 {
+        return 0.0;
+    }
+    let prec = common as f64 / p.len() as f64;
+    let rec = common as f64 / r.len() as f64;
+    2.0 * prec * rec / (prec + rec)
+}
+
+/// Share of the reference's numbers (years excluded) found in the prediction within 1%, in any
+/// unit scale; None when the reference has no numbers.
+pub fn number_recall(pred: &str, reference: &str) -> Option<f64> {
+    let want: Vec<f64> = numbers(reference).into_iter().filter(|(n, _, _)| !n.is_year).map(|(n, _, _)| n.value).collect();
+    if want.is_empty() {
+        return None;
+    }
+    let have: Vec<f64> = numbers(pred).into_iter().map(|(n, _, _)| n.value).collect();
+    let found = want.iter().filter(|w| have.iter().any(|h| same_number(**w, *h, 0.01))).count();
+    Some(found as f64 / want.len() as f64)
+}
+
+/// Yes/no reference? Then did the prediction start with the same word?
+pub fn yes_no(pred: &str, reference: &str) -> Option<bool> {
+    let first = |s: &str| crate::text::plain_words(s).into_iter().next().unwrap_or_default();
+    let r = first(reference);
+    if r != "yes" && r != "no" {
+        return None;
+    }
+    Some(first(pred) == r)
+}
+
+pub struct AnswerEvalOptions {
+    pub k: usize,
+    pub answerer: String,
+}
+
+pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalOptions) -> Result<(Vec<AnswerRow>, AnswerSummary)> {
+    let answerer: Box<dyn Answerer> = answer::by_name(&opts.answerer)?;
+    let by_id: HashMap<&str, &Row> = run_rows.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut rows = Vec::new();
+    let mut refusals = Vec::new();
+    for l in labels {
+        let gold = l.gold_pages();
+        let t0 = Instant::now();
+        let ids: Vec<(String, u32)> = match by_id.get(l.id.as_str()) {
+            Some(r) => r.ranked.iter().take(opts.k).filter_map(|k| split_page_key(k)).collect(),
+            None if gold.is_empty() => {
+                // unanswerable: retrieve as the app would, to test refusal
+                let mut req = SearchRequest::new(l.query.clone());
+                req.k = opts.k;
+                lib.search(&req)?.hits.iter().map(|h| (h.doc_id.clone(), h.page)).collect()
+            }
+            None => continue,
+        };
+        let ids: Vec<(String, u32)> = ids.into_iter().filter(|(d, p)| lib.check_page(d, *p).is_ok()).collect();
+        let inputs = page_inputs(lib, &ids)?;
+        let a = if inputs.is_empty() { answer::Answer::not_found(answerer.name(), 0.0) } else { answerer.answer(&l.query, &inputs)? };
+        let (ev, _) = locate_answer(lib, &a)?;
+        let seconds = t0.elapsed().as_secs_f64();
+        if gold.is_empty() {
+            refusals.push(a.not_found);
+            continue;
+        }
+        let reference = answer_text(&l.answer);
+        let gold_set: HashSet<String> = gold.iter().map(|(d, p, _)| format!("{d}#{p}")).collect();
+        let citations: Vec<String> = a.citations.iter().map(|c| c.to_string()).collect();
+        let citation_precision = if citations.is_empty() { None } else { Some(citations.iter().filter(|c| gold_set.contains(*c)).count() as f64 / citations.len() as f64) };
+        // annotators' evidence text per gold page (financebench)
+        let evidence_text: HashMap<String, String> = l
+            .extra
+            .get("evidence")
+            .and_then(|v| v.as_array())
+            .map(|arr| {
+                let mut m: HashMap<String, String> = HashMap::new();
+                for e in arr {
+                    if let (Some(d), Some(p), Some(t)) = (e["doc"].as_str(), e["page"].as_u64(), e["text"].as_str()) {
+                        m.entry(format!("{d}#{p}")).or_default().push_str(&normalized_string(t));
+                    }
+                }
+                m
+            })
+            .unwrap_or_default();
+        let evidence_precision = if evidence_text.is_empty() || ev.boxes.is_empty() {
+            None
+        } else {
+            let page = citations.first().cloned().unwrap_or_default();
+            let inside = ev
+                .boxes
+                .iter()
+                .filter(|b| gold_set.contains(&page) && evidence_text.get(&page).is_some_and(|t| t.contains(&normalized_string(&b.text))))
+                .count();
+            Some(inside as f64 / ev.boxes.len() as f64)
+        };
+        rows.push(AnswerRow {
+            id: l.id.clone(),
+            query: l.query.clone(),
+            yes_no: yes_no(&a.answer, &reference),
+            number_recall: number_recall(&a.answer, &reference),
+            token_f1: token_f1(&a.answer, &reference),
+            reference,
+            answer: a.answer,
+            citations,
+            quote: a.quote,
+            not_found: a.not_found,
+            found_by: ev.found_by,
+            citation_precision,
+            evidence_precision,
+            seconds,
+        });
+    }
+    let mean_opt = |v: Vec<f64>| if v.is_empty() { None } else { Some(v.iter().sum::<f64>() / v.len() as f64) };
+    let yn: Vec<f64> = rows.iter().filter_map(|r| r.yes_no.map(|b| b as u8 as f64)).collect();
+    let nr: Vec<f64> = rows.iter().filter_map(|r| r.number_recall).collect();
+    let ep: Vec<f64> = rows.iter().filter_map(|r| r.evidence_precision).collect();
+    let answered: Vec<&AnswerRow> = rows.iter().filter(|r| !r.not_found).collect();
+    let mut secs: Vec<f64> = rows.iter().map(|r| r.seconds).collect();
+    secs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let summary = AnswerSummary {
+        n: rows.len(),
+        answerer: opts.answerer.clone(),
+        yes_no_n: yn.len(),
+        yes_no: mean_opt(yn),
+        number_recall_n: nr.len(),
+        number_recall: mean_opt(nr),
+        token_f1: mean_opt(rows.iter().map(|r| r.token_f1).collect()),
+        citation_precision: mean_opt(rows.iter().filter_map(|r| r.citation_precision).collect()),
+        evidence_shown: mean_opt(answered.iter().map(|r| (r.found_by != FoundBy::None) as u8 as f64).collect()),
+        evidence_precision_n: ep.len(),
+        evidence_precision: mean_opt(ep),
+        not_found_rate: mean_opt(rows.iter().map(|r| r.not_found as u8 as f64).collect()),
+        refusal_n: refusals.len(),
+        refusal_rate: mean_opt(refusals.iter().map(|b| *b as u8 as f64).collect()),
+        p50_s: percentile(&secs, 50.0),
+        p95_s: percentile(&secs, 95.0),
+    };
+    Ok((rows, summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn scoring_by_hand() {
+        assert_eq!(token_f1("the cat sat", "the cat"), 2.0 * (2.0 / 3.0) * 1.0 / (2.0 / 3.0 + 1.0));
+        assert_eq!(number_recall("Purchases of PP&E (1,577) (1,373)", "$1577.00"), Some(1.0));
+        assert_eq!(number_recall("$1.58 billion", "$1577.00 million"), Some(1.0)); // 0.2% apart
+        assert_eq!(number_recall("1,600", "$1577.00"), Some(0.0));
+        assert_eq!(number_recall("in 2018", "FY2018"), None);
+        assert_eq!(yes_no("Yes — it did", "Yes, the margin improved"), Some(true));
+        assert_eq!(yes_no("Revenue rose", "No."), Some(false));
+        assert_eq!(yes_no("x", "1,234"), None);
+    }
+}
