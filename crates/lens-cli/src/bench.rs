@@ -19,6 +19,13 @@ pub enum BenchCmd {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Locate evidence + render the page with boxes (110 DPI) for labelled questions' gold pages
+    Render {
+        #[arg(long)]
+        labels: PathBuf,
+        #[arg(long, default_value_t = 110.0)]
+        dpi: f32,
+    },
     /// Query latency over labelled questions against the current library
     Search {
         #[arg(long)]
@@ -66,6 +73,45 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>) -> Result<()> {
             if library_was_temp(&dir) {
                 let _ = std::fs::remove_dir_all(&dir);
             }
+        }
+        BenchCmd::Render { labels, dpi } => {
+            use lens_core::answer::Answerer;
+            let dir = lens_core::paths::library_dir(library.as_deref());
+            let lib = Library::open(&dir)?;
+            let labels = eval::read_labels(&labels)?;
+            let answerer = lens_core::answer::Extractive::default();
+            let (mut locate_ms, mut render_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
+            let mut found = 0;
+            for l in &labels {
+                let Some((d, p, _)) = l.gold_pages().into_iter().next() else { continue };
+                let Ok(doc) = lib.check_page(&d, p) else { continue };
+                let inputs = lens_core::ask::page_inputs(&lib, &[(d.clone(), p)])?;
+                let a = answerer.answer(&l.query, &inputs)?;
+                let t = Instant::now();
+                let page = lib.store().page_of(&doc, p)?;
+                let boxes = lib.store().page_boxes(&doc, p)?;
+                let ev = lens_core::evidence::locate(&page.text, &boxes, a.quote.as_deref(), Some(&a.answer));
+                let t_loc = t.elapsed().as_secs_f64() * 1000.0;
+                let t2 = Instant::now();
+                let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, dpi, &ev.boxes)?;
+                let png = lens_core::render::png_bytes(&img)?;
+                std::hint::black_box(png);
+                let t_ren = t2.elapsed().as_secs_f64() * 1000.0;
+                if !ev.boxes.is_empty() {
+                    found += 1;
+                }
+                locate_ms.push(t_loc);
+                render_ms.push(t_ren);
+                total_ms.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            for v in [&mut locate_ms, &mut render_ms, &mut total_ms] {
+                v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            }
+            let pct = |v: &Vec<f64>| (eval::percentile(v, 50.0), eval::percentile(v, 95.0));
+            println!("bench render: {} pages at {dpi} DPI ({} with evidence boxes)", total_ms.len(), found);
+            println!("  locate (boxes from SQLite + match): p50 {:.2} ms  p95 {:.2} ms", pct(&locate_ms).0, pct(&locate_ms).1);
+            println!("  render + draw + PNG encode: p50 {:.2} ms  p95 {:.2} ms", pct(&render_ms).0, pct(&render_ms).1);
+            println!("  whole step: p50 {:.2} ms  p95 {:.2} ms  (target p95 <= 100 ms)", pct(&total_ms).0, pct(&total_ms).1);
         }
         BenchCmd::Search { labels, repeat, no_filter } => {
             let dir = lens_core::paths::library_dir(library.as_deref());

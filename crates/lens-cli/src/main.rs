@@ -30,6 +30,41 @@ enum Cmd {
         /// Largest file accepted, in MiB
         #[arg(long, default_value_t = 1024)]
         max_mb: u64,
+        /// Do not OCR pages without a text layer now (run `lens ocr` later)
+        #[arg(long)]
+        no_ocr: bool,
+        /// Tesseract languages for OCR, e.g. eng or eng+deu
+        #[arg(long, default_value = "eng")]
+        ocr_lang: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// OCR pages that have no text layer (resumes where it stopped)
+    Ocr {
+        #[arg(long)]
+        doc: Option<String>,
+        #[arg(long, default_value = "eng")]
+        lang: String,
+        #[arg(long, default_value_t = 300.0)]
+        dpi: f32,
+        /// Try again pages whose OCR failed before
+        #[arg(long)]
+        retry_failed: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Scan stress test: image-only copies of documents, OCR'd, vs their text layer
+    ScanExperiment {
+        #[arg(required = true)]
+        docs: Vec<String>,
+        #[arg(long)]
+        labels: PathBuf,
+        /// Scan resolution of the image-only copy
+        #[arg(long, default_value_t = 150.0)]
+        scan_dpi: f32,
+        /// OCR rendering resolution
+        #[arg(long, default_value_t = 300.0)]
+        ocr_dpi: f32,
         #[arg(long)]
         json: bool,
     },
@@ -180,11 +215,50 @@ fn open(lib: &Option<PathBuf>) -> Result<Library> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Ingest { paths, max_mb, json } => {
+        Cmd::Ingest { paths, max_mb, no_ocr, ocr_lang, json } => {
             let mut lib = open(&cli.library)?;
             let summary = ingest_paths(&mut lib, &paths, max_mb, json)?;
+            if summary.needs_ocr_pages > 0 && !no_ocr {
+                let opts = lens_core::ocr::OcrOptions { langs: ocr_lang, ..Default::default() };
+                // OCR problems never undo the text-layer ingest
+                if let Err(e) = run_ocr(&mut lib, &opts, json) {
+                    let code = e.downcast_ref::<lens_core::LensError>().map(|l| l.code()).unwrap_or("error");
+                    eprintln!("OCR not done [{code}]: {e}. The text-layer pages are ingested; run `lens ocr` once this is fixed.");
+                }
+            }
             if summary.failed > 0 && summary.added + summary.replaced + summary.unchanged == 0 {
                 std::process::exit(2);
+            }
+        }
+        Cmd::Ocr { doc, lang, dpi, retry_failed, json } => {
+            let mut lib = open(&cli.library)?;
+            let opts = lens_core::ocr::OcrOptions { langs: lang, dpi, doc, retry_failed, ..Default::default() };
+            run_ocr(&mut lib, &opts, json)?;
+        }
+        Cmd::ScanExperiment { docs, labels, scan_dpi, ocr_dpi, json } => {
+            let lib = open(&cli.library)?;
+            let labels_v = eval::read_labels(&labels)?;
+            let work = std::env::temp_dir().join(format!("lens-scan-experiment-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&work);
+            let opts = lens_core::ocr::OcrOptions { dpi: ocr_dpi, ..Default::default() };
+            let r = lens_core::scan::experiment(&lib, &docs, &labels_v, scan_dpi, &opts, &work, &mut |e| {
+                if let lens_core::ocr::OcrEvent::Page { done, total, .. } = e {
+                    if done % 25 == 0 || done == total {
+                        eprintln!("ocr {done}/{total}");
+                    }
+                }
+            });
+            let _ = std::fs::remove_dir_all(&work);
+            let r = r?;
+            println!("scan experiment: {} ({} pages, {} labelled questions; scan {scan_dpi} DPI, OCR {ocr_dpi} DPI)", r.docs.join(", "), r.pages, r.questions);
+            println!("  text layer: nDCG@5 {:.3}  Hit@3 {:.3}", r.text.ndcg5, r.text.hit3);
+            println!("  OCR:        nDCG@5 {:.3}  Hit@3 {:.3}", r.ocr.ndcg5, r.ocr.hit3);
+            for (name, c) in [("nDCG@5", &r.ndcg5), ("Hit@3", &r.hit3)] {
+                println!("  {name} OCR - text: {:+.3}  95% CI [{:+.3}, {:+.3}]  {}", c.delta, c.ci_low, c.ci_high, c.verdict);
+            }
+            println!("  OCR: {:.1}s for {} pages on {} threads; per page p50 {:.2}s p95 {:.2}s", r.ocr_seconds, r.pages, opts.threads, r.ocr_page_p50_s, r.ocr_page_p95_s);
+            if json {
+                println!("{}", serde_json::to_string(&r)?);
             }
         }
         Cmd::Search { query, docs, k, no_filter, json } => {
@@ -438,6 +512,26 @@ pub(crate) fn ingest_paths(lib: &mut Library, paths: &[PathBuf], max_mb: u64, js
         );
     } else {
         println!("{}", serde_json::to_string(&s)?);
+    }
+    Ok(s)
+}
+
+fn run_ocr(lib: &mut Library, opts: &lens_core::ocr::OcrOptions, json: bool) -> Result<lens_core::ocr::OcrSummary> {
+    let cancel = AtomicBool::new(false);
+    let s = lens_core::ocr::run(lib, opts, &cancel, &mut |e| {
+        if json {
+            println!("{}", serde_json::to_string(e).unwrap());
+            return;
+        }
+        match e {
+            lens_core::ocr::OcrEvent::Page { doc_id, page, words, seconds, done, total } => println!("ocr       {doc_id}#{page}: {words} words in {seconds:.2}s ({done}/{total})"),
+            lens_core::ocr::OcrEvent::Failed { doc_id, page, message } => println!("ocr failed {doc_id}#{page}: {message}"),
+        }
+    })?;
+    if json {
+        println!("{}", serde_json::to_string(&s)?);
+    } else if s.pages + s.failed > 0 {
+        println!("OCR: {} pages read, {} failed, in {:.1}s ({:.2} pages/s)", s.pages, s.failed, s.seconds, s.pages as f64 / s.seconds.max(1e-6));
     }
     Ok(s)
 }

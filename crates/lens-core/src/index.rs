@@ -30,6 +30,8 @@ impl Default for Bm25Params {
 #[derive(Clone, Copy)]
 struct Fields {
     doc_key: Field,
+    /// (doc_key << 20) | page: lets one page be replaced (after OCR).
+    page_key: Field,
     page: Field,
     text: Field,
     heading: Field,
@@ -53,11 +55,12 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let num = NumericOptions::default().set_indexed().set_fast().set_stored();
     let doc_key = b.add_u64_field("doc_key", num.clone());
+    let page_key = b.add_u64_field("page_key", NumericOptions::default().set_indexed());
     let page = b.add_u64_field("page", NumericOptions::default().set_fast().set_stored());
     let idx = TextFieldIndexing::default().set_tokenizer(TOKENIZER).set_index_option(IndexRecordOption::WithFreqs);
     let text = b.add_text_field("text", TextOptions::default().set_indexing_options(idx.clone()));
     let heading = b.add_text_field("heading", TextOptions::default().set_indexing_options(idx));
-    (b.build(), Fields { doc_key, page, text, heading })
+    (b.build(), Fields { doc_key, page_key, page, text, heading })
 }
 
 fn analyzer() -> TextAnalyzer {
@@ -210,6 +213,10 @@ impl PageIndex {
     }
 }
 
+fn page_key(doc_key: i64, page: u32) -> u64 {
+    ((doc_key as u64) << 20) | page as u64
+}
+
 pub struct PageWriter {
     w: IndexWriter,
     f: Fields,
@@ -219,11 +226,18 @@ impl PageWriter {
     pub fn add_page(&mut self, doc_key: i64, page: u32, text: &str, heading: &str) -> Result<()> {
         let mut d = TantivyDocument::default();
         d.add_u64(self.f.doc_key, doc_key as u64);
+        d.add_u64(self.f.page_key, page_key(doc_key, page));
         d.add_u64(self.f.page, page as u64);
         d.add_text(self.f.text, text);
         d.add_text(self.f.heading, heading);
         self.w.add_document(d)?;
         Ok(())
+    }
+
+    /// Replace one page's entry (delete + add; visible after the next commit).
+    pub fn replace_page(&mut self, doc_key: i64, page: u32, text: &str, heading: &str) -> Result<()> {
+        self.w.delete_term(Term::from_field_u64(self.f.page_key, page_key(doc_key, page)));
+        self.add_page(doc_key, page, text, heading)
     }
 
     pub fn delete_doc(&mut self, doc_key: i64) {

@@ -17,9 +17,11 @@ pub mod ingest;
 pub mod lexicon;
 pub mod library;
 pub mod meta;
+pub mod ocr;
 pub mod paths;
 pub mod pdf;
 pub mod render;
+pub mod scan;
 pub mod store;
 pub mod text;
 

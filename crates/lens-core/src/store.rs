@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS pages(
   width REAL NOT NULL, height REAL NOT NULL,
   needs_ocr INTEGER NOT NULL,
   source TEXT NOT NULL DEFAULT 'text',
+  ocr_error TEXT,
   PRIMARY KEY(doc_key, page)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS page_boxes(
@@ -339,6 +340,54 @@ impl Store {
             params![job, status, doc_id, sha, pages, err.map(|e| e.code()), err.map(|e| e.to_string())],
         )?;
         Ok(())
+    }
+}
+
+/// A page waiting for OCR.
+#[derive(Debug, Clone)]
+pub struct OcrTodo {
+    pub doc_key: i64,
+    pub doc_id: String,
+    pub sha256: String,
+    pub path: String,
+    pub page: u32,
+    pub height: f32,
+}
+
+impl Store {
+    /// Pages still needing OCR (not yet failed), optionally of one document.
+    pub fn ocr_todo(&self, doc_id: Option<&str>, retry_failed: bool) -> Result<Vec<OcrTodo>> {
+        let mut st = self.conn.prepare(
+            "SELECT d.key,d.id,d.sha256,d.path,p.page,p.height FROM pages p JOIN documents d ON d.key=p.doc_key \
+             WHERE d.status='complete' AND p.needs_ocr=1 AND (?1 OR p.ocr_error IS NULL) AND (?2 IS NULL OR d.id=?2) ORDER BY d.id,p.page",
+        )?;
+        let v = st
+            .query_map(params![retry_failed, doc_id], |r| Ok(OcrTodo { doc_key: r.get(0)?, doc_id: r.get(1)?, sha256: r.get(2)?, path: r.get(3)?, page: r.get(4)?, height: r.get(5)? }))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(v)
+    }
+
+    /// Store an OCR'd page's text and word boxes (the page no longer needs OCR).
+    pub fn set_ocr_page(&mut self, doc_key: i64, page: u32, text: &str, heading: &str, boxes: &[CharBox]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE pages SET text=?3, heading=?4, needs_ocr=0, source='ocr', ocr_error=NULL WHERE doc_key=?1 AND page=?2",
+            params![doc_key, page, text, heading],
+        )?;
+        tx.execute("UPDATE page_boxes SET data=?3 WHERE doc_key=?1 AND page=?2", params![doc_key, page, boxes::encode(boxes)])?;
+        tx.execute("UPDATE documents SET needs_ocr_pages=(SELECT count(*) FROM pages WHERE doc_key=?1 AND needs_ocr=1) WHERE key=?1", [doc_key])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn set_ocr_error(&self, doc_key: i64, page: u32, err: &str) -> Result<()> {
+        self.conn.execute("UPDATE pages SET ocr_error=?3 WHERE doc_key=?1 AND page=?2", params![doc_key, page, err])?;
+        Ok(())
+    }
+
+    /// Count of pages read by OCR, per document key.
+    pub fn ocr_pages(&self, doc_key: i64) -> Result<u32> {
+        Ok(self.conn.query_row("SELECT count(*) FROM pages WHERE doc_key=?1 AND source='ocr'", [doc_key], |r| r.get(0))?)
     }
 }
 
