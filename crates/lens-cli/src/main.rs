@@ -111,6 +111,9 @@ enum Cmd {
         /// List N questions with no gold page in the top 3
         #[arg(long, default_value_t = 0)]
         misses: usize,
+        /// Only questions whose label field KEY has VALUE (e.g. scanned_like=true); repeatable
+        #[arg(long = "only")]
+        only: Vec<String>,
         #[arg(long)]
         json: bool,
     },
@@ -315,10 +318,17 @@ fn run(cli: Cli) -> Result<()> {
             let a = lib.add_alias(&doc, &alias)?;
             println!("{doc}: alias \"{a}\" added");
         }
-        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, misses, json } => {
+        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, misses, only, json } => {
             let lib = open(&cli.library)?;
             let mode: Mode = mode.parse()?;
-            let labels_v = eval::read_labels(&labels)?;
+            let mut labels_v = eval::read_labels(&labels)?;
+            for cond in &only {
+                let (k, v) = cond.split_once('=').ok_or_else(|| lens_core::LensError::BadInput(format!("--only wants KEY=VALUE, got `{cond}`")))?;
+                labels_v.retain(|l| {
+                    let field = serde_json::to_value(l).ok().and_then(|j| j.get(k).cloned());
+                    field.is_some_and(|f| f.as_str().map(str::to_string).unwrap_or_else(|| f.to_string()) == v)
+                });
+            }
             let mut opts = EvalOptions { mode, ..Default::default() };
             if let Some(b) = heading_boost {
                 opts.params.heading_boost = b;

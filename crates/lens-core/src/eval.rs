@@ -167,12 +167,9 @@ impl Default for EvalOptions {
 
 fn mean(ms: &[Metrics]) -> Metrics {
     let n = ms.len().max(1) as f64;
-    Metrics {
-        ndcg5: ms.iter().map(|m| m.ndcg5).sum::<f64>() / n,
-        recall5: ms.iter().map(|m| m.recall5).sum::<f64>() / n,
-        hit3: ms.iter().map(|m| m.hit3).sum::<f64>() / n,
-        mrr: ms.iter().map(|m| m.mrr).sum::<f64>() / n,
-    }
+    // `+ 0.0` turns the -0.0 an empty f64 sum starts from into 0.0
+    let avg = |f: fn(&Metrics) -> f64| ms.iter().map(f).sum::<f64>() / n + 0.0;
+    Metrics { ndcg5: avg(|m| m.ndcg5), recall5: avg(|m| m.recall5), hit3: avg(|m| m.hit3), mrr: avg(|m| m.mrr) }
 }
 
 pub fn percentile(sorted: &[f64], p: f64) -> f64 {

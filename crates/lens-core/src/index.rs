@@ -73,7 +73,13 @@ impl PageIndex {
         std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
         let (schema, f) = schema();
         let mmap = tantivy::directory::MmapDirectory::open(dir).map_err(|e| LensError::Index(e.to_string()))?;
-        let index = Index::open_or_create(mmap, schema)?;
+        let index = Index::open_or_create(mmap, schema).map_err(|e| match e {
+            tantivy::TantivyError::SchemaError(_) => LensError::Index(format!(
+                "the search index in {} was made by another version of 10-K Lens; move the library aside and ingest again ({e})",
+                dir.display()
+            )),
+            other => other.into(),
+        })?;
         Self::finish(index, f)
     }
 

@@ -93,3 +93,31 @@ fn missing_tesseract_or_failing_pages_are_reported_and_ingest_goes_on() {
     assert!(lib.store().ocr_todo(None, false).unwrap().is_empty());
     assert_eq!(lib.store().ocr_todo(None, true).unwrap().len(), 2);
 }
+
+#[test]
+fn rotated_scan_is_read_upright() {
+    // A page scanned sideways: the rendered page turned 90 degrees, on a landscape page.
+    let work = tempfile::tempdir().unwrap();
+    let r = lens_core::pdf::render(&fb("3M_2018_10K"), 60, 150.0).unwrap();
+    let rot = image::imageops::rotate90(&image::DynamicImage::ImageRgba8(r.image).to_rgb8());
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85).encode_image(&rot).unwrap();
+    let page = lens_core::scan::ImagePage { jpeg, px_w: rot.width(), px_h: rot.height(), pt_w: r.page_height, pt_h: r.page_width };
+    let pdf = work.path().join("sideways.pdf");
+    std::fs::write(&pdf, lens_core::scan::images_to_pdf(&[page])).unwrap();
+    let mut lib = Library::open(&work.path().join("lib")).unwrap();
+    let never = AtomicBool::new(false);
+    ingest(&mut lib, &[pdf], &IngestOptions::default(), &never, &mut |_| {}).unwrap();
+    let o = ocr::run(&mut lib, &OcrOptions::default(), &never, &mut |_| {}).unwrap();
+    assert_eq!(o.pages, 1);
+    let p = lib.store().page("sideways", 1).unwrap();
+    assert!(p.text.contains("Purchases of property"), "read upright: {}", &p.text[..p.text.len().min(400)]);
+    // and the words' boxes still lie on the (landscape) page
+    let doc = lib.document("sideways").unwrap();
+    let boxes = lib.store().page_boxes(&doc, 1).unwrap();
+    let ev = locate(&p.text, &boxes, Some("Purchases of property, plant and equipment"), None);
+    assert_eq!(ev.found_by, FoundBy::Quote);
+    for b in &ev.boxes {
+        assert!(b.l >= 0.0 && b.r <= p.width + 1.0 && b.b >= 0.0 && b.t <= p.height + 1.0, "{b:?} outside {}x{}", p.width, p.height);
+    }
+}
