@@ -1,3 +1,5 @@
 fn main() {
-    tauri_build::build()
+    // Declare the app's own commands so capabilities can grant exactly these (and nothing else).
+    tauri_build::try_build(tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&["api", "page_image"])))
+        .expect("tauri build step");
 }

@@ -1,60 +1,204 @@
 (function () {
   const api = window.lensApi;
   const $ = (id) => document.getElementById(id);
-
-  function el(tag, cls, text) {
+  const el = (tag, cls, text) => {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
     if (text !== undefined) e.textContent = text;
     return e;
-  }
+  };
+  const errText = (e) => '[' + e.code + '] ' + e.message;
 
-  async function loadInfo() {
-    try {
-      const info = await api.call('app_info');
-      $('library-info').textContent = 'Library: ' + info.library;
-    } catch (e) { /* shown by loadDocs */ }
+  // ---- views
+  function show(view) {
+    for (const b of document.querySelectorAll('.tab')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
+    for (const v of ['ask', 'library', 'log']) $('view-' + v).hidden = v !== view;
+    if (view === 'library') loadDocs();
+    if (view === 'log') loadLog();
   }
+  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
 
+  // ---- library
   async function loadDocs() {
-    const ul = $('docs');
-    ul.textContent = '';
+    const tbody = $('docs').querySelector('tbody');
+    tbody.textContent = '';
     try {
       const docs = await api.call('documents');
-      $('lib-msg').textContent = docs.length ? docs.length + ' documents' : 'No documents yet. Ingest PDFs with `lens ingest PATH`.';
+      $('lib-msg').textContent = docs.length ? docs.length + ' documents' : 'No documents yet: add PDFs.';
       for (const d of docs) {
-        const li = el('li');
-        li.appendChild(el('strong', null, d.title || d.id));
-        li.appendChild(el('span', 'muted', ' · ' + d.pages + ' pages' + (d.form ? ' · ' + d.form : '')));
-        ul.appendChild(li);
+        const tr = el('tr');
+        tr.dataset.doc = d.id;
+        for (const v of [d.title || d.id, d.pages, d.company || '', d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
+        const td = el('td');
+        const rm = el('button', 'secondary', 'Remove');
+        rm.setAttribute('aria-label', 'Remove ' + d.id);
+        rm.addEventListener('click', async () => {
+          try { await api.call('remove', { doc: d.id }); loadDocs(); } catch (e) { $('lib-msg').textContent = errText(e); }
+        });
+        td.appendChild(rm);
+        tr.appendChild(td);
+        tbody.appendChild(tr);
       }
-    } catch (e) {
-      $('lib-msg').textContent = 'Could not read the library [' + e.code + ']: ' + e.message;
-    }
+    } catch (e) { $('lib-msg').textContent = 'Could not read the library ' + errText(e); }
   }
 
-  $('search-form').addEventListener('submit', async (ev) => {
+  async function addFiles(files) {
+    const list = $('ingest-status');
+    const pdfs = [];
+    for (const f of files) {
+      const name = f.name || String(f);
+      if (!/\.pdf$/i.test(name)) {
+        list.appendChild(el('li', 'error', name + ': not a PDF, skipped'));
+      } else pdfs.push(f);
+    }
+    if (!pdfs.length) return;
+    show('library');
+    const li = el('li', 'progress', 'Adding ' + pdfs.length + ' file(s)…');
+    list.appendChild(li);
+    try {
+      const results = await api.addFiles(pdfs);
+      li.remove();
+      const items = Array.isArray(results) ? results : [{ ok: true, result: results }];
+      for (const r of items) {
+        if (!r.ok) { list.appendChild(el('li', 'error', r.file + ': ' + errText(r.error))); continue; }
+        for (const ev of r.result.events || []) {
+          if (ev.event === 'stored') list.appendChild(el('li', 'done', ev.doc_id + ': ' + ev.pages + ' pages' + (ev.needs_ocr ? ', ' + ev.needs_ocr + ' read by OCR' : '') + ' — done'));
+          if (ev.event === 'unchanged') list.appendChild(el('li', 'done', ev.doc_id + ': already in the library'));
+          if (ev.event === 'failed') list.appendChild(el('li', 'error', ev.path.split('/').pop() + ': ' + ev.message));
+        }
+        if (r.result.ocr && r.result.ocr.error) list.appendChild(el('li', 'error', 'OCR not done: ' + errText(r.result.ocr.error)));
+      }
+    } catch (e) { li.className = 'error'; li.textContent = errText(e); }
+    loadDocs();
+  }
+  $('file-input').addEventListener('change', (ev) => { addFiles(Array.from(ev.target.files)); ev.target.value = ''; });
+
+  // drop anywhere (browser); the app receives paths from the window's drag-drop event
+  let dragDepth = 0;
+  window.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; $('drop-hint').hidden = false; });
+  window.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; $('drop-hint').hidden = true; } });
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => {
+    e.preventDefault(); dragDepth = 0; $('drop-hint').hidden = true;
+    if (api.kind === 'http' && e.dataTransfer) addFiles(Array.from(e.dataTransfer.files));
+  });
+  if (window.__TAURI__ && window.__TAURI__.event) {
+    window.__TAURI__.event.listen('tauri://drag-drop', (ev) => addFiles((ev.payload.paths || []).map((p) => ({ name: p, path: p }))));
+  }
+
+  // ---- ask + viewer
+  let current = null; // last answer
+  let viewing = null; // {doc, page, zoom}
+  $('ask-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const q = $('q').value.trim();
-    const msg = $('search-msg');
-    const ol = $('hits');
-    ol.textContent = '';
-    if (!q) { msg.textContent = 'Type a question first.'; return; }
-    msg.textContent = 'Searching…';
+    const msg = $('ask-msg');
+    if (!q) { msg.textContent = 'Type a question first.'; msg.className = 'error'; $('q').focus(); return; }
+    msg.className = 'muted';
+    msg.textContent = 'Reading the best pages…';
+    $('answer').hidden = true;
+    $('ask-btn').disabled = true;
     try {
-      const r = await api.call('search', { query: q, k: 10 });
-      msg.textContent = r.hits.length + ' pages in ' + r.elapsed_ms.toFixed(1) + ' ms' + (r.notes.length ? ' — ' + r.notes.join('; ') : '');
-      for (const h of r.hits) {
-        const li = el('li');
-        li.appendChild(el('strong', null, h.doc_id + ' p.' + h.page));
-        li.appendChild(el('p', 'snippet', h.snippet));
-        ol.appendChild(li);
-      }
-    } catch (e) {
-      msg.textContent = '[' + e.code + '] ' + e.message;
-    }
+      const r = await api.call('ask', { question: q, k: Number($('k').value) });
+      current = r;
+      renderAnswer(r);
+      msg.textContent = '';
+    } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
+    $('ask-btn').disabled = false;
   });
 
-  loadInfo();
+  function renderAnswer(r) {
+    $('answer').hidden = false;
+    $('answer-text').textContent = r.answer;
+    $('answer-text').classList.toggle('not-found', r.not_found);
+    $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
+    $('answer-quote').hidden = !r.quote;
+    const scope = r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '';
+    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
+    $('fb-msg').textContent = '';
+    $('fb-note').value = '';
+    const ol = $('pages-read');
+    ol.textContent = '';
+    for (const p of r.pages) {
+      const li = el('li');
+      const b = el('button', 'link', p);
+      const cited = r.citations.includes(p);
+      if (cited) { b.classList.add('cited'); b.setAttribute('aria-label', p + ' (cited)'); }
+      b.addEventListener('click', () => { const i = p.lastIndexOf('#'); openPage(p.slice(0, i), Number(p.slice(i + 1))); });
+      li.appendChild(b);
+      if (cited) li.appendChild(el('span', 'badge', 'cited'));
+      ol.appendChild(li);
+    }
+    if (r.citations.length) { const c = r.citations[0]; const i = c.lastIndexOf('#'); openPage(c.slice(0, i), Number(c.slice(i + 1))); }
+    else $('viewer').hidden = true;
+  }
+
+  async function openPage(doc, page, zoom) {
+    viewing = { doc, page, zoom: zoom || (viewing && viewing.zoom) || 1 };
+    $('viewer').hidden = false;
+    $('viewer-title').textContent = doc + ' · page ' + page;
+    const cited = current && current.citations.includes(doc + '#' + page);
+    try {
+      const src = await api.pageImage(doc, page, cited ? current.quote : null, cited ? current.answer : null, Math.round(110 * viewing.zoom));
+      $('page-img').src = src;
+      $('page-img').alt = 'Page ' + page + ' of ' + doc + (cited ? ', evidence highlighted' : '');
+    } catch (e) { $('viewer-title').textContent = errText(e); }
+  }
+  $('page-img').addEventListener('error', () => { $('viewer-title').textContent = 'This page could not be shown (see the log for details).'; });
+  $('v-prev').addEventListener('click', () => viewing && viewing.page > 1 && openPage(viewing.doc, viewing.page - 1));
+  $('v-next').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page + 1));
+  $('v-zoom-in').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.min(viewing.zoom * 1.25, 4)));
+  $('v-zoom-out').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.max(viewing.zoom / 1.25, 0.5)));
+  $('v-jump').addEventListener('click', () => {
+    if (!current || !current.boxes.length || !viewing) return;
+    const b = current.boxes.find((x) => x.doc_id === viewing.doc && x.page === viewing.page);
+    if (!b) return;
+    const img = $('page-img');
+    const scale = img.clientHeight / (img.naturalHeight || img.clientHeight);
+    const dpi = 110 * viewing.zoom;
+    const ptToPx = dpi / 72 * scale;
+    const pageHeightPx = img.clientHeight;
+    const y = pageHeightPx - b.t * ptToPx;
+    $('viewer-scroll').scrollTop = Math.max(0, y - 80);
+  });
+
+  async function feedback(value) {
+    if (!current) return;
+    try {
+      await api.call('feedback', { id: current.log_id, value, note: $('fb-note').value });
+      $('fb-msg').textContent = value > 0 ? 'Thanks — marked good.' : 'Thanks — marked wrong.';
+    } catch (e) { $('fb-msg').textContent = errText(e); }
+  }
+  $('fb-up').addEventListener('click', () => feedback(1));
+  $('fb-down').addEventListener('click', () => feedback(-1));
+
+  // ---- log
+  let logRows = [];
+  async function loadLog() {
+    const tbody = $('log').querySelector('tbody');
+    tbody.textContent = '';
+    try { logRows = await api.call('log', { limit: 500 }); } catch (e) { tbody.appendChild(el('tr', 'error', errText(e))); return; }
+    const f = $('log-filter').value;
+    for (const r of logRows) {
+      if (f === '1' && r.feedback !== 1) continue;
+      if (f === '-1' && r.feedback !== -1) continue;
+      if (f === 'none' && r.feedback != null) continue;
+      const tr = el('tr');
+      tr.dataset.id = r.id;
+      const fb = r.feedback === 1 ? '✓ right' : r.feedback === -1 ? '✗ wrong' : '';
+      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.answer, r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
+      tbody.appendChild(tr);
+    }
+  }
+  $('log-filter').addEventListener('change', loadLog);
+  $('log-export').addEventListener('click', () => {
+    const blob = new Blob([logRows.map((r) => JSON.stringify(r)).join('\n') + '\n'], { type: 'application/x-ndjson' });
+    const a = el('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = 'lens-question-log.jsonl';
+    a.click();
+  });
+
+  api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   loadDocs();
 })();

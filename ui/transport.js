@@ -3,22 +3,49 @@
 (function () {
   const tauri = window.__TAURI__ && window.__TAURI__.core;
   const token = new URLSearchParams(location.search).get('token') || '';
+  const asError = (e) => (e && e.code) ? e : { code: 'internal', message: String(e && e.message || e) };
+
   async function call(cmd, args) {
     if (tauri) {
-      try {
-        return await tauri.invoke(cmd, args || {});
-      } catch (e) {
-        throw (e && e.code) ? e : { code: 'internal', message: String(e) };
-      }
+      try { return await tauri.invoke('api', { cmd, args: args || {} }); } catch (e) { throw asError(e); }
     }
-    const r = await fetch('/api/' + cmd, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-lens-token': token },
-      body: JSON.stringify(args || {}),
-    });
+    let r;
+    try {
+      r = await fetch('/api/' + cmd, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lens-token': token },
+        body: JSON.stringify(args || {}),
+      });
+    } catch (e) { throw { code: 'offline', message: 'the 10-K Lens server is not reachable' }; }
     const body = await r.json().catch(() => ({ code: 'internal', message: 'bad response' }));
-    if (!r.ok) throw body;
+    if (!r.ok) throw asError(body);
     return body;
   }
-  window.lensApi = { call, kind: tauri ? 'tauri' : 'http' };
+
+  // URL (or data URL) of a rendered page with the evidence boxed.
+  async function pageImage(doc, page, quote, answer, dpi) {
+    if (tauri) {
+      try { return await tauri.invoke('page_image', { doc, page, quote: quote || null, answer: answer || null, dpi: dpi || 110 }); } catch (e) { throw asError(e); }
+    }
+    const q = new URLSearchParams({ doc, page: String(page), dpi: String(dpi || 110), token });
+    if (quote) q.set('quote', quote);
+    if (answer) q.set('answer', answer);
+    return '/api/page.png?' + q.toString();
+  }
+
+  // Add files: File objects in the browser (uploaded), paths in the app.
+  async function addFiles(files) {
+    if (tauri) return call('ingest_paths', { paths: files.map((f) => f.path || f) });
+    const results = [];
+    for (const f of files) {
+      try {
+        const r = await fetch('/api/upload?name=' + encodeURIComponent(f.name), { method: 'POST', headers: { 'x-lens-token': token }, body: f });
+        const body = await r.json().catch(() => ({ code: 'internal', message: 'bad response' }));
+        results.push(r.ok ? { file: f.name, ok: true, result: body } : { file: f.name, ok: false, error: asError(body) });
+      } catch (e) { results.push({ file: f.name, ok: false, error: asError(e) }); }
+    }
+    return results;
+  }
+
+  window.lensApi = { call, pageImage, addFiles, kind: tauri ? 'tauri' : 'http' };
 })();

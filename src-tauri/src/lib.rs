@@ -1,10 +1,12 @@
-//! Tauri shell over lens-core. Each command opens the library, calls one core function and
-//! returns its result or a `{code, message}` error the UI can classify.
+//! Tauri shell over lens-core: registers two commands that forward to the shared
+//! [`lens_core::api::Api`] (the same API `lens serve` exposes over HTTP). Errors cross IPC as
+//! `{code, message}` so the UI can act on the code.
 
-use lens_core::{Library, LensError, SearchRequest};
+use base64::Engine;
+use lens_core::api::Api;
+use lens_core::LensError;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 #[derive(Debug, Serialize)]
 pub struct ApiError {
@@ -19,45 +21,32 @@ impl From<LensError> for ApiError {
 }
 
 pub struct AppState {
-    pub library_dir: PathBuf,
-    pub library: Mutex<Option<Library>>,
+    pub api: Api,
 }
 
 impl AppState {
     pub fn new(dir: PathBuf) -> Self {
-        AppState { library_dir: dir, library: Mutex::new(None) }
-    }
-    fn with<T>(&self, f: impl FnOnce(&mut Library) -> Result<T, LensError>) -> Result<T, ApiError> {
-        let mut g = self.library.lock().map_err(|_| ApiError { code: "internal".into(), message: "library lock poisoned".into() })?;
-        if g.is_none() {
-            *g = Some(Library::open(&self.library_dir)?);
-        }
-        Ok(f(g.as_mut().expect("opened above"))?)
+        AppState { api: Api::new(dir) }
     }
 }
 
+/// Every UI call: `invoke('api', {cmd, args})`.
 #[tauri::command]
-fn documents(state: tauri::State<'_, AppState>) -> Result<Vec<lens_core::store::Document>, ApiError> {
-    state.with(|l| l.documents())
+async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_json::Value>) -> Result<serde_json::Value, ApiError> {
+    let args = args.filter(|a| a.is_object()).unwrap_or_else(|| serde_json::json!({}));
+    Ok(state.api.call(&cmd, &args)?)
 }
 
+/// A rendered page with the evidence boxed, as a `data:` URL (the CSP allows no other origin).
 #[tauri::command]
-fn search(state: tauri::State<'_, AppState>, query: String, k: Option<usize>) -> Result<lens_core::SearchResponse, ApiError> {
-    state.with(|l| {
-        let mut r = SearchRequest::new(query);
-        r.k = k.unwrap_or(10);
-        l.search(&r)
-    })
-}
-
-#[tauri::command]
-fn app_info(state: tauri::State<'_, AppState>) -> serde_json::Value {
-    serde_json::json!({ "library": state.library_dir.display().to_string(), "version": env!("CARGO_PKG_VERSION") })
+async fn page_image(state: tauri::State<'_, AppState>, doc: String, page: u32, quote: Option<String>, answer: Option<String>, dpi: Option<f32>) -> Result<String, ApiError> {
+    let png = state.api.page_png(&doc, page, quote.as_deref(), answer.as_deref(), dpi.unwrap_or(110.0))?;
+    Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png)))
 }
 
 /// Build the app with its commands (shared by `run` and the IPC tests).
 pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
-    builder.manage(state).invoke_handler(tauri::generate_handler![documents, search, app_info])
+    builder.manage(state).invoke_handler(tauri::generate_handler![api, page_image])
 }
 
 pub fn run() {

@@ -1,4 +1,4 @@
-//! The IPC layer, driven through tauri's mock runtime against a real (empty) library.
+//! The IPC layer, driven through tauri's mock runtime against a real library.
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
@@ -15,22 +15,37 @@ fn request(cmd: &str, body: serde_json::Value) -> InvokeRequest {
     }
 }
 
+fn corpus_pdf(name: &str) -> String {
+    let c = std::env::var("LENS_CORPUS").unwrap_or_else(|_| format!("{}/../../shared/corpus", env!("CARGO_MANIFEST_DIR")));
+    format!("{c}/financebench/pdfs/{name}.pdf")
+}
+
 #[test]
 fn commands_answer_and_errors_carry_codes() {
     let dir = tempfile::tempdir().unwrap();
     let app = lens_app::builder(mock_builder(), lens_app::AppState::new(dir.path().to_path_buf())).build(mock_context(noop_assets())).unwrap();
     let w = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+    let call = |cmd: &str, args: serde_json::Value| get_ipc_response(&w, request("api", serde_json::json!({"cmd": cmd, "args": args})));
 
-    let docs = get_ipc_response(&w, request("documents", serde_json::json!({}))).unwrap();
-    assert_eq!(docs.deserialize::<serde_json::Value>().unwrap(), serde_json::json!([]));
-
-    let info = get_ipc_response(&w, request("app_info", serde_json::json!({}))).unwrap().deserialize::<serde_json::Value>().unwrap();
+    assert_eq!(call("documents", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap(), serde_json::json!([]));
+    let info = call("app_info", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap();
     assert_eq!(info["library"], dir.path().display().to_string());
 
-    let err = get_ipc_response(&w, request("search", serde_json::json!({"query": "  "}))).unwrap_err();
+    let err = call("ask", serde_json::json!({"question": "  "})).unwrap_err();
     assert_eq!(err["code"], "bad_input");
     assert!(err["message"].as_str().unwrap().contains("empty"));
+    let err = call("no_such_command", serde_json::json!({})).unwrap_err();
+    assert_eq!(err["code"], "not_found");
 
-    let ok = get_ipc_response(&w, request("search", serde_json::json!({"query": "revenue", "k": 3}))).unwrap().deserialize::<serde_json::Value>().unwrap();
-    assert_eq!(ok["hits"], serde_json::json!([]));
+    // ingest a real filing through IPC, ask, and get the highlighted page back
+    let r = call("ingest_paths", serde_json::json!({"paths": [corpus_pdf("AMCOR_2022_8K_dated-2022-07-01")]})).unwrap().deserialize::<serde_json::Value>().unwrap();
+    assert_eq!(r["summary"]["added"], 1);
+    let a = call("ask", serde_json::json!({"question": "Which notes are covered by the supplemental indentures?"})).unwrap().deserialize::<serde_json::Value>().unwrap();
+    assert_eq!(a["not_found"], false, "{a}");
+    let cited = a["citations"][0].as_str().unwrap().to_string();
+    let (doc, page) = cited.rsplit_once('#').unwrap();
+    let img = get_ipc_response(&w, request("page_image", serde_json::json!({"doc": doc, "page": page.parse::<u32>().unwrap(), "quote": a["quote"]}))).unwrap().deserialize::<String>().unwrap();
+    assert!(img.starts_with("data:image/png;base64,"));
+    let err = get_ipc_response(&w, request("page_image", serde_json::json!({"doc": doc, "page": 999}))).unwrap_err();
+    assert_eq!(err["code"], "unknown_page");
 }

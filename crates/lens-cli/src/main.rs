@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 mod bench;
+mod serve;
 
 #[derive(Parser)]
 #[command(name = "lens", version, about = "10-K Lens: evidence-first question answering over PDFs")]
@@ -188,6 +189,12 @@ enum Cmd {
         value: i32,
         #[arg(long)]
         note: Option<String>,
+    },
+    /// Serve the UI and API on 127.0.0.1 (prints the URL with its access token)
+    Serve {
+        /// Port (0 picks a free one)
+        #[arg(long, default_value_t = 8765)]
+        port: u16,
     },
     /// Benchmarks (print figures; never assert on time)
     Bench {
@@ -460,8 +467,8 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 for e in &log {
                     let fb = match e.feedback {
-                        Some(1) => " 👍",
-                        Some(-1) => " 👎",
+                        Some(1) => " [right]",
+                        Some(-1) => " [wrong]",
                         _ => "",
                     };
                     println!("#{} {} [{}] {}\n    -> {}{}", e.id, e.time, e.answerer, e.question, e.answer, fb);
@@ -473,6 +480,7 @@ fn run(cli: Cli) -> Result<()> {
             lib.store().set_feedback(id, value, note.as_deref())?;
             println!("feedback recorded on #{id}");
         }
+        Cmd::Serve { port } => serve::run(lens_core::paths::library_dir(cli.library.as_deref()), port)?,
         Cmd::Bench { what } => bench::run(what, cli.library)?,
     }
     Ok(())

@@ -4,6 +4,7 @@
 //! into [`Library`] and the stage functions. See ARCHITECTURE.md for the walk through.
 
 pub mod answer;
+pub mod api;
 pub mod ask;
 pub mod boxes;
 pub mod error;

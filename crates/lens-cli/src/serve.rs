@@ -1,0 +1,164 @@
+//! `lens serve`: the desktop UI and its API over HTTP, for browsers and browser tests.
+//! Bound to 127.0.0.1 only; every API request must carry the random token printed at start
+//! (header `x-lens-token` or `?token=`). Static UI files are compiled into the binary.
+
+use anyhow::{Context, Result};
+use lens_core::api::Api;
+use lens_core::LensError;
+use std::io::Read;
+use std::sync::Arc;
+use tiny_http::{Header, Method, Request, Response, Server};
+
+const UI: &[(&str, &str, &[u8])] = &[
+    ("/", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
+    ("/index.html", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
+    ("/app.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/app.js")),
+    ("/transport.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/transport.js")),
+    ("/style.css", "text/css; charset=utf-8", include_bytes!("../../../ui/style.css")),
+];
+
+/// Largest upload accepted over HTTP.
+const MAX_UPLOAD: usize = 512 * 1024 * 1024;
+
+fn token() -> String {
+    let mut b = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut b);
+    }
+    if b.iter().all(|x| *x == 0) {
+        // no /dev/urandom: time and pid, still unguessable enough for a loopback session
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        b.copy_from_slice(&(t ^ ((std::process::id() as u128) << 64)).to_le_bytes());
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn header(k: &str, v: &str) -> Header {
+    Header::from_bytes(k.as_bytes(), v.as_bytes()).expect("valid header")
+}
+
+fn json_response(status: u16, v: &serde_json::Value) -> Response<std::io::Cursor<Vec<u8>>> {
+    Response::from_data(serde_json::to_vec(v).unwrap()).with_status_code(status).with_header(header("Content-Type", "application/json"))
+}
+
+fn error_response(e: &LensError) -> Response<std::io::Cursor<Vec<u8>>> {
+    let status = match e.code() {
+        "bad_input" | "not_pdf" | "pdf_empty" | "pdf_encrypted" | "pdf_corrupt" | "pdf_no_pages" | "pdf_too_large" => 400,
+        "unknown_document" | "unknown_page" | "not_found" => 404,
+        _ => 500,
+    };
+    json_response(status, &serde_json::json!({ "code": e.code(), "message": e.to_string() }))
+}
+
+fn query_params(url: &str) -> Vec<(String, String)> {
+    let q = url.split_once('?').map(|x| x.1).unwrap_or("");
+    q.split('&').filter(|s| !s.is_empty()).map(|kv| {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        (decode(k), decode(v))
+    }).collect()
+}
+
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => {
+                match u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16) {
+                    Ok(v) => {
+                        out.push(v);
+                        i += 2;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).to_string()
+}
+
+fn handle(api: &Api, secret: &str, mut req: Request) {
+    let url = req.url().to_string();
+    let path = url.split('?').next().unwrap_or("/").to_string();
+    let params = query_params(&url);
+    let param = |k: &str| params.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone());
+    if !path.starts_with("/api/") {
+        let resp = match UI.iter().find(|(p, _, _)| *p == path) {
+            Some((_, ct, body)) => Response::from_data(body.to_vec())
+                .with_header(header("Content-Type", ct))
+                .with_header(header("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'"))
+                .with_header(header("X-Content-Type-Options", "nosniff")),
+            None => json_response(404, &serde_json::json!({ "code": "not_found", "message": format!("no such page {path}") })),
+        };
+        let _ = req.respond(resp);
+        return;
+    }
+    let given = req.headers().iter().find(|h| h.field.equiv("x-lens-token")).map(|h| h.value.to_string()).or_else(|| param("token"));
+    if given.as_deref() != Some(secret) {
+        let _ = req.respond(json_response(401, &serde_json::json!({ "code": "unauthorized", "message": "missing or wrong token: open the URL `lens serve` printed" })));
+        return;
+    }
+    let cmd = path.trim_start_matches("/api/").to_string();
+    let resp = match (req.method().clone(), cmd.as_str()) {
+        (Method::Get, "page.png") => {
+            let page = param("page").and_then(|p| p.parse::<u32>().ok());
+            let dpi = param("dpi").and_then(|d| d.parse::<f32>().ok()).unwrap_or(110.0);
+            match (param("doc"), page) {
+                (Some(doc), Some(page)) => match api.page_png(&doc, page, param("quote").as_deref(), param("answer").as_deref(), dpi) {
+                    Ok(png) => Response::from_data(png).with_header(header("Content-Type", "image/png")),
+                    Err(e) => error_response(&e),
+                },
+                _ => error_response(&LensError::BadInput("page.png needs doc and page".into())),
+            }
+        }
+        (Method::Post, "upload") => {
+            let name = param("name").unwrap_or_default();
+            let mut body = Vec::new();
+            let r = req.as_reader().take(MAX_UPLOAD as u64 + 1).read_to_end(&mut body);
+            match r {
+                Err(e) => error_response(&LensError::BadInput(format!("upload failed: {e}"))),
+                Ok(_) if body.len() > MAX_UPLOAD => error_response(&LensError::BadInput(format!("{name}: larger than {} MiB", MAX_UPLOAD >> 20))),
+                Ok(_) => match api.upload(&name, &body) {
+                    Ok(v) => json_response(200, &v),
+                    Err(e) => error_response(&e),
+                },
+            }
+        }
+        (Method::Post, _) => {
+            let mut body = String::new();
+            let _ = req.as_reader().take(1 << 20).read_to_string(&mut body);
+            let args: serde_json::Value = if body.trim().is_empty() { serde_json::json!({}) } else { serde_json::from_str(&body).unwrap_or(serde_json::Value::Null) };
+            if args.is_null() {
+                error_response(&LensError::BadInput("the request body is not JSON".into()))
+            } else {
+                match api.call(&cmd, &args) {
+                    Ok(v) => json_response(200, &v),
+                    Err(e) => error_response(&e),
+                }
+            }
+        }
+        _ => json_response(405, &serde_json::json!({ "code": "bad_input", "message": "use POST for API commands" })),
+    };
+    let _ = req.respond(resp);
+}
+
+pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
+    let server = Server::http(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let addr = server.server_addr().to_ip().context("listening address")?;
+    anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
+    let secret = token();
+    let api = Arc::new(Api::new(library));
+    println!("10-K Lens serving {} at http://{}/?token={}", api.library_dir().display(), addr, secret);
+    use std::io::Write;
+    std::io::stdout().flush().ok();
+    let secret = Arc::new(secret);
+    for req in server.incoming_requests() {
+        let (api, secret) = (api.clone(), secret.clone());
+        std::thread::spawn(move || handle(&api, &secret, req));
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+// Browser end-to-end test: `lens serve` with real corpus PDFs, driven in Debian's chromium.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '../..');
+const lens = process.env.LENS_BIN || join(repo, 'target/debug/lens');
+const corpus = process.env.LENS_CORPUS || resolve(repo, '../shared/corpus');
+const out = join(here, 'out');
+mkdirSync(out, { recursive: true });
+
+function serve(library) {
+  return new Promise((ok, fail) => {
+    const p = spawn(lens, ['--library', library, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buf = '';
+    p.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
+      if (m) ok({ proc: p, url: m[1] });
+    });
+    p.on('exit', (c) => fail(new Error('lens serve exited ' + c)));
+    setTimeout(() => fail(new Error('lens serve did not start')), 15000);
+  });
+}
+
+test('upload, ask, see the highlighted page, give feedback, find it in the log', { timeout: 120000 }, async () => {
+  const library = mkdtempSync(join(tmpdir(), 'lens-e2e-'));
+  const files = mkdtempSync(join(tmpdir(), 'lens-e2e-files-'));
+  symlinkSync(join(corpus, 'financebench/pdfs/3M_2018_10K.pdf'), join(files, '3M_2018_10K.pdf'));
+  writeFileSync(join(files, 'notes.txt'), 'not a pdf');
+  const { proc, url } = await serve(library);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const origin = new URL(url).origin;
+
+    // the API refuses requests without the token
+    const denied = await page.request.post(origin + '/api/documents', { data: {} });
+    assert.equal(denied.status(), 401);
+
+    await page.goto(url);
+    await page.click('button.tab[data-view=library]');
+    // a non-PDF is refused inline, naming the file; the PDF is ingested with progress shown
+    await page.setInputFiles('#file-input', [join(files, 'notes.txt'), join(files, '3M_2018_10K.pdf')]);
+    await page.waitForSelector('#ingest-status li.error');
+    assert.match(await page.textContent('#ingest-status li.error'), /notes\.txt: not a PDF/);
+    await page.screenshot({ path: join(out, 'ingest-progress.png') });
+    await page.waitForSelector('#ingest-status li.done', { timeout: 60000 });
+    assert.match(await page.textContent('#ingest-status li.done'), /3M_2018_10K: 160 pages/);
+    await page.waitForSelector('#docs tr[data-doc="3M_2018_10K"]');
+    await page.screenshot({ path: join(out, 'library.png') });
+
+    // ask: empty question -> inline message; a real question -> answer, quote, highlighted page
+    await page.click('button.tab[data-view=ask]');
+    await page.click('#ask-btn');
+    assert.equal(await page.textContent('#ask-msg'), 'Type a question first.');
+    await page.fill('#q', 'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.');
+    await page.click('#ask-btn');
+    await page.waitForSelector('#answer:not([hidden])');
+    const answer = await page.textContent('#answer-text');
+    assert.match(answer, /1,577/);
+    assert.match(await page.textContent('#pages-read'), /3M_2018_10K#60/);
+    await page.waitForFunction(() => { const i = document.getElementById('page-img'); return i.complete && i.naturalWidth > 0; });
+    const src = await page.getAttribute('#page-img', 'src');
+    assert.match(src, /page=60/);
+    assert.match(src, /quote=/);
+    // the highlight is in the image: some pixels have the box fill colour
+    const yellow = await page.evaluate(() => {
+      const i = document.getElementById('page-img');
+      const c = document.createElement('canvas');
+      c.width = i.naturalWidth; c.height = i.naturalHeight;
+      const g = c.getContext('2d'); g.drawImage(i, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (d[k] > 200 && d[k + 1] > 190 && d[k + 2] < 170) n++;
+      return n;
+    });
+    assert.ok(yellow > 1000, 'highlight pixels: ' + yellow);
+    await page.click('#v-jump');
+    await page.screenshot({ path: join(out, 'ask.png') });
+
+    // feedback, then the log view shows it
+    await page.fill('#fb-note', 'right row, wrong sign');
+    await page.click('#fb-down');
+    await page.waitForFunction(() => document.getElementById('fb-msg').textContent.includes('marked wrong'));
+    await page.click('button.tab[data-view=log]');
+    await page.waitForSelector('#log tbody tr');
+    assert.match(await page.textContent('#log tbody tr'), /✗ wrong right row, wrong sign/);
+    await page.screenshot({ path: join(out, 'log.png') });
+
+    // ...and in SQLite, through the CLI
+    const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(log.length, 1);
+    assert.equal(log[0].feedback, -1);
+    assert.equal(log[0].feedback_note, 'right row, wrong sign');
+
+    // removing the document removes its pages from search and the viewer
+    await page.click('button.tab[data-view=library]');
+    await page.click('#docs tr[data-doc="3M_2018_10K"] button');
+    await page.waitForFunction(() => !document.querySelector('#docs tr[data-doc="3M_2018_10K"]'));
+    const gone = await page.request.get(src.startsWith('http') ? src : origin + src);
+    assert.equal(gone.status(), 404);
+
+    // narrow window still usable
+    await page.setViewportSize({ width: 480, height: 800 });
+    await page.click('button.tab[data-view=ask]');
+    assert.ok(await page.isVisible('#ask-btn'));
+  } finally {
+    await browser.close();
+    proc.kill();
+  }
+});
