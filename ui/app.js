@@ -30,6 +30,10 @@
         tr.dataset.doc = d.id;
         for (const v of [d.title || d.id, d.pages, d.company || '', d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
         const td = el('td');
+        const edit = el('button', 'secondary', 'Edit');
+        edit.setAttribute('aria-label', 'Edit company, year and form of ' + d.id);
+        edit.addEventListener('click', () => editRow(tr, d));
+        td.appendChild(edit);
         const rm = el('button', 'secondary', 'Remove');
         rm.setAttribute('aria-label', 'Remove ' + d.id);
         rm.addEventListener('click', async () => {
@@ -40,6 +44,32 @@
         tbody.appendChild(tr);
       }
     } catch (e) { $('lib-msg').textContent = 'Could not read the library ' + errText(e); }
+  }
+
+  function editRow(tr, d) {
+    const cells = tr.querySelectorAll('td');
+    const fields = [['company', 2], ['year', 3], ['form', 4]];
+    const inputs = {};
+    for (const [name, i] of fields) {
+      const inp = el('input');
+      inp.value = d[name] == null ? '' : String(d[name]);
+      inp.setAttribute('aria-label', name + ' of ' + d.id);
+      inp.size = name === 'year' ? 5 : 14;
+      cells[i].textContent = '';
+      cells[i].appendChild(inp);
+      inputs[name] = inp;
+    }
+    const actions = cells[cells.length - 1];
+    actions.textContent = '';
+    const save = el('button', null, 'Save');
+    save.addEventListener('click', async () => {
+      try {
+        await api.call('set_metadata', { doc: d.id, company: inputs.company.value, year: inputs.year.value, form: inputs.form.value });
+        loadDocs();
+      } catch (e) { $('lib-msg').textContent = errText(e); }
+    });
+    actions.appendChild(save);
+    inputs.company.focus();
   }
 
   async function addFiles(files) {
@@ -84,6 +114,10 @@
   });
   if (window.__TAURI__ && window.__TAURI__.event) {
     window.__TAURI__.event.listen('tauri://drag-drop', (ev) => addFiles((ev.payload.paths || []).map((p) => ({ name: p, path: p }))));
+    window.__TAURI__.event.listen('library-changed', () => { if (!$('view-library').hidden) loadDocs(); });
+  } else {
+    // the browser has no push channel: refresh the library view while it is open (watched folders)
+    setInterval(() => { if (!$('view-library').hidden && !document.querySelector('#docs input')) loadDocs(); }, 5000);
   }
 
   // ---- ask + viewer

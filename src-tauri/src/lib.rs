@@ -4,6 +4,8 @@
 
 use base64::Engine;
 use lens_core::api::Api;
+use std::sync::{Arc, Mutex};
+use tauri::{Emitter, Manager};
 use lens_core::LensError;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -21,12 +23,13 @@ impl From<LensError> for ApiError {
 }
 
 pub struct AppState {
-    pub api: Api,
+    pub api: Arc<Api>,
+    watching: Mutex<Option<lens_core::watch::WatchService>>,
 }
 
 impl AppState {
     pub fn new(dir: PathBuf) -> Self {
-        AppState { api: Api::new(dir) }
+        AppState { api: Arc::new(Api::new(dir)), watching: Mutex::new(None) }
     }
 }
 
@@ -52,6 +55,18 @@ pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -
 pub fn run() {
     let dir = lens_core::paths::library_dir(None);
     builder(tauri::Builder::default(), AppState::new(dir))
+        .setup(|app| {
+            // follow the library's watched folders; tell the UI when the library changes
+            let handle = app.handle().clone();
+            let state = app.state::<AppState>();
+            match state.api.start_watching(Box::new(move |e| {
+                let _ = handle.emit("library-changed", &e);
+            })) {
+                Ok(svc) => *state.watching.lock().unwrap_or_else(|p| p.into_inner()) = Some(svc),
+                Err(e) => eprintln!("watched folders not followed: {e}"),
+            }
+            Ok(())
+        })
         .run(tauri::generate_context!())
         .expect("error while running 10-K Lens");
 }

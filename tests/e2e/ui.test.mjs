@@ -103,9 +103,15 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.equal(log[0].feedback, -1);
     assert.equal(log[0].feedback_note, 'right row, wrong sign');
 
-    // removing the document removes its pages from search and the viewer
+    // metadata can be edited in the library
     await page.click('button.tab[data-view=library]');
-    await page.click('#docs tr[data-doc="3M_2018_10K"] button');
+    await page.click('button[aria-label="Edit company, year and form of 3M_2018_10K"]');
+    await page.fill('input[aria-label="company of 3M_2018_10K"]', 'Minnesota Mining');
+    await page.click('#docs tr[data-doc="3M_2018_10K"] button:has-text("Save")');
+    await page.waitForFunction(() => document.querySelector('#docs tr[data-doc="3M_2018_10K"] td:nth-child(3)')?.textContent === 'Minnesota Mining');
+
+    // removing the document removes its pages from search and the viewer
+    await page.click('button[aria-label="Remove 3M_2018_10K"]');
     await page.waitForFunction(() => !document.querySelector('#docs tr[data-doc="3M_2018_10K"]'));
     const gone = await page.request.get(src.startsWith('http') ? src : origin + src);
     assert.equal(gone.status(), 404);

@@ -190,6 +190,11 @@ enum Cmd {
         #[arg(long)]
         note: Option<String>,
     },
+    /// Watched folders: new/changed PDFs are ingested, deleted ones removed
+    Watch {
+        #[command(subcommand)]
+        what: WatchCmd,
+    },
     /// Serve the UI and API on 127.0.0.1 (prints the URL with its access token)
     Serve {
         /// Port (0 picks a free one)
@@ -201,6 +206,18 @@ enum Cmd {
         #[command(subcommand)]
         what: bench::BenchCmd,
     },
+}
+
+#[derive(Subcommand)]
+enum WatchCmd {
+    /// Add a folder to the watch list (kept in the library)
+    Add { folder: PathBuf },
+    /// Remove a folder from the watch list
+    Remove { folder: String },
+    /// List watched folders
+    List,
+    /// Follow the watched folders until interrupted
+    Run,
 }
 
 fn main() {
@@ -479,6 +496,35 @@ fn run(cli: Cli) -> Result<()> {
             let lib = open(&cli.library)?;
             lib.store().set_feedback(id, value, note.as_deref())?;
             println!("feedback recorded on #{id}");
+        }
+        Cmd::Watch { what } => {
+            let api = std::sync::Arc::new(lens_core::api::Api::new(lens_core::paths::library_dir(cli.library.as_deref())));
+            match what {
+                WatchCmd::Add { folder } => println!("watching {}", api.add_watch(&folder)?),
+                WatchCmd::Remove { folder } => {
+                    if api.remove_watch(&folder)? {
+                        println!("no longer watching {folder}");
+                    } else {
+                        println!("{folder} was not watched");
+                    }
+                }
+                WatchCmd::List => {
+                    for w in api.watches()? {
+                        println!("{w}");
+                    }
+                }
+                WatchCmd::Run => {
+                    let folders = api.watches()?;
+                    if folders.is_empty() {
+                        return Err(lens_core::LensError::BadInput("no watched folders: add one with `lens watch add DIR`".into()).into());
+                    }
+                    println!("watching {} (Ctrl-C to stop)", folders.join(", "));
+                    let _svc = api.start_watching(Box::new(|e| println!("{}", serde_json::to_string(&e).unwrap())))?;
+                    loop {
+                        std::thread::park();
+                    }
+                }
+            }
         }
         Cmd::Serve { port } => serve::run(lens_core::paths::library_dir(cli.library.as_deref()), port)?,
         Cmd::Bench { what } => bench::run(what, cli.library)?,

@@ -156,6 +156,8 @@ pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
     use std::io::Write;
     std::io::stdout().flush().ok();
     let secret = Arc::new(secret);
+    // follow the library's watched folders while serving
+    let _watching = api.start_watching(Box::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default())));
     for req in server.incoming_requests() {
         let (api, secret) = (api.clone(), secret.clone());
         std::thread::spawn(move || handle(&api, &secret, req));

@@ -38,6 +38,11 @@ impl Api {
         &self.dir
     }
 
+    /// Run `f` on the (lazily opened) library, one caller at a time.
+    pub fn with_library<T>(&self, f: impl FnOnce(&mut Library) -> Result<T>) -> Result<T> {
+        self.with(f)
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut Library) -> Result<T>) -> Result<T> {
         let mut g = self.lib.lock().unwrap_or_else(|p| p.into_inner());
         if g.is_none() {
@@ -81,6 +86,20 @@ impl Api {
                 l.remove(&arg_str(a, "doc")?)?;
                 Ok(json!({ "ok": true }))
             }),
+            "set_metadata" => self.with(|l| {
+                let doc = arg_str(a, "doc")?;
+                let year = match a.get("year") {
+                    Some(Value::Number(n)) => Some(n.as_i64().unwrap_or(0) as i32),
+                    Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().parse::<i32>().map_err(|_| LensError::BadInput(format!("`{s}` is not a year")))?),
+                    _ => None,
+                };
+                let company = a.get("company").and_then(Value::as_str);
+                let form = a.get("form").and_then(Value::as_str);
+                l.store().set_metadata(&doc, company, year, form)?;
+                Ok(to(&l.document(&doc)?))
+            }),
+            "add_alias" => self.with(|l| Ok(json!({ "alias": l.add_alias(&arg_str(a, "doc")?, &arg_str(a, "alias")?)? }))),
+            "watches" => self.with(|l| Ok(to(&l.store().watches()?))),
             "ingest_paths" => {
                 let paths: Vec<PathBuf> = strings(a, "paths").into_iter().map(PathBuf::from).collect();
                 if paths.is_empty() {

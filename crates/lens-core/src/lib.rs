@@ -25,6 +25,7 @@ pub mod render;
 pub mod scan;
 pub mod store;
 pub mod text;
+pub mod watch;
 
 pub use error::{LensError, Result};
 pub use library::{Library, SearchHit, SearchRequest, SearchResponse};

@@ -62,6 +62,10 @@ CREATE TABLE IF NOT EXISTS ingest_jobs(
   started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
   finished_at TEXT
 );
+CREATE TABLE IF NOT EXISTS watched_folders(
+  path TEXT PRIMARY KEY,
+  added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
+);
 -- index entries of these document keys must be deleted from the search index
 CREATE TABLE IF NOT EXISTS tombstones(doc_key INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS question_log(
@@ -339,6 +343,44 @@ impl Store {
             "UPDATE ingest_jobs SET status=?2, doc_id=?3, sha256=?4, pages=?5, error_code=?6, error=?7, finished_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?1",
             params![job, status, doc_id, sha, pages, err.map(|e| e.code()), err.map(|e| e.to_string())],
         )?;
+        Ok(())
+    }
+}
+
+impl Store {
+    pub fn add_watch(&self, path: &str) -> Result<()> {
+        self.conn.execute("INSERT OR IGNORE INTO watched_folders(path) VALUES(?1)", [path])?;
+        Ok(())
+    }
+    pub fn remove_watch(&self, path: &str) -> Result<bool> {
+        Ok(self.conn.execute("DELETE FROM watched_folders WHERE path=?1", [path])? > 0)
+    }
+    pub fn watches(&self) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare("SELECT path FROM watched_folders ORDER BY path")?;
+        let v = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(v)
+    }
+    /// Documents ingested from `path`.
+    pub fn documents_at(&self, path: &str) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare("SELECT id FROM documents WHERE status='complete' AND path=?1")?;
+        let v = st.query_map([path], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
+        Ok(v)
+    }
+    /// Edit a document's metadata (empty strings clear a field).
+    pub fn set_metadata(&self, id: &str, company: Option<&str>, year: Option<i32>, form: Option<&str>) -> Result<()> {
+        self.document(id)?;
+        if let Some(c) = company {
+            self.conn.execute("UPDATE documents SET company=NULLIF(?2,'') WHERE id=?1 AND status='complete'", params![id, c])?;
+            if !c.trim().is_empty() {
+                self.add_alias(id, c)?;
+            }
+        }
+        if let Some(y) = year {
+            self.conn.execute("UPDATE documents SET year=?2 WHERE id=?1 AND status='complete'", params![id, y])?;
+        }
+        if let Some(f) = form {
+            self.conn.execute("UPDATE documents SET form=NULLIF(?2,'') WHERE id=?1 AND status='complete'", params![id, f])?;
+        }
         Ok(())
     }
 }

@@ -1,0 +1,52 @@
+//! Watched folders: real PDFs copied in, changed and deleted are ingested, replaced and removed.
+mod common;
+use common::*;
+use lens_core::api::Api;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(t0.elapsed() < Duration::from_secs(60), "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn new_changed_and_deleted_pdfs_follow_the_folder() {
+    let lib = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let api = Arc::new(Api::new(lib.path().to_path_buf()));
+    let watched = api.add_watch(folder.path()).unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let ev2 = events.clone();
+    let svc = api.start_watching(Box::new(move |e| ev2.lock().unwrap().push(e))).unwrap();
+    let docs = |api: &Api| api.call("documents", &serde_json::json!({})).unwrap();
+
+    let f = folder.path().join("filing.pdf");
+    std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), &f).unwrap();
+    std::fs::write(folder.path().join("notes.txt"), "ignored").unwrap();
+    wait_until("the new PDF is ingested", || docs(&api).as_array().unwrap().len() == 1);
+    assert_eq!(docs(&api)[0]["pages"], 9);
+
+    // changed in place: replaced
+    std::fs::copy(fb("AMCOR_2023Q4_EARNINGS"), &f).unwrap();
+    wait_until("the changed PDF replaces the old one", || docs(&api)[0]["pages"] == 14);
+    assert_eq!(docs(&api).as_array().unwrap().len(), 1);
+
+    // deleted: removed from the library and from search
+    std::fs::remove_file(&f).unwrap();
+    wait_until("the deleted PDF is removed", || docs(&api).as_array().unwrap().is_empty());
+    let r = api.call("search", &serde_json::json!({"query": "Amcor net sales", "filter": false})).unwrap();
+    assert!(r["hits"].as_array().unwrap().is_empty());
+    wait_until("the removal is reported", || events.lock().unwrap().iter().any(|e| matches!(e, lens_core::watch::WatchEvent::Removed { .. })));
+    drop(svc);
+
+    // the watch list survives a restart
+    let again = Api::new(lib.path().to_path_buf());
+    assert_eq!(again.watches().unwrap(), vec![watched.clone()]);
+    assert!(again.remove_watch(&watched).unwrap());
+    assert!(again.watches().unwrap().is_empty());
+    assert!(again.add_watch(&folder.path().join("missing")).is_err());
+}
