@@ -405,8 +405,7 @@ fn run(cli: Cli) -> Result<()> {
                 if let Some(c) = r.citations.first() {
                     let (d, p) = eval::split_page_key(c).expect("citation is DOC#PAGE");
                     let doc = lib.document(&d)?;
-                    let boxes: Vec<lens_core::evidence::EvidenceBox> =
-                        r.boxes.iter().map(|b| lens_core::evidence::EvidenceBox { l: b.l, b: b.b, r: b.r, t: b.t, text: b.text.clone() }).collect();
+                    let boxes: Vec<lens_core::evidence::EvidenceBox> = r.boxes.iter().map(|b| b.rect.clone()).collect();
                     let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, 110.0, &boxes)?;
                     lens_core::render::save_png(&img, out)?;
                 }
@@ -423,7 +422,8 @@ fn run(cli: Cli) -> Result<()> {
                     }
                     println!("evidence: found by {:?}, {} box(es)", r.found_by, r.boxes.len());
                     for b in &r.boxes {
-                        println!("  {}#{} [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.doc_id, b.page, b.l, b.b, b.r, b.t, b.text);
+                        let e = &b.rect;
+                        println!("  {}#{} [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.doc_id, b.page, e.l, e.b, e.r, e.t, e.text);
                     }
                 }
                 println!("pages read: {}", r.pages.join(", "));

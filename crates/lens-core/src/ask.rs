@@ -24,16 +24,13 @@ impl AskRequest {
     }
 }
 
-/// A highlighted line on a page, in PDF points.
+/// A highlighted line on a page: the evidence box (PDF points) and where it is.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageBox {
     pub doc_id: String,
     pub page: u32,
-    pub l: f32,
-    pub b: f32,
-    pub r: f32,
-    pub t: f32,
-    pub text: String,
+    #[serde(flatten)]
+    pub rect: evidence::EvidenceBox,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -62,7 +59,7 @@ pub fn locate_answer(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox
     let page = lib.store().page_of(&doc, c.page)?;
     let boxes = lib.store().page_boxes(&doc, c.page)?;
     let ev = evidence::locate(&page.text, &boxes, a.quote.as_deref(), Some(&a.answer));
-    let pb = ev.boxes.iter().map(|b| PageBox { doc_id: doc.id.clone(), page: c.page, l: b.l, b: b.b, r: b.r, t: b.t, text: b.text.clone() }).collect();
+    let pb = ev.boxes.iter().map(|b| PageBox { doc_id: doc.id.clone(), page: c.page, rect: b.clone() }).collect();
     Ok((ev, pb))
 }
 

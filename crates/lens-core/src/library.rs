@@ -279,7 +279,11 @@ impl Library {
         let mut lists: Vec<Vec<IndexHit>> = Vec::new();
         for g in &groups {
             let hits = self.index.search_weighted(&weighted, &heading_extra, g.as_deref(), k + 8, req.params)?;
-            lists.push(hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect());
+            let mut hits: Vec<IndexHit> = hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect();
+            // equal scores are ordered by document id and page, so rankings do not depend on
+            // the order documents happened to be ingested in
+            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| complete[&a.doc_key].cmp(&complete[&b.doc_key])).then(a.page.cmp(&b.page)));
+            lists.push(hits);
         }
         let merged = interleave(&lists, k);
         let rank_ms = t1.elapsed().as_secs_f64() * 1000.0;
