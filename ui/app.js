@@ -72,34 +72,64 @@
     inputs.company.focus();
   }
 
-  async function addFiles(files) {
+  // ---- ingest with progress (a background job the UI polls)
+  let rejected = [];
+  let polling = false;
+  function statusText(f) {
+    switch (f.status) {
+      case 'queued': return 'waiting';
+      case 'reading': return 'reading…';
+      case 'ocr': return f.pages + ' pages, OCR ' + f.ocr_done + '/' + f.ocr_total + ' pages…';
+      case 'stored': case 'done': return f.pages + ' pages' + (f.ocr_total ? ', ' + f.ocr_done + ' read by OCR' : '') + ' — done' + (f.message ? ' (' + f.message + ')' : '');
+      case 'unchanged': return 'already in the library';
+      case 'failed': return f.message || 'failed';
+      default: return f.status;
+    }
+  }
+  function renderJob(state) {
     const list = $('ingest-status');
+    list.textContent = '';
+    for (const r of rejected) list.appendChild(el('li', 'error', r));
+    for (const f of (state && state.files) || []) {
+      const cls = f.status === 'failed' ? 'error' : (f.status === 'done' || f.status === 'stored' || f.status === 'unchanged') ? 'done' : 'progress';
+      list.appendChild(el('li', cls, (f.doc_id || f.name) + ': ' + statusText(f)));
+    }
+    if (state && state.error) list.appendChild(el('li', 'error', errText(state.error)));
+    $('ingest-cancel').hidden = !(state && state.running);
+  }
+  async function pollIngest() {
+    if (polling) return;
+    polling = true;
+    try {
+      for (;;) {
+        const st = await api.call('ingest_status');
+        renderJob(st);
+        if (!st.running) break;
+        await new Promise((r) => setTimeout(r, 400));
+        if (!$('view-library').hidden) loadDocs();
+      }
+    } catch (e) { rejected.push(errText(e)); renderJob(null); }
+    polling = false;
+    loadDocs();
+  }
+  $('ingest-cancel').addEventListener('click', () => api.call('cancel_ingest').catch(() => {}));
+
+  async function addFiles(files) {
+    rejected = [];
     const pdfs = [];
     for (const f of files) {
       const name = f.name || String(f);
-      if (!/\.pdf$/i.test(name)) {
-        list.appendChild(el('li', 'error', name + ': not a PDF, skipped'));
-      } else pdfs.push(f);
+      if (!/\.pdf$/i.test(name)) rejected.push(name.split('/').pop() + ': not a PDF, skipped');
+      else pdfs.push(f);
     }
-    if (!pdfs.length) return;
     show('library');
-    const li = el('li', 'progress', 'Adding ' + pdfs.length + ' file(s)…');
-    list.appendChild(li);
+    renderJob(null);
+    if (!pdfs.length) return;
     try {
       const results = await api.addFiles(pdfs);
-      li.remove();
-      const items = Array.isArray(results) ? results : [{ ok: true, result: results }];
-      for (const r of items) {
-        if (!r.ok) { list.appendChild(el('li', 'error', r.file + ': ' + errText(r.error))); continue; }
-        for (const ev of r.result.events || []) {
-          if (ev.event === 'stored') list.appendChild(el('li', 'done', ev.doc_id + ': ' + ev.pages + ' pages' + (ev.needs_ocr ? ', ' + ev.needs_ocr + ' read by OCR' : '') + ' — done'));
-          if (ev.event === 'unchanged') list.appendChild(el('li', 'done', ev.doc_id + ': already in the library'));
-          if (ev.event === 'failed') list.appendChild(el('li', 'error', ev.path.split('/').pop() + ': ' + ev.message));
-        }
-        if (r.result.ocr && r.result.ocr.error) list.appendChild(el('li', 'error', 'OCR not done: ' + errText(r.result.ocr.error)));
-      }
-    } catch (e) { li.className = 'error'; li.textContent = errText(e); }
-    loadDocs();
+      for (const r of Array.isArray(results) ? results : []) if (!r.ok) rejected.push(r.file + ': ' + errText(r.error));
+    } catch (e) { rejected.push(errText(e)); }
+    pollIngest();
   }
   $('file-input').addEventListener('change', (ev) => { addFiles(Array.from(ev.target.files)); ev.target.value = ''; });
 

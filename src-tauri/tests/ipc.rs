@@ -39,7 +39,20 @@ fn commands_answer_and_errors_carry_codes() {
 
     // ingest a real filing through IPC, ask, and get the highlighted page back
     let r = call("ingest_paths", serde_json::json!({"paths": [corpus_pdf("AMCOR_2022_8K_dated-2022-07-01")]})).unwrap().deserialize::<serde_json::Value>().unwrap();
-    assert_eq!(r["summary"]["added"], 1);
+    assert_eq!(r["running"], true);
+    // the ingest runs in the background: poll its progress until it is done
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        let st = call("ingest_status", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap();
+        if st["running"] == false {
+            break st;
+        }
+        assert!(t0.elapsed().as_secs() < 60, "ingest did not finish: {st}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(status["files"][0]["status"], "done", "{status}");
+    assert_eq!(status["files"][0]["pages"], 9);
+    assert_eq!(call("documents", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap().as_array().unwrap().len(), 1);
     let a = call("ask", serde_json::json!({"question": "Which notes are covered by the supplemental indentures?"})).unwrap().deserialize::<serde_json::Value>().unwrap();
     assert_eq!(a["not_found"], false, "{a}");
     let cited = a["citations"][0].as_str().unwrap().to_string();

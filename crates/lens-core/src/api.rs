@@ -8,12 +8,46 @@ use crate::ingest::{IngestEvent, IngestOptions};
 use crate::library::{Library, SearchRequest};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 pub struct Api {
     dir: PathBuf,
     lib: Mutex<Option<Library>>,
+    jobs: Arc<Mutex<Jobs>>,
+    /// set when a background job changed the index: readers reload before the next call
+    dirty: Arc<AtomicBool>,
+}
+
+/// Progress of one file in a background ingest.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileProgress {
+    pub path: String,
+    pub name: String,
+    /// queued, reading, stored, unchanged, failed, ocr, done, cancelled
+    pub status: String,
+    pub doc_id: Option<String>,
+    pub pages: u32,
+    pub ocr_total: u32,
+    pub ocr_done: u32,
+    pub message: Option<String>,
+}
+
+/// The background ingest queue, as the UI polls it (`ingest_status`).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct JobState {
+    pub running: bool,
+    pub cancelled: bool,
+    pub files: Vec<FileProgress>,
+    pub error: Option<Value>,
+}
+
+#[derive(Default)]
+struct Jobs {
+    state: JobState,
+    queue: Vec<PathBuf>,
+    cancel: Arc<AtomicBool>,
 }
 
 fn arg_str(a: &Value, k: &str) -> Result<String> {
@@ -31,7 +65,7 @@ fn strings(a: &Value, k: &str) -> Vec<String> {
 impl Api {
     /// The library folder is opened lazily, on the first call.
     pub fn new(dir: PathBuf) -> Api {
-        Api { dir, lib: Mutex::new(None) }
+        Api { dir, lib: Mutex::new(None), jobs: Arc::new(Mutex::new(Jobs::default())), dirty: Arc::new(AtomicBool::new(false)) }
     }
 
     pub fn library_dir(&self) -> &Path {
@@ -47,6 +81,8 @@ impl Api {
         let mut g = self.lib.lock().unwrap_or_else(|p| p.into_inner());
         if g.is_none() {
             *g = Some(Library::open(&self.dir)?);
+        } else if self.dirty.swap(false, Ordering::AcqRel) {
+            g.as_ref().expect("checked").refresh()?;
         }
         f(g.as_mut().expect("opened above"))
     }
@@ -105,7 +141,13 @@ impl Api {
                 if paths.is_empty() {
                     return Err(LensError::BadInput("no files given".into()));
                 }
-                self.ingest(&paths)
+                Ok(to(&self.start_ingest(paths)))
+            }
+            "ingest_status" => Ok(to(&self.jobs.lock().unwrap_or_else(|p| p.into_inner()).state)),
+            "cancel_ingest" => {
+                let j = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+                j.cancel.store(true, Ordering::Relaxed);
+                Ok(json!({ "ok": true, "running": j.state.running }))
             }
             other => Err(LensError::NotFound(format!("unknown command `{other}`"))),
         }
@@ -128,6 +170,30 @@ impl Api {
         })
     }
 
+    /// Queue files for a background ingest (then OCR); returns the queue's state at once.
+    /// Poll `ingest_status`; `cancel_ingest` stops after the current file or page.
+    pub fn start_ingest(&self, paths: Vec<PathBuf>) -> JobState {
+        let mut j = self.jobs.lock().unwrap_or_else(|p| p.into_inner());
+        // a worker runs while `running`; it clears the flag (under this lock) when it stops
+        let start_worker = !j.state.running;
+        if start_worker {
+            j.state = JobState { running: true, ..Default::default() };
+            j.cancel = Arc::new(AtomicBool::new(false));
+        }
+        for p in &paths {
+            let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| p.display().to_string());
+            j.state.files.push(FileProgress { path: p.display().to_string(), name, status: "queued".into(), doc_id: None, pages: 0, ocr_total: 0, ocr_done: 0, message: None });
+        }
+        j.queue.extend(paths);
+        let snapshot = j.state.clone();
+        drop(j);
+        if start_worker {
+            let (jobs, dirty, dir) = (self.jobs.clone(), self.dirty.clone(), self.dir.clone());
+            std::thread::spawn(move || ingest_worker(&dir, &jobs, &dirty));
+        }
+        snapshot
+    }
+
     /// Save an uploaded file into the library's uploads folder and ingest it. Non-PDFs are
     /// rejected with a message naming the file.
     pub fn upload(&self, name: &str, bytes: &[u8]) -> Result<Value> {
@@ -142,7 +208,7 @@ impl Api {
         std::fs::create_dir_all(&dir).map_err(|e| LensError::io(&dir, e))?;
         let path = dir.join(&base);
         std::fs::write(&path, bytes).map_err(|e| LensError::io(&path, e))?;
-        self.ingest(&[path])
+        Ok(serde_json::to_value(self.start_ingest(vec![path])).expect("job state serialises"))
     }
 
     /// A rendered page as PNG, with the evidence for `quote`/`answer` boxed when given.
@@ -159,6 +225,93 @@ impl Api {
             let img = crate::render::render_page(&l.pdf_path(&d)?, page, dpi, &boxes)?;
             crate::render::png_bytes(&img)
         })
+    }
+}
+
+fn update(jobs: &Mutex<Jobs>, path: &str, f: impl FnOnce(&mut FileProgress)) {
+    let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(fp) = j.state.files.iter_mut().rev().find(|fp| fp.path == path) {
+        f(fp);
+    }
+}
+
+/// Drains the queue on its own `Library` (its own SQLite connection and index writer).
+fn ingest_worker(dir: &Path, jobs: &Mutex<Jobs>, dirty: &AtomicBool) {
+    let mut lib = match Library::open(dir) {
+        Ok(l) => l,
+        Err(e) => {
+            let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+            j.state.error = Some(json!({ "code": e.code(), "message": e.to_string() }));
+            j.state.running = false;
+            j.queue.clear();
+            return;
+        }
+    };
+    loop {
+        let (batch, cancel) = {
+            let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+            if j.queue.is_empty() || j.cancel.load(Ordering::Relaxed) {
+                let cancelled = j.cancel.load(Ordering::Relaxed);
+                for f in j.state.files.iter_mut().filter(|f| f.status == "queued" || f.status == "reading") {
+                    f.status = "cancelled".into();
+                }
+                j.queue.clear();
+                j.state.cancelled = cancelled;
+                j.state.running = false;
+                return;
+            }
+            let batch = std::mem::take(&mut j.queue);
+            for f in j.state.files.iter_mut().filter(|f| f.status == "queued") {
+                f.status = "reading".into();
+            }
+            (batch, j.cancel.clone())
+        };
+        let mut doc_paths: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+        let r = crate::ingest::ingest(&mut lib, &batch, &IngestOptions::default(), &cancel, &mut |e| match e {
+            IngestEvent::Stored { path, doc_id, pages, needs_ocr, .. } => {
+                doc_paths.insert(doc_id.clone(), path.clone());
+                update(jobs, path, |f| {
+                    f.status = if *needs_ocr > 0 { "ocr".into() } else { "stored".into() };
+                    f.doc_id = Some(doc_id.clone());
+                    f.pages = *pages;
+                    f.ocr_total = *needs_ocr;
+                });
+            }
+            IngestEvent::Unchanged { path, doc_id } => update(jobs, path, |f| {
+                f.status = "unchanged".into();
+                f.doc_id = Some(doc_id.clone());
+            }),
+            IngestEvent::Failed { path, code, message } => update(jobs, path, |f| {
+                f.status = "failed".into();
+                f.message = Some(format!("[{code}] {message}"));
+            }),
+            IngestEvent::Published { .. } => dirty.store(true, Ordering::Release),
+        });
+        if let Err(e) = r {
+            let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+            if !matches!(e, LensError::Cancelled) {
+                j.state.error = Some(json!({ "code": e.code(), "message": e.to_string() }));
+            }
+            continue;
+        }
+        dirty.store(true, Ordering::Release);
+        let o = crate::ocr::run(&mut lib, &Default::default(), &cancel, &mut |e| {
+            let (crate::ocr::OcrEvent::Page { doc_id, .. } | crate::ocr::OcrEvent::Failed { doc_id, .. }) = e;
+            if let Some(p) = doc_paths.get(doc_id) {
+                update(jobs, p, |f| f.ocr_done += 1);
+            }
+        });
+        if let Err(e) = o {
+            let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+            for f in j.state.files.iter_mut().filter(|f| f.status == "ocr") {
+                f.message = Some(format!("OCR not done [{}]: {e}", e.code()));
+            }
+        }
+        dirty.store(true, Ordering::Release);
+        let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+        for f in j.state.files.iter_mut().filter(|f| f.status == "stored" || f.status == "ocr") {
+            f.status = "done".into();
+        }
     }
 }
 

@@ -184,6 +184,11 @@ impl Library {
         Ok(d)
     }
 
+    /// See index changes made by another `Library` on the same folder (a background ingest).
+    pub fn refresh(&self) -> Result<()> {
+        self.index.reload()
+    }
+
     pub fn num_indexed_pages(&self) -> u64 {
         self.index.num_pages()
     }

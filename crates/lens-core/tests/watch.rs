@@ -50,3 +50,31 @@ fn new_changed_and_deleted_pdfs_follow_the_folder() {
     assert!(again.watches().unwrap().is_empty());
     assert!(again.add_watch(&folder.path().join("missing")).is_err());
 }
+
+#[test]
+fn background_ingest_reports_progress_and_can_be_cancelled() {
+    let lib = tempfile::tempdir().unwrap();
+    let api = Api::new(lib.path().to_path_buf());
+    let files = vec![fb("AMCOR_2022_8K_dated-2022-07-01"), fb("ULTABEAUTY_2023Q4_EARNINGS")];
+    let st = api.start_ingest(files.clone());
+    assert!(st.running);
+    assert_eq!(st.files.len(), 2);
+    wait_until("the job finishes", || api.call("ingest_status", &serde_json::json!({})).unwrap()["running"] == false);
+    let st = api.call("ingest_status", &serde_json::json!({})).unwrap();
+    assert!(st["files"].as_array().unwrap().iter().all(|f| f["status"] == "done"), "{st}");
+    // readers see what the background job published
+    assert_eq!(api.call("documents", &serde_json::json!({})).unwrap().as_array().unwrap().len(), 2);
+
+    // a second job, cancelled at once: every file ends done/unchanged or cancelled, never half
+    let st = api.start_ingest(vec![fb("AMCOR_2023Q4_EARNINGS"), fb("MGMRESORTS_2022Q4_EARNINGS"), fb("JOHNSON_JOHNSON_2022Q4_EARNINGS")]);
+    assert_eq!(st.files.len(), 3, "a new job starts with its own file list");
+    api.call("cancel_ingest", &serde_json::json!({})).unwrap();
+    wait_until("the cancelled job stops", || api.call("ingest_status", &serde_json::json!({})).unwrap()["running"] == false);
+    let st = api.call("ingest_status", &serde_json::json!({})).unwrap();
+    for f in st["files"].as_array().unwrap() {
+        assert!(["done", "unchanged", "cancelled"].contains(&f["status"].as_str().unwrap()), "{st}");
+    }
+    let docs = api.call("documents", &serde_json::json!({})).unwrap();
+    let done = st["files"].as_array().unwrap().iter().filter(|f| f["status"] == "done").count();
+    assert_eq!(docs.as_array().unwrap().len(), 2 + done);
+}
