@@ -12,9 +12,10 @@
   // ---- views
   function show(view) {
     for (const b of document.querySelectorAll('.tab')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
-    for (const v of ['ask', 'library', 'log']) $('view-' + v).hidden = v !== view;
+    for (const v of ['ask', 'library', 'log', 'settings']) $('view-' + v).hidden = v !== view;
     if (view === 'library') loadDocs();
     if (view === 'log') loadLog();
+    if (view === 'settings') loadSettings();
   }
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
 
@@ -243,7 +244,14 @@
     tbody.textContent = '';
     try { logRows = await api.call('log', { limit: 500 }); } catch (e) { tbody.appendChild(el('tr', 'error', errText(e))); return; }
     const f = $('log-filter').value;
+    const ans = $('log-answerer').value;
+    const since = $('log-since').value;
+    const answerers = new Set(logRows.map((r) => r.answerer));
+    const sel = $('log-answerer');
+    for (const a of answerers) if (![...sel.options].some((o) => o.value === a)) sel.appendChild(new Option(a, a));
     for (const r of logRows) {
+      if (ans && r.answerer !== ans) continue;
+      if (since && r.time.slice(0, 10) < since) continue;
       if (f === '1' && r.feedback !== 1) continue;
       if (f === '-1' && r.feedback !== -1) continue;
       if (f === 'none' && r.feedback != null) continue;
@@ -255,6 +263,45 @@
     }
   }
   $('log-filter').addEventListener('change', loadLog);
+  $('log-answerer').addEventListener('change', loadLog);
+  $('log-since').addEventListener('change', loadLog);
+
+  // ---- settings
+  async function loadSettings() {
+    try {
+      const r = await api.call('get_settings');
+      const st = r.settings;
+      $('s-library').value = r.library_dir;
+      $('s-models').value = st.models_dir;
+      $('s-model').value = st.model;
+      for (const [id, list, v] of [['s-retriever', r.retrievers, st.retriever], ['s-answerer', r.answerers, st.answerer]]) {
+        const sel = $(id);
+        sel.textContent = '';
+        for (const x of list) sel.appendChild(new Option(x, x));
+        sel.value = v;
+      }
+      $('s-topk').value = st.top_k;
+      $('s-ocr').value = st.ocr_langs;
+      $('s-threads').value = st.threads;
+      $('settings-msg').textContent = '';
+    } catch (e) { $('settings-msg').textContent = errText(e); }
+  }
+  $('settings-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const msg = $('settings-msg');
+    try {
+      const r = await api.call('set_settings', {
+        library_dir: $('s-library').value,
+        settings: {
+          models_dir: $('s-models').value, model: $('s-model').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
+          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value),
+        },
+      });
+      msg.className = 'done';
+      msg.textContent = 'Saved.' + (r.restart_needed ? ' The new library folder is used from the next start.' : '');
+      $('k').value = String(r.settings.top_k);
+    } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
+  });
   $('log-export').addEventListener('click', () => {
     const blob = new Blob([logRows.map((r) => JSON.stringify(r)).join('\n') + '\n'], { type: 'application/x-ndjson' });
     const a = el('a');

@@ -116,6 +116,18 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     const gone = await page.request.get(src.startsWith('http') ? src : origin + src);
     assert.equal(gone.status(), 404);
 
+    // settings: a bad OCR language is refused with the package to install; a good change is saved
+    await page.click('button.tab[data-view=settings]');
+    await page.waitForFunction(() => document.getElementById('s-topk').value !== '');
+    await page.fill('#s-ocr', 'eng+xyz');
+    await page.click('#settings-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('settings-msg').textContent.includes('tesseract-ocr-xyz'));
+    await page.fill('#s-ocr', 'eng');
+    await page.fill('#s-topk', '5');
+    await page.click('#settings-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('settings-msg').textContent.startsWith('Saved'));
+    await page.screenshot({ path: join(out, 'settings.png') });
+
     // narrow window still usable
     await page.setViewportSize({ width: 480, height: 800 });
     await page.click('button.tab[data-view=ask]');

@@ -101,8 +101,10 @@ impl Api {
                 Ok(to(&l.search(&r)?))
             }),
             "ask" => self.with(|l| {
+                let st = crate::settings::Settings::load(l.store())?;
                 let mut r = AskRequest::new(arg_str(a, "question")?);
-                r.k = arg_u64(a, "k", 3) as usize;
+                r.k = arg_u64(a, "k", st.top_k as u64) as usize;
+                r.answerer = st.answerer;
                 r.docs = strings(a, "docs");
                 r.filter = a.get("filter").and_then(Value::as_bool).unwrap_or(true);
                 if let Some(ans) = a.get("answerer").and_then(Value::as_str) {
@@ -136,6 +138,38 @@ impl Api {
             }),
             "add_alias" => self.with(|l| Ok(json!({ "alias": l.add_alias(&arg_str(a, "doc")?, &arg_str(a, "alias")?)? }))),
             "watches" => self.with(|l| Ok(to(&l.store().watches()?))),
+            "get_settings" => self.with(|l| {
+                Ok(json!({
+                    "settings": crate::settings::Settings::load(l.store())?,
+                    "library_dir": self.dir.display().to_string(),
+                    "config_file": crate::settings::config_file().map(|p| p.display().to_string()),
+                    "answerers": crate::settings::ANSWERERS,
+                    "retrievers": crate::settings::RETRIEVERS,
+                }))
+            }),
+            "set_settings" => self.with(|l| {
+                let mut st = crate::settings::Settings::load(l.store())?;
+                let mut merged = serde_json::to_value(&st).expect("settings serialise");
+                if let (Some(m), Some(patch)) = (merged.as_object_mut(), a.get("settings").and_then(Value::as_object)) {
+                    for (k, v) in patch {
+                        if !m.contains_key(k) {
+                            return Err(LensError::BadInput(format!("unknown setting `{k}`")));
+                        }
+                        m.insert(k.clone(), v.clone());
+                    }
+                }
+                st = serde_json::from_value(merged).map_err(|e| LensError::BadInput(format!("bad setting value: {e}")))?;
+                st.save(l.store())?;
+                let mut out = json!({ "settings": st });
+                if let Some(dir) = a.get("library_dir").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
+                    if Path::new(dir) != self.dir {
+                        let f = crate::settings::set_configured_library(dir.trim())?;
+                        out["restart_needed"] = json!(true);
+                        out["config_file"] = json!(f.display().to_string());
+                    }
+                }
+                Ok(out)
+            }),
             "ingest_paths" => {
                 let paths: Vec<PathBuf> = strings(a, "paths").into_iter().map(PathBuf::from).collect();
                 if paths.is_empty() {
@@ -161,7 +195,8 @@ impl Api {
             let s = crate::ingest::ingest(l, paths, &IngestOptions::default(), &never, &mut |e| events.push(e.clone()))?;
             let mut ocr = json!(null);
             if s.needs_ocr_pages > 0 {
-                ocr = match crate::ocr::run(l, &Default::default(), &never, &mut |_| {}) {
+                let opts = crate::settings::Settings::load(l.store())?.ocr_options();
+                ocr = match crate::ocr::run(l, &opts, &never, &mut |_| {}) {
                     Ok(o) => json!({ "pages": o.pages, "failed": o.failed }),
                     Err(e) => json!({ "error": { "code": e.code(), "message": e.to_string() } }),
                 };
@@ -295,7 +330,8 @@ fn ingest_worker(dir: &Path, jobs: &Mutex<Jobs>, dirty: &AtomicBool) {
             continue;
         }
         dirty.store(true, Ordering::Release);
-        let o = crate::ocr::run(&mut lib, &Default::default(), &cancel, &mut |e| {
+        let ocr_opts = crate::settings::Settings::load(lib.store()).map(|s| s.ocr_options()).unwrap_or_default();
+        let o = crate::ocr::run(&mut lib, &ocr_opts, &cancel, &mut |e| {
             let (crate::ocr::OcrEvent::Page { doc_id, .. } | crate::ocr::OcrEvent::Failed { doc_id, .. }) = e;
             if let Some(p) = doc_paths.get(doc_id) {
                 update(jobs, p, |f| f.ocr_done += 1);

@@ -23,6 +23,7 @@ pub mod paths;
 pub mod pdf;
 pub mod render;
 pub mod scan;
+pub mod settings;
 pub mod store;
 pub mod text;
 pub mod watch;

@@ -7,14 +7,17 @@ pub const LIBRARY_ENV: &str = "LENS_LIBRARY";
 /// Environment variable naming the folder that holds `libpdfium.so`.
 pub const PDFIUM_ENV: &str = "PDFIUM_LIB_DIR";
 
-/// The library folder: explicit choice, else `$LENS_LIBRARY`, else the platform data dir
-/// (`~/.local/share/10k-lens/library` on Linux).
+/// The library folder: explicit choice, else `$LENS_LIBRARY`, else the folder chosen in the
+/// app's settings (config file), else the platform data dir (`~/.local/share/10k-lens/library`).
 pub fn library_dir(explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = explicit {
         return p.to_path_buf();
     }
     if let Some(p) = std::env::var_os(LIBRARY_ENV).filter(|v| !v.is_empty()) {
         return PathBuf::from(p);
+    }
+    if let Some(p) = crate::settings::configured_library() {
+        return p;
     }
     match directories::ProjectDirs::from("", "", "10k-lens") {
         Some(d) => d.data_dir().join("library"),

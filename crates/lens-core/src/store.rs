@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS watched_folders(
   path TEXT PRIMARY KEY,
   added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
 );
+CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- index entries of these document keys must be deleted from the search index
 CREATE TABLE IF NOT EXISTS tombstones(doc_key INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS question_log(
@@ -348,6 +349,13 @@ impl Store {
 }
 
 impl Store {
+    pub fn setting(&self, key: &str) -> Result<Option<String>> {
+        Ok(self.conn.query_row("SELECT value FROM settings WHERE key=?1", [key], |r| r.get(0)).optional()?)
+    }
+    pub fn set_setting(&self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute("INSERT OR REPLACE INTO settings(key,value) VALUES(?1,?2)", [key, value])?;
+        Ok(())
+    }
     pub fn add_watch(&self, path: &str) -> Result<()> {
         self.conn.execute("INSERT OR IGNORE INTO watched_folders(path) VALUES(?1)", [path])?;
         Ok(())
