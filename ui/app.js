@@ -25,6 +25,7 @@
     tbody.textContent = '';
     try {
       const docs = await api.call('documents');
+      fillScope(docs);
       $('lib-msg').textContent = docs.length ? docs.length + ' documents' : 'No documents yet: add PDFs.';
       for (const d of docs) {
         const tr = el('tr');
@@ -151,6 +152,35 @@
     setInterval(() => { if (!$('view-library').hidden && !document.querySelector('#docs input')) loadDocs(); }, 5000);
   }
 
+  // ---- document scope: picked by hand, or detected from the question (shown as chips)
+  let noFilter = false;
+  function fillScope(docs) {
+    const sel = $('scope');
+    const chosen = new Set([...sel.selectedOptions].map((o) => o.value));
+    sel.textContent = '';
+    for (const d of docs) {
+      const o = new Option(d.title || d.id, d.id);
+      o.selected = chosen.has(d.id);
+      sel.appendChild(o);
+    }
+    sel.size = Math.min(4, Math.max(1, docs.length));
+  }
+  function renderChips(r) {
+    const box = $('chips');
+    box.textContent = '';
+    const picked = [...$('scope').selectedOptions].map((o) => o.value);
+    if (picked.length) { box.appendChild(el('span', 'muted', 'picked by hand')); return; }
+    if (!r.filter) { box.appendChild(el('span', 'muted', noFilter ? 'all documents (filter off)' : 'all documents')); return; }
+    for (const id of r.filter.groups.flat()) {
+      const chip = el('button', 'chip', id + ' ×');
+      chip.type = 'button';
+      chip.setAttribute('aria-label', 'Remove the ' + id + ' filter and search all documents');
+      chip.addEventListener('click', () => { noFilter = true; $('ask-form').requestSubmit(); });
+      box.appendChild(chip);
+    }
+  }
+  $('q').addEventListener('input', () => { noFilter = false; });
+
   // ---- ask + viewer
   let current = null; // last answer
   let viewing = null; // {doc, page, zoom}
@@ -164,7 +194,9 @@
     $('answer').hidden = true;
     $('ask-btn').disabled = true;
     try {
-      const r = await api.call('ask', { question: q, k: Number($('k').value) });
+      const docs = [...$('scope').selectedOptions].map((o) => o.value);
+      const r = await api.call('ask', { question: q, k: Number($('k').value), docs, filter: !noFilter });
+      renderChips(r);
       current = r;
       renderAnswer(r);
       msg.textContent = '';
@@ -179,7 +211,7 @@
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
     const scope = r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '';
-    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
+    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
     $('fb-msg').textContent = '';
     $('fb-note').value = '';
     const ol = $('pages-read');
@@ -285,7 +317,30 @@
       $('s-threads').value = st.threads;
       $('settings-msg').textContent = '';
     } catch (e) { $('settings-msg').textContent = errText(e); }
+    loadWatches();
   }
+  async function loadWatches() {
+    const ul = $('watches');
+    ul.textContent = '';
+    try {
+      const ws = await api.call('watches');
+      if (!ws.length) ul.appendChild(el('li', 'muted', 'none'));
+      for (const w of ws) {
+        const li = el('li', null, w + ' ');
+        const rm = el('button', 'secondary', 'Stop watching');
+        rm.setAttribute('aria-label', 'Stop watching ' + w);
+        rm.addEventListener('click', async () => { try { await api.call('remove_watch', { folder: w }); loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); } });
+        li.appendChild(rm);
+        ul.appendChild(li);
+      }
+    } catch (e) { $('watch-msg').textContent = errText(e); }
+  }
+  $('watch-add').addEventListener('click', async () => {
+    const f = $('watch-path').value.trim();
+    if (!f) { $('watch-msg').textContent = 'Type a folder path first.'; return; }
+    try { await api.call('add_watch', { folder: f }); $('watch-path').value = ''; $('watch-msg').textContent = 'Watching.'; loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); }
+  });
+
   $('settings-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const msg = $('settings-msg');

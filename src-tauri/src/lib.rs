@@ -4,7 +4,7 @@
 
 use base64::Engine;
 use lens_core::api::Api;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tauri::{Emitter, Manager};
 use lens_core::LensError;
 use serde::Serialize;
@@ -24,12 +24,11 @@ impl From<LensError> for ApiError {
 
 pub struct AppState {
     pub api: Arc<Api>,
-    watching: Mutex<Option<lens_core::watch::WatchService>>,
 }
 
 impl AppState {
     pub fn new(dir: PathBuf) -> Self {
-        AppState { api: Arc::new(Api::new(dir)), watching: Mutex::new(None) }
+        AppState { api: Api::new(dir) }
     }
 }
 
@@ -71,11 +70,10 @@ pub fn run() {
             // follow the library's watched folders; tell the UI when the library changes
             let handle = app.handle().clone();
             let state = app.state::<AppState>();
-            match state.api.start_watching(Box::new(move |e| {
+            if let Err(e) = state.api.follow_watched(Arc::new(move |e| {
                 let _ = handle.emit("library-changed", &e);
             })) {
-                Ok(svc) => *state.watching.lock().unwrap_or_else(|p| p.into_inner()) = Some(svc),
-                Err(e) => eprintln!("watched folders not followed: {e}"),
+                eprintln!("watched folders not followed: {e}");
             }
             Ok(())
         })

@@ -85,6 +85,9 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
       return n;
     });
     assert.ok(yellow > 1000, 'highlight pixels: ' + yellow);
+    // the detected scope is shown as a chip; removing it searches everything
+    assert.match(await page.textContent('#chips'), /3M_2018_10K ×/);
+    assert.match(await page.textContent('#answer-meta'), /extractive on cpu/);
     await page.click('#v-jump');
     await page.screenshot({ path: join(out, 'ask.png') });
 
@@ -126,6 +129,14 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.fill('#s-topk', '5');
     await page.click('#settings-form button[type=submit]');
     await page.waitForFunction(() => document.getElementById('settings-msg').textContent.startsWith('Saved'));
+    // watched folders: add one, see it listed; a missing folder is refused with a reason
+    await page.fill('#watch-path', join(files, 'nope'));
+    await page.click('#watch-add');
+    await page.waitForFunction(() => document.getElementById('watch-msg').textContent.includes('['));
+    await page.fill('#watch-path', files);
+    await page.click('#watch-add');
+    await page.waitForFunction(() => document.getElementById('watch-msg').textContent === 'Watching.');
+    await page.waitForFunction(() => document.getElementById('watches').textContent.includes('lens-e2e-files-'));
     await page.screenshot({ path: join(out, 'settings.png') });
 
     // narrow window still usable

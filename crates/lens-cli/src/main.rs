@@ -498,7 +498,7 @@ fn run(cli: Cli) -> Result<()> {
             println!("feedback recorded on #{id}");
         }
         Cmd::Watch { what } => {
-            let api = std::sync::Arc::new(lens_core::api::Api::new(lens_core::paths::library_dir(cli.library.as_deref())));
+            let api = lens_core::api::Api::new(lens_core::paths::library_dir(cli.library.as_deref()));
             match what {
                 WatchCmd::Add { folder } => println!("watching {}", api.add_watch(&folder)?),
                 WatchCmd::Remove { folder } => {
@@ -519,7 +519,7 @@ fn run(cli: Cli) -> Result<()> {
                         return Err(lens_core::LensError::BadInput("no watched folders: add one with `lens watch add DIR`".into()).into());
                     }
                     println!("watching {} (Ctrl-C to stop)", folders.join(", "));
-                    let _svc = api.start_watching(Box::new(|e| println!("{}", serde_json::to_string(&e).unwrap())))?;
+                    api.follow_watched(std::sync::Arc::new(|e| println!("{}", serde_json::to_string(&e).unwrap())))?;
                     loop {
                         std::thread::park();
                     }

@@ -151,13 +151,15 @@ pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
     let addr = server.server_addr().to_ip().context("listening address")?;
     anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
     let secret = token();
-    let api = Arc::new(Api::new(library));
+    let api = Api::new(library);
     println!("10-K Lens serving {} at http://{}/?token={}", api.library_dir().display(), addr, secret);
     use std::io::Write;
     std::io::stdout().flush().ok();
     let secret = Arc::new(secret);
     // follow the library's watched folders while serving
-    let _watching = api.start_watching(Box::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default())));
+    if let Err(e) = api.follow_watched(Arc::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default()))) {
+        eprintln!("watched folders not followed: {e}");
+    }
     for req in server.incoming_requests() {
         let (api, secret) = (api.clone(), secret.clone());
         std::thread::spawn(move || handle(&api, &secret, req));

@@ -14,6 +14,10 @@ use std::sync::{Arc, Mutex};
 
 pub struct Api {
     dir: PathBuf,
+    /// a handle on itself, so watchers started from `&self` can hold the API
+    pub(crate) me: std::sync::Weak<Api>,
+    /// the running folder watcher and where its events go
+    pub(crate) watching: Mutex<Option<(crate::watch::WatchService, crate::watch::Sink)>>,
     lib: Mutex<Option<Library>>,
     jobs: Arc<Mutex<Jobs>>,
     /// set when a background job changed the index: readers reload before the next call
@@ -64,8 +68,15 @@ fn strings(a: &Value, k: &str) -> Vec<String> {
 
 impl Api {
     /// The library folder is opened lazily, on the first call.
-    pub fn new(dir: PathBuf) -> Api {
-        Api { dir, lib: Mutex::new(None), jobs: Arc::new(Mutex::new(Jobs::default())), dirty: Arc::new(AtomicBool::new(false)) }
+    pub fn new(dir: PathBuf) -> Arc<Api> {
+        Arc::new_cyclic(|me| Api {
+            dir,
+            me: me.clone(),
+            watching: Mutex::new(None),
+            lib: Mutex::new(None),
+            jobs: Arc::new(Mutex::new(Jobs::default())),
+            dirty: Arc::new(AtomicBool::new(false)),
+        })
     }
 
     pub fn library_dir(&self) -> &Path {
@@ -137,7 +148,9 @@ impl Api {
                 Ok(to(&l.document(&doc)?))
             }),
             "add_alias" => self.with(|l| Ok(json!({ "alias": l.add_alias(&arg_str(a, "doc")?, &arg_str(a, "alias")?)? }))),
-            "watches" => self.with(|l| Ok(to(&l.store().watches()?))),
+            "watches" => Ok(to(&self.watches()?)),
+            "add_watch" => Ok(json!({ "folder": self.add_watch(Path::new(&arg_str(a, "folder")?))? })),
+            "remove_watch" => Ok(json!({ "removed": self.remove_watch(&arg_str(a, "folder")?)? })),
             "get_settings" => self.with(|l| {
                 Ok(json!({
                     "settings": crate::settings::Settings::load(l.store())?,

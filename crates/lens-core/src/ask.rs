@@ -50,6 +50,8 @@ pub struct AskResponse {
     pub answer_ms: f64,
     pub answerer: String,
     pub retriever: String,
+    /// Where the answerer ran (`cpu` for the extractive answerer).
+    pub device: String,
 }
 
 /// Locate an answer's evidence on its first cited page (quote, then numbers).
@@ -131,6 +133,7 @@ impl Library {
             answer_ms: a.answer_ms,
             answerer: a.answerer,
             retriever,
+            device: "cpu".into(),
         })
     }
 }

@@ -24,6 +24,9 @@ pub enum WatchEvent {
     Error { code: String, message: String },
 }
 
+/// Where watch events go.
+pub type Sink = Arc<dyn Fn(WatchEvent) + Send + Sync>;
+
 /// A running watcher; dropping it stops watching.
 pub struct WatchService {
     _watcher: notify::RecommendedWatcher,
@@ -48,12 +51,35 @@ impl Api {
         }
         let s = p.display().to_string();
         self.with_library(|l| l.store().add_watch(&s))?;
+        self.restart_watching()?;
         Ok(s)
     }
 
     pub fn remove_watch(&self, folder: &str) -> Result<bool> {
         let s = canonical(Path::new(folder)).map(|p| p.display().to_string()).unwrap_or_else(|_| folder.to_string());
-        self.with_library(|l| l.store().remove_watch(&s))
+        let removed = self.with_library(|l| l.store().remove_watch(&s))?;
+        self.restart_watching()?;
+        Ok(removed)
+    }
+
+    /// Follow the registered folders (and any added later) until `stop_watching`.
+    pub fn follow_watched(&self, sink: Sink) -> Result<()> {
+        let svc = self.start_watching(sink.clone())?;
+        *self.watching.lock().unwrap_or_else(|p| p.into_inner()) = Some((svc, sink));
+        Ok(())
+    }
+
+    pub fn stop_watching(&self) {
+        self.watching.lock().unwrap_or_else(|p| p.into_inner()).take();
+    }
+
+    /// After the folder list changed: restart the watcher, if one is running.
+    fn restart_watching(&self) -> Result<()> {
+        let sink = self.watching.lock().unwrap_or_else(|p| p.into_inner()).take().map(|(_, sink)| sink);
+        match sink {
+            Some(sink) => self.follow_watched(sink),
+            None => Ok(()),
+        }
     }
 
     pub fn watches(&self) -> Result<Vec<String>> {
@@ -62,7 +88,7 @@ impl Api {
 
     /// Start watching the registered folders: first bring them up to date (unchanged files are
     /// skipped by hash), then follow changes.
-    pub fn start_watching(self: &Arc<Self>, sink: Box<dyn Fn(WatchEvent) + Send>) -> Result<WatchService> {
+    fn start_watching(&self, sink: Sink) -> Result<WatchService> {
         let folders: Vec<PathBuf> = self.watches()?.into_iter().map(PathBuf::from).collect();
         let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
         let mut watcher = notify::recommended_watcher(tx).map_err(|e| LensError::BadInput(format!("cannot watch folders: {e}")))?;
@@ -72,7 +98,7 @@ impl Api {
             }
         }
         let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let api = Arc::clone(self);
+        let api = self.me.upgrade().ok_or_else(|| LensError::BadInput("the API is shutting down".into()))?;
         std::thread::spawn(move || {
             if !folders.is_empty() {
                 apply(&api, &folders.iter().map(|f| f.to_path_buf()).collect(), &BTreeSet::new(), &sink);
@@ -120,7 +146,7 @@ impl Api {
     }
 }
 
-fn apply(api: &Api, changed: &BTreeSet<PathBuf>, gone: &BTreeSet<PathBuf>, sink: &dyn Fn(WatchEvent)) {
+fn apply(api: &Api, changed: &BTreeSet<PathBuf>, gone: &BTreeSet<PathBuf>, sink: &Sink) {
     for p in gone {
         let path = p.display().to_string();
         match api.with_library(|l| l.store().documents_at(&path)) {

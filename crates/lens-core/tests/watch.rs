@@ -17,11 +17,12 @@ fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
 fn new_changed_and_deleted_pdfs_follow_the_folder() {
     let lib = tempfile::tempdir().unwrap();
     let folder = tempfile::tempdir().unwrap();
-    let api = Arc::new(Api::new(lib.path().to_path_buf()));
-    let watched = api.add_watch(folder.path()).unwrap();
+    let api = Api::new(lib.path().to_path_buf());
     let events = Arc::new(Mutex::new(Vec::new()));
     let ev2 = events.clone();
-    let svc = api.start_watching(Box::new(move |e| ev2.lock().unwrap().push(e))).unwrap();
+    api.follow_watched(Arc::new(move |e| ev2.lock().unwrap().push(e))).unwrap();
+    // a folder added while following is picked up at once
+    let watched = api.add_watch(folder.path()).unwrap();
     let docs = |api: &Api| api.call("documents", &serde_json::json!({})).unwrap();
 
     let f = folder.path().join("filing.pdf");
@@ -41,7 +42,7 @@ fn new_changed_and_deleted_pdfs_follow_the_folder() {
     let r = api.call("search", &serde_json::json!({"query": "Amcor net sales", "filter": false})).unwrap();
     assert!(r["hits"].as_array().unwrap().is_empty());
     wait_until("the removal is reported", || events.lock().unwrap().iter().any(|e| matches!(e, lens_core::watch::WatchEvent::Removed { .. })));
-    drop(svc);
+    api.stop_watching();
 
     // the watch list survives a restart
     let again = Api::new(lib.path().to_path_buf());
