@@ -337,7 +337,15 @@ fn ingest_worker(dir: &Path, jobs: &Mutex<Jobs>, dirty: &AtomicBool) {
         });
         if let Err(e) = r {
             let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
-            if !matches!(e, LensError::Cancelled) {
+            if matches!(e, LensError::Cancelled) {
+                // what was stored before the cancel is published: those files are done
+                for f in j.state.files.iter_mut().filter(|f| f.status == "stored" || f.status == "ocr") {
+                    if f.status == "ocr" {
+                        f.message = Some("OCR not run: cancelled (run it later with `lens ocr`)".into());
+                    }
+                    f.status = "done".into();
+                }
+            } else {
                 j.state.error = Some(json!({ "code": e.code(), "message": e.to_string() }));
             }
             continue;

@@ -47,11 +47,7 @@ static COPIES: AtomicUsize = AtomicUsize::new(0);
 impl Extractor {
     /// Load a private copy of the pdfium library found by [`crate::paths::pdfium_candidates`].
     pub fn new() -> Result<Extractor> {
-        let candidates = crate::paths::pdfium_candidates();
-        let Some(src) = candidates.iter().find(|p| p.is_file()) else {
-            let searched = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-            return Err(LensError::PdfiumMissing { searched });
-        };
+        let src = &crate::paths::find_pdfium()?;
         let n = COPIES.fetch_add(1, Ordering::Relaxed);
         let copy = std::env::temp_dir().join(format!("lens-pdfium-{}-{n}.so", std::process::id()));
         std::fs::copy(src, &copy).map_err(|e| LensError::io(&copy, e))?;

@@ -52,3 +52,11 @@ pub fn pdfium_candidates() -> Vec<PathBuf> {
     out.push(PathBuf::from("/usr/lib").join(name));
     out
 }
+
+/// The first pdfium library found, or an error listing every place looked at.
+pub fn find_pdfium() -> crate::error::Result<PathBuf> {
+    let candidates = pdfium_candidates();
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| crate::error::LensError::PdfiumMissing {
+        searched: candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+    })
+}

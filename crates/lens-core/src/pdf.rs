@@ -37,12 +37,7 @@ fn clone_bind_error(e: &LensError) -> LensError {
 }
 
 fn bind() -> std::result::Result<(Pdfium, PathBuf), LensError> {
-    let candidates = crate::paths::pdfium_candidates();
-    let found = candidates.iter().find(|p| p.is_file()).cloned();
-    let Some(path) = found else {
-        let searched = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-        return Err(LensError::PdfiumMissing { searched });
-    };
+    let path = crate::paths::find_pdfium()?;
     let bindings = Pdfium::bind_to_library(&path)
         .map_err(|e| LensError::PdfiumLoad { path: path.clone(), reason: e.to_string() })?;
     Ok((Pdfium::new(bindings), path))
