@@ -1,6 +1,6 @@
 //! `lens`: the command-line front end over lens-core. Thin: parse, call the library, print.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use lens_core::eval::{self, EvalOptions, Mode};
 use lens_core::ingest::{self, IngestEvent, IngestOptions};
@@ -623,12 +623,4 @@ fn print_misses(rows: &[eval::Row], n: usize) {
         println!("    gold:   {}", r.gold.keys().cloned().collect::<Vec<_>>().join(", "));
         println!("    ranked: {}", r.ranked.iter().take(5).cloned().collect::<Vec<_>>().join(", "));
     }
-}
-
-#[allow(dead_code)]
-fn require(cond: bool, msg: &str) -> Result<()> {
-    if !cond {
-        bail!("{msg}");
-    }
-    Ok(())
 }

@@ -100,7 +100,6 @@ impl Api {
 
     /// Dispatch one command.
     pub fn call(&self, cmd: &str, a: &Value) -> Result<Value> {
-        let to = |v: &dyn erased::Ser| v.json();
         match cmd {
             "app_info" => Ok(json!({ "library": self.dir.display().to_string(), "version": env!("CARGO_PKG_VERSION"), "answerers": ["extractive"], "retrievers": ["bm25"] })),
             "documents" => self.with(|l| Ok(to(&l.documents()?))),
@@ -372,13 +371,7 @@ fn ingest_worker(dir: &Path, jobs: &Mutex<Jobs>, dirty: &AtomicBool) {
     }
 }
 
-mod erased {
-    pub trait Ser {
-        fn json(&self) -> serde_json::Value;
-    }
-    impl<T: serde::Serialize> Ser for T {
-        fn json(&self) -> serde_json::Value {
-            serde_json::to_value(self).expect("API results serialise")
-        }
-    }
+/// API results as JSON.
+fn to<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("API results serialise")
 }
