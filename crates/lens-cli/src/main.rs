@@ -109,6 +109,9 @@ enum Cmd {
         /// Weight of lexicon expansion terms (0 disables expansion)
         #[arg(long)]
         expansion_weight: Option<f32>,
+        /// Set a retrieval knob, e.g. --set rank_depth=0 (repeatable; `--set help=1` lists them)
+        #[arg(long = "set")]
+        set: Vec<String>,
         /// List N questions with no gold page in the top 3
         #[arg(long, default_value_t = 0)]
         misses: usize,
@@ -342,7 +345,7 @@ fn run(cli: Cli) -> Result<()> {
             let a = lib.add_alias(&doc, &alias)?;
             println!("{doc}: alias \"{a}\" added");
         }
-        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, misses, only, json } => {
+        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, set, misses, only, json } => {
             let lib = open(&cli.library)?;
             let mode: Mode = mode.parse()?;
             let mut labels_v = eval::read_labels(&labels)?;
@@ -359,6 +362,10 @@ fn run(cli: Cli) -> Result<()> {
             }
             if let Some(w) = expansion_weight {
                 opts.params.expansion_weight = w;
+            }
+            for kv in &set {
+                let (k, v) = kv.split_once('=').ok_or_else(|| lens_core::LensError::BadInput(format!("--set wants NAME=VALUE, got `{kv}`")))?;
+                opts.set(k, v)?;
             }
             let (rows, summary) = eval::run(&lib, &labels_v, &opts)?;
             let name = name.unwrap_or_else(|| format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode)));

@@ -5,6 +5,7 @@
 use crate::error::{LensError, Result};
 use crate::library::{Library, SearchRequest};
 use crate::index::Bm25Params;
+use crate::rank::RankParams;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -157,11 +158,33 @@ pub struct EvalOptions {
     pub mode: Mode,
     pub k: usize,
     pub params: Bm25Params,
+    pub rank: RankParams,
 }
 
 impl Default for EvalOptions {
     fn default() -> Self {
-        EvalOptions { mode: Mode::Filter, k: 10, params: Bm25Params::default() }
+        EvalOptions { mode: Mode::Filter, k: 10, params: Bm25Params::default(), rank: RankParams::default() }
+    }
+}
+
+impl EvalOptions {
+    /// Set one retrieval knob by name (`lens eval --set NAME=VALUE`), for ablations.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<()> {
+        let f = || value.parse::<f32>().map_err(|_| LensError::BadInput(format!("--set {name}: `{value}` is not a number")));
+        match name {
+            "heading_boost" => self.params.heading_boost = f()?,
+            "expansion_weight" => self.params.expansion_weight = f()?,
+            "rank_depth" => self.rank.depth = f()? as usize,
+            "statement_weight" => self.rank.statement = f()?,
+            "numeric_weight" => self.rank.numeric = f()?,
+            "toc_weight" => self.rank.toc = f()?,
+            _ => {
+                return Err(LensError::BadInput(format!(
+                    "unknown knob `{name}` (known: heading_boost, expansion_weight, rank_depth, statement_weight, numeric_weight, toc_weight)"
+                )))
+            }
+        }
+        Ok(())
     }
 }
 
@@ -204,6 +227,7 @@ pub fn run(lib: &Library, labels: &[Label], opts: &EvalOptions) -> Result<(Vec<R
         let mut req = SearchRequest::new(l.query.clone());
         req.k = opts.k;
         req.params = opts.params;
+        req.rank = opts.rank;
         match opts.mode {
             Mode::Global => req.filter = false,
             Mode::Filter => req.filter = true,

@@ -17,6 +17,38 @@ pub struct DocInfo {
     pub year: Option<i32>,
     pub form: Option<String>,
     pub aliases: Vec<String>,
+    /// Fiscal quarter of a quarterly filing or release (from its name: `2023Q2`, `Q2 2023`).
+    pub quarter: Option<u8>,
+}
+
+/// The quarter a document id names: `AMCOR_2023Q2_10Q` -> 2.
+pub fn id_quarter(id: &str) -> Option<u8> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"(?i)(?:(?:19|20)[0-9]{2}[ _-]?q([1-4])\b|(?:^|[^a-z0-9])q([1-4])[ _-]?(?:19|20)[0-9]{2})").unwrap());
+    re.captures(id).and_then(|c| c.get(1).or(c.get(2))).and_then(|m| m.as_str().parse().ok())
+}
+
+/// Quarters a question names: Q2, Q2'23, 2Q23, second quarter.
+pub fn question_quarters(q: &str) -> Vec<u8> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| Regex::new(r"(?i)\bq([1-4])\b|\bq([1-4])\s*'|\b([1-4])q\s*'?[0-9]{2}\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter").unwrap());
+    let mut out = Vec::new();
+    for c in re.captures_iter(q) {
+        let n = if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) {
+            m.as_str().parse().unwrap_or(0)
+        } else {
+            match c.get(4).map(|m| m.as_str().to_lowercase()).as_deref() {
+                Some("first") => 1,
+                Some("second") => 2,
+                Some("third") => 3,
+                _ => 4,
+            }
+        };
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
 }
 
 /// The filter applied to one question.
@@ -30,6 +62,60 @@ pub struct DocFilter {
     pub groups: Vec<Vec<String>>,
     #[serde(skip)]
     pub key_groups: Vec<Vec<i64>>,
+}
+
+const COMPANIES: &str = include_str!("../../../resources/companies.json");
+
+/// Tickers and short forms of company names (`resources/companies.json`, extended by
+/// `<library>/companies.json`): "JnJ", "JPM" and "AMEX" find Johnson & Johnson, JPMorgan and
+/// American Express filings.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct Companies {
+    #[serde(default)]
+    pub companies: Vec<CompanyEntry>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct CompanyEntry {
+    pub names: Vec<String>,
+    pub aliases: Vec<String>,
+}
+
+impl Companies {
+    pub fn builtin() -> Companies {
+        serde_json::from_str(COMPANIES).expect("resources/companies.json is valid")
+    }
+
+    /// The built-in list plus the entries of `extra` (a user file), if it exists.
+    pub fn with_user_file(extra: &std::path::Path) -> crate::error::Result<Companies> {
+        let mut c = Companies::builtin();
+        if extra.is_file() {
+            let text = std::fs::read_to_string(extra).map_err(|e| crate::error::LensError::io(extra, e))?;
+            let user: Companies = serde_json::from_str(&text).map_err(|e| crate::error::LensError::BadInput(format!("{}: {e}", extra.display())))?;
+            c.companies.extend(user.companies);
+        }
+        Ok(c)
+    }
+
+    /// Extra aliases for a document known by `aliases` (normalised names) and `company`.
+    pub fn extra_aliases(&self, aliases: &[String], company: Option<&str>) -> Vec<String> {
+        let mut known: Vec<String> = aliases.to_vec();
+        if let Some(c) = company {
+            known.push(crate::meta::normalize_name(c));
+        }
+        let mut out = Vec::new();
+        for e in &self.companies {
+            if e.names.iter().any(|n| known.contains(&crate::meta::normalize_name(n))) {
+                for a in e.names.iter().chain(&e.aliases) {
+                    let a = crate::meta::normalize_name(a);
+                    if !a.is_empty() && !known.contains(&a) && !out.contains(&a) {
+                        out.push(a);
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Years a question names: 2018, FY2018, FY 2018, FY'18, FY18, fiscal 2022, 2019-2021.
@@ -111,7 +197,7 @@ fn alias_matches(alias: &str, words: &[String]) -> bool {
 }
 
 /// Detect the filter for `question` over `docs`; `None` when the question names no company.
-pub fn detect(question: &str, docs: &[DocInfo]) -> Option<DocFilter> {
+pub fn detect<'a>(question: &str, docs: &'a [DocInfo]) -> Option<DocFilter> {
     let words = plain_words(question);
     let mut companies: Vec<String> = Vec::new();
     let mut by_company: BTreeMap<String, Vec<&DocInfo>> = BTreeMap::new();
@@ -130,6 +216,7 @@ pub fn detect(question: &str, docs: &[DocInfo]) -> Option<DocFilter> {
     }
     let years = question_years(question);
     let forms = question_forms(question);
+    let quarters = question_quarters(question);
     let mut groups: Vec<Vec<&DocInfo>> = Vec::new();
     for (_, mut ds) in by_company {
         if !years.is_empty() {
@@ -144,19 +231,32 @@ pub fn detect(question: &str, docs: &[DocInfo]) -> Option<DocFilter> {
                 ds = f;
             }
         }
-        // several named years of one company: one group per year
+        // several named years of one company: one group per year, the latest first (a later
+        // annual filing restates the earlier years, so it answers comparisons best)
         let distinct_years: Vec<i32> = {
             let mut v: Vec<i32> = ds.iter().filter_map(|d| d.year).filter(|y| years.contains(y)).collect();
-            v.sort();
+            v.sort_by(|a, b| b.cmp(a));
             v.dedup();
             v
         };
+        // a named quarter narrows each group to that quarter's filings, where it has any
+        let narrow = |g: Vec<&'a DocInfo>| -> Vec<&'a DocInfo> {
+            if quarters.is_empty() {
+                return g;
+            }
+            let q: Vec<&DocInfo> = g.iter().copied().filter(|d| d.quarter.is_some_and(|dq| quarters.contains(&dq))).collect();
+            if q.is_empty() {
+                g
+            } else {
+                q
+            }
+        };
         if distinct_years.len() > 1 {
             for y in distinct_years {
-                groups.push(ds.iter().copied().filter(|d| d.year == Some(y)).collect());
+                groups.push(narrow(ds.iter().copied().filter(|d| d.year == Some(y)).collect()));
             }
         } else {
-            groups.push(ds);
+            groups.push(narrow(ds));
         }
     }
     Some(DocFilter {
@@ -172,7 +272,7 @@ pub fn detect(question: &str, docs: &[DocInfo]) -> Option<DocFilter> {
 mod tests {
     use super::*;
     fn doc(key: i64, id: &str, company: &str, year: i32, form: &str, aliases: &[&str]) -> DocInfo {
-        DocInfo { key, id: id.into(), company: Some(company.into()), year: Some(year), form: Some(form.into()), aliases: aliases.iter().map(|s| s.to_string()).collect() }
+        DocInfo { key, id: id.into(), company: Some(company.into()), year: Some(year), form: Some(form.into()), aliases: aliases.iter().map(|s| s.to_string()).collect(), quarter: id_quarter(id) }
     }
     fn docs() -> Vec<DocInfo> {
         vec![
@@ -204,7 +304,34 @@ mod tests {
     fn several_companies_or_years_make_groups() {
         let f = detect("Compare 3M and PepsiCo revenue", &docs()).unwrap();
         assert_eq!(f.groups.len(), 2);
+        // the later filing first: it restates the earlier year
         let f = detect("3M revenue in FY2018 vs FY2022", &docs()).unwrap();
-        assert_eq!(f.key_groups, vec![vec![1], vec![2]]);
+        assert_eq!(f.key_groups, vec![vec![2], vec![1]]);
+    }
+
+    #[test]
+    fn quarters_narrow_to_quarterly_filings() {
+        assert_eq!(id_quarter("AMCOR_2023Q2_10Q"), Some(2));
+        assert_eq!(id_quarter("Q3 2021 results"), Some(3));
+        assert_eq!(id_quarter("3M_2018_10K"), None);
+        assert_eq!(question_quarters("In 2022 Q2, which segment ..."), vec![2]);
+        assert_eq!(question_quarters("As of Q2'2023, is Pfizer ..."), vec![2]);
+        assert_eq!(question_quarters("results for the first quarter and 4Q22"), vec![4, 1]);
+        assert!(question_quarters("Quarterly dividends of 3M").is_empty());
+        let f = detect("PepsiCo revenue in Q1 of 2023", &docs()).unwrap();
+        assert_eq!(f.key_groups, vec![vec![4]]);
+        let f = detect("PepsiCo revenue in 2023", &docs()).unwrap();
+        assert_eq!(f.key_groups, vec![vec![4, 5]]);
+    }
+
+    #[test]
+    fn tickers_and_short_forms_from_the_company_list() {
+        let c = Companies::builtin();
+        let extra = c.extra_aliases(&["johnson johnson".into()], Some("Johnson Johnson"));
+        assert!(extra.contains(&"jnj".to_string()) && extra.contains(&"j j".to_string()), "{extra:?}");
+        let mut d = docs();
+        d[2].aliases.extend(c.extra_aliases(&d[2].aliases, d[2].company.as_deref()));
+        let f = detect("Does AMEX have an improving operating margin profile as of 2022?", &d).unwrap();
+        assert_eq!(f.key_groups, vec![vec![3]]);
     }
 }

@@ -22,10 +22,16 @@ pub struct Lexicon {
 pub struct Metric {
     pub names: Vec<String>,
     pub line_items: Vec<String>,
+    /// Ids of the statements that print these line items.
+    #[serde(default)]
+    pub statements: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Statement {
+    /// Short id metrics refer to ("cash_flow"); defaults to the first name.
+    #[serde(default)]
+    pub id: String,
     pub names: Vec<String>,
     pub headings: Vec<String>,
 }
@@ -35,6 +41,10 @@ pub struct Statement {
 pub struct Expansion {
     pub line_items: Vec<String>,
     pub headings: Vec<String>,
+    /// Statements the question asks about, by name or through a metric (ids, in order).
+    pub statements: Vec<String>,
+    /// How many of `statements` the question names outright (they come first).
+    pub named_statements: usize,
 }
 
 fn contains_phrase(words: &[String], phrase: &str) -> bool {
@@ -44,7 +54,22 @@ fn contains_phrase(words: &[String], phrase: &str) -> bool {
 
 impl Lexicon {
     pub fn builtin() -> Lexicon {
-        serde_json::from_str(DEFAULT).expect("resources/lexicon.json is valid")
+        let lx: Lexicon = serde_json::from_str(DEFAULT).expect("resources/lexicon.json is valid");
+        lx.with_ids()
+    }
+
+    fn with_ids(mut self) -> Lexicon {
+        for s in &mut self.statements {
+            if s.id.is_empty() {
+                s.id = s.names.first().cloned().unwrap_or_default();
+            }
+        }
+        self
+    }
+
+    /// The statement with this id.
+    pub fn statement(&self, id: &str) -> Option<&Statement> {
+        self.statements.iter().find(|s| s.id == id)
     }
 
     /// The built-in lexicon plus the entries of `extra` (a user file), if it exists.
@@ -53,6 +78,7 @@ impl Lexicon {
         if extra.is_file() {
             let text = std::fs::read_to_string(extra).map_err(|e| LensError::io(extra, e))?;
             let user: Lexicon = serde_json::from_str(&text).map_err(|e| LensError::BadInput(format!("{}: {e}", extra.display())))?;
+            let user = user.with_ids();
             lx.metrics.extend(user.metrics);
             lx.statements.extend(user.statements);
         }
@@ -62,24 +88,27 @@ impl Lexicon {
     pub fn expand(&self, question: &str) -> Expansion {
         let words = plain_words(question);
         let mut e = Expansion::default();
+        let push = |v: &mut Vec<String>, x: &String| {
+            if !v.contains(x) {
+                v.push(x.clone())
+            }
+        };
+        let mut metric_statements = Vec::new();
         for m in &self.metrics {
             if m.names.iter().any(|n| contains_phrase(&words, n)) {
-                for li in &m.line_items {
-                    if !e.line_items.contains(li) {
-                        e.line_items.push(li.clone());
-                    }
-                }
+                m.line_items.iter().for_each(|li| push(&mut e.line_items, li));
+                m.statements.iter().for_each(|s| push(&mut metric_statements, s));
             }
         }
+        // a statement named outright comes first; its headings join the query
         for s in &self.statements {
             if s.names.iter().any(|n| contains_phrase(&words, n)) {
-                for h in &s.headings {
-                    if !e.headings.contains(h) {
-                        e.headings.push(h.clone());
-                    }
-                }
+                s.headings.iter().for_each(|h| push(&mut e.headings, h));
+                push(&mut e.statements, &s.id);
             }
         }
+        e.named_statements = e.statements.len();
+        metric_statements.iter().for_each(|s| push(&mut e.statements, s));
         e
     }
 }
@@ -91,7 +120,10 @@ mod tests {
     fn capex_maps_to_ppe_purchases() {
         let e = Lexicon::builtin().expand("What is the FY2018 capital expenditure for 3M, per the cash flow statement?");
         assert!(e.line_items.iter().any(|l| l == "purchases of property plant and equipment"));
-        assert_eq!(e.headings, vec!["statements of cash flows".to_string()]);
+        assert_eq!(e.headings[0], "statements of cash flows");
+        assert_eq!(e.statements, vec!["cash_flow".to_string()]);
+        let e = Lexicon::builtin().expand("What is the quick ratio of Adobe in FY2022?");
+        assert_eq!(e.statements, vec!["balance".to_string()]);
         assert_eq!(Lexicon::builtin().expand("Who is the CEO?"), Expansion::default());
     }
 }

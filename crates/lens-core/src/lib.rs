@@ -16,6 +16,7 @@ pub mod filter;
 pub mod index;
 pub mod ingest;
 pub mod lexicon;
+pub mod rank;
 pub mod library;
 pub mod meta;
 pub mod ocr;

@@ -2,9 +2,10 @@
 //! front end (CLI, desktop app, `lens serve`) shares: search, documents, aliases, removal.
 
 use crate::error::{LensError, Result};
-use crate::filter::{self, DocFilter, DocInfo};
+use crate::filter::{self, Companies, DocFilter, DocInfo};
 use crate::index::{Bm25Params, IndexHit, PageIndex, PageWriter};
 use crate::lexicon::Lexicon;
+use crate::rank::{self, RankParams};
 use crate::store::{Document, Store};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -21,6 +22,7 @@ pub struct Library {
     pub(crate) store: Store,
     pub(crate) index: PageIndex,
     pub(crate) lexicon: Lexicon,
+    pub(crate) companies: Companies,
 }
 
 #[derive(Debug, Clone)]
@@ -31,11 +33,13 @@ pub struct SearchRequest {
     pub k: usize,
     pub filter: bool,
     pub params: Bm25Params,
+    /// Statement/table-aware reranking of the BM25 candidates.
+    pub rank: RankParams,
 }
 
 impl SearchRequest {
     pub fn new(query: impl Into<String>) -> Self {
-        SearchRequest { query: query.into(), docs: Vec::new(), k: 10, filter: true, params: Bm25Params::default() }
+        SearchRequest { query: query.into(), docs: Vec::new(), k: 10, filter: true, params: Bm25Params::default(), rank: RankParams::default() }
     }
 }
 
@@ -75,12 +79,13 @@ impl Library {
         let store = Store::open(&dir.join("lens.sqlite"))?;
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
-        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon })
+        let companies = Companies::with_user_file(&dir.join("companies.json"))?;
+        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon, companies })
     }
 
     /// A library held entirely in memory (tests).
     pub fn in_memory() -> Result<Library> {
-        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin() })
+        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin(), companies: Companies::builtin() })
     }
 
     pub fn dir(&self) -> Option<&Path> {
@@ -216,7 +221,11 @@ impl Library {
             .store
             .documents()?
             .into_iter()
-            .map(|d| DocInfo { key: d.key, aliases: aliases.remove(&d.id).unwrap_or_default(), id: d.id, company: d.company, year: d.year, form: d.form })
+            .map(|d| {
+                let mut a = aliases.remove(&d.id).unwrap_or_default();
+                a.extend(self.companies.extra_aliases(&a, d.company.as_deref()));
+                DocInfo { key: d.key, aliases: a, quarter: filter::id_quarter(&d.id), id: d.id, company: d.company, year: d.year, form: d.form }
+            })
             .collect())
     }
 
@@ -281,13 +290,26 @@ impl Library {
                 heading_extra.push((t, req.params.expansion_weight * req.params.heading_boost));
             }
         }
+        let intent = rank::intent(&q, &self.lexicon);
         let mut lists: Vec<Vec<IndexHit>> = Vec::new();
         for g in &groups {
-            let hits = self.index.search_weighted(&weighted, &heading_extra, g.as_deref(), k + 8, req.params)?;
+            let hits = self.index.search_weighted(&weighted, &heading_extra, g.as_deref(), (k + 8).max(req.rank.depth), req.params)?;
             let mut hits: Vec<IndexHit> = hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect();
             // equal scores are ordered by document id and page, so rankings do not depend on
             // the order documents happened to be ingested in
-            hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| complete[&a.doc_key].cmp(&complete[&b.doc_key])).then(a.page.cmp(&b.page)));
+            let order = |a: &IndexHit, b: &IndexHit| b.score.total_cmp(&a.score).then_with(|| complete[&a.doc_key].cmp(&complete[&b.doc_key])).then(a.page.cmp(&b.page));
+            hits.sort_by(order);
+            if req.rank.depth > 0 && !hits.is_empty() {
+                let top = hits[0].score.max(f32::MIN_POSITIVE);
+                let n = req.rank.depth.max(k).min(hits.len());
+                for h in &mut hits[..n] {
+                    let text = self.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
+                    let prof = rank::profile(&text, &self.lexicon);
+                    h.score = rank::score(h.score / top, &prof, &intent, &req.rank);
+                }
+                hits[..n].sort_by(order);
+                hits.truncate(n);
+            }
             lists.push(hits);
         }
         let merged = interleave(&lists, k);

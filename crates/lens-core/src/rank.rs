@@ -1,0 +1,181 @@
+//! Statement- and table-aware reranking of BM25 candidates.
+//!
+//! A question like "FY2018 capital expenditure ... cash flow statement" wants the page that *is*
+//! the cash flow statement: a page titled with the statement's heading and full of numbers.
+//! BM25 alone prefers pages that merely mention it (the table of contents names every
+//! statement; the MD&A repeats the question's words). This stage reads the candidate pages'
+//! text, profiles them (statement title, share of numbers, table-of-contents shape) and
+//! re-scores them. The statement names and headings it knows come from the lexicon (data).
+
+use crate::lexicon::Lexicon;
+use serde::Serialize;
+
+/// Weights of the reranking features (relative to the best BM25 score of the list, 1.0).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankParams {
+    /// Bonus for a page titled with a statement the question asks for.
+    pub statement: f32,
+    /// Bonus (scaled by number density) for table pages when the question asks for a figure.
+    pub numeric: f32,
+    /// Penalty for table-of-contents and index pages.
+    pub toc: f32,
+    /// How many BM25 candidates are re-scored; 0 turns reranking off.
+    pub depth: usize,
+}
+
+impl Default for RankParams {
+    fn default() -> Self {
+        RankParams { statement: 0.6, numeric: 0.2, toc: 0.6, depth: 40 }
+    }
+}
+
+impl RankParams {
+    pub fn off() -> Self {
+        RankParams { depth: 0, ..Default::default() }
+    }
+}
+
+/// What a page looks like to the reranker.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PageProfile {
+    /// Ids of the statements whose title heads the page.
+    pub statements: Vec<String>,
+    /// Share of the page's tokens that are numbers (0..1).
+    pub numeric: f32,
+    /// Share of the page's lines that look like table-of-contents entries ("Item 7. ... 32").
+    pub toc: f32,
+}
+
+/// What the question asks for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Intent {
+    pub statements: Vec<String>,
+    /// Asks for a figure (an amount, a ratio, a change).
+    pub quantitative: bool,
+}
+
+/// Lower-case letters only, statements -> statement: "Consolidated Statement of Cash Flow s"
+/// and "CONSOLIDATED STATEMENTS OF CASH FLOWS" squash to the same string.
+fn squash(s: &str) -> String {
+    let l: String = s.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_lowercase).collect();
+    l.replace("statements", "statement")
+}
+
+const FIGURE_WORDS: &[&str] = &[
+    "how much", "how many", "amount", "ratio", "margin", "usd", "million", "billion", "percent", "%", "$", "growth", "change in",
+    "increase", "decrease", "rate", "total", "turnover", "per share", "round",
+];
+
+/// Words of a question that wants the narrative (the MD&A's explanation), not the table.
+const NARRATIVE_WORDS: &[&str] = &["what drove", "drove the", "drivers of", "driven by", "what caused", "reasons for", "reason for"];
+
+pub fn intent(question: &str, lexicon: &Lexicon) -> Intent {
+    let mut e = lexicon.expand(question);
+    let l = question.to_lowercase();
+    if NARRATIVE_WORDS.iter().any(|w| l.contains(w)) {
+        // keep only statements named outright; a metric's statement is not where its drivers are
+        e.statements.truncate(e.named_statements);
+        return Intent { quantitative: false, statements: e.statements };
+    }
+    let quantitative = !e.line_items.is_empty() || FIGURE_WORDS.iter().any(|w| l.contains(w));
+    Intent { statements: e.statements, quantitative }
+}
+
+fn is_number_token(t: &str) -> bool {
+    let core = t.trim_matches(|c: char| "$()%,.;:€£".contains(c));
+    !core.is_empty() && core.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') && core.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A table-of-contents entry: words, then a page number (1-3 digits, or "F-12") at the end.
+fn is_toc_line(l: &str) -> bool {
+    let l = l.trim();
+    let Some((head, last)) = l.rsplit_once(char::is_whitespace) else { return false };
+    let last = last.trim_start_matches("F-").trim_start_matches("f-");
+    let page_no = !last.is_empty() && last.len() <= 3 && last.chars().all(|c| c.is_ascii_digit());
+    if !page_no {
+        return false;
+    }
+    let letters = head.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = head.chars().filter(|c| c.is_ascii_digit()).count();
+    letters >= 6 && digits <= 3 && !head.contains('$')
+}
+
+/// Profile one page's text against the lexicon's statements.
+pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut statements = Vec::new();
+    let headings: Vec<(String, Vec<String>)> = lexicon.statements.iter().map(|s| (s.id.clone(), s.headings.iter().map(|h| squash(h)).collect())).collect();
+    for l in lines.iter().take(12) {
+        if l.chars().count() > 90 {
+            continue;
+        }
+        let low = l.to_lowercase();
+        if low.starts_with("notes to") || low.starts_with("see ") || low.starts_with("the accompanying") || low.contains("notes to consolidated") {
+            continue;
+        }
+        let sq = squash(l);
+        for (id, hs) in &headings {
+            if hs.iter().any(|h| !h.is_empty() && sq.contains(h.as_str())) && !statements.contains(id) {
+                statements.push(id.clone());
+            }
+        }
+    }
+    let mut toks = 0usize;
+    let mut nums = 0usize;
+    for t in text.split_whitespace() {
+        toks += 1;
+        if is_number_token(t) {
+            nums += 1;
+        }
+    }
+    let numeric = if toks == 0 { 0.0 } else { nums as f32 / toks as f32 };
+    let toc_lines = lines.iter().filter(|l| is_toc_line(l)).count();
+    let toc = if toc_lines >= 5 && !lines.is_empty() { toc_lines as f32 / lines.len() as f32 } else { 0.0 };
+    // a statement page is a table: a title without numbers is a divider or an index entry
+    if numeric < 0.12 {
+        statements.clear();
+    }
+    PageProfile { statements, numeric, toc }
+}
+
+/// The reranked score of one candidate, given its BM25 score relative to the list's best.
+pub fn score(relative_bm25: f32, p: &PageProfile, intent: &Intent, w: &RankParams) -> f32 {
+    let mut s = relative_bm25;
+    if intent.statements.iter().any(|id| p.statements.contains(id)) {
+        s += w.statement;
+    }
+    if intent.quantitative {
+        s += w.numeric * (p.numeric / 0.35).min(1.0);
+    }
+    if p.toc >= 0.2 {
+        s -= w.toc * (p.toc / 0.5).min(1.0);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statement_pages_and_tocs_are_recognised() {
+        let lx = Lexicon::builtin();
+        let cf = "Table of Contents\n3M Company and Subsidiaries\nConsolidated Statement of Cash Flow s\nYears ended December 31\n(Millions)\n2018\n2017\nNet income\n$\n5,363\n$\n4,869\nDepreciation and amortization\n1,488\n1,544\nPurchases of property, plant and equipment (PP&E)\n(1,577)\n(1,373)";
+        let p = profile(cf, &lx);
+        assert_eq!(p.statements, vec!["cash_flow".to_string()]);
+        assert!(p.numeric > 0.2, "{p:?}");
+        assert_eq!(p.toc, 0.0);
+        let toc = "Table of Contents\nItem 1. Business 4\nItem 1A. Risk Factors 12\nItem 2. Properties 20\nItem 7. Management's Discussion 24\nItem 8. Financial Statements 50\nConsolidated Statement of Cash Flows 60\nConsolidated Balance Sheet 58\nItem 9. Changes in Accountants 110";
+        let t = profile(toc, &lx);
+        assert!(t.toc > 0.5, "{t:?}");
+        assert!(t.statements.is_empty(), "a TOC is not a statement: {t:?}");
+        let i = intent("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement.", &lx);
+        assert_eq!(i.statements, vec!["cash_flow".to_string()]);
+        assert!(i.quantitative);
+        let w = RankParams::default();
+        assert!(score(0.6, &p, &i, &w) > score(1.0, &t, &i, &w));
+        assert!(!intent("Who is the CEO of 3M?", &lx).quantitative);
+        let why = intent("What drove operating margin change as of FY2022 for 3M?", &lx);
+        assert!(why.statements.is_empty() && !why.quantitative, "{why:?}");
+    }
+}
