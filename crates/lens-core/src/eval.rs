@@ -175,12 +175,13 @@ impl EvalOptions {
             "heading_boost" => self.params.heading_boost = f()?,
             "expansion_weight" => self.params.expansion_weight = f()?,
             "rank_depth" => self.rank.depth = f()? as usize,
+            "drop_company_terms" => self.params.drop_company_terms = f()? != 0.0,
             "statement_weight" => self.rank.statement = f()?,
             "numeric_weight" => self.rank.numeric = f()?,
             "toc_weight" => self.rank.toc = f()?,
             _ => {
                 return Err(LensError::BadInput(format!(
-                    "unknown knob `{name}` (known: heading_boost, expansion_weight, rank_depth, statement_weight, numeric_weight, toc_weight)"
+                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight)"
                 )))
             }
         }

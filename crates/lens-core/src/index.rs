@@ -19,11 +19,13 @@ pub struct Bm25Params {
     pub heading_boost: f32,
     /// Weight of lexicon expansion terms (metric names -> line items); 0 disables expansion.
     pub expansion_weight: f32,
+    /// Drop the words of the company the filter matched from the query.
+    pub drop_company_terms: bool,
 }
 
 impl Default for Bm25Params {
     fn default() -> Self {
-        Bm25Params { heading_boost: 1.5, expansion_weight: 0.5 }
+        Bm25Params { heading_boost: 1.5, expansion_weight: 0.5, drop_company_terms: true }
     }
 }
 

@@ -277,7 +277,19 @@ impl Library {
         let t1 = Instant::now();
         let k = req.k.clamp(1, 1000);
         // lexicon expansions: line items as extra text terms, statement names as heading terms
-        let mut weighted: Vec<(String, f32)> = terms.iter().map(|t| (t.clone(), 1.0)).collect();
+        // Once the filter has picked a company's filings, its name only matches the pages
+        // that repeat it (exhibit lists of subsidiaries, signatures): drop it from the query.
+        let mut name_terms: HashSet<String> = HashSet::new();
+        if let Some(f) = &applied {
+            if req.params.drop_company_terms {
+                for a in &f.companies {
+                    name_terms.extend(self.index.query_terms(a));
+                }
+            }
+        }
+        let kept: Vec<&String> = terms.iter().filter(|t| !name_terms.contains(*t)).collect();
+        let kept: Vec<&String> = if kept.is_empty() { terms.iter().collect() } else { kept };
+        let mut weighted: Vec<(String, f32)> = kept.iter().map(|t| ((*t).clone(), 1.0)).collect();
         let mut heading_extra: Vec<(String, f32)> = Vec::new();
         if req.params.expansion_weight > 0.0 {
             let e = self.lexicon.expand(&q);
