@@ -18,6 +18,9 @@ struct Cli {
     /// Library folder (default: $LENS_LIBRARY, else the platform data dir)
     #[arg(long, global = true)]
     library: Option<PathBuf>,
+    /// Models folder (default: the library's setting, else $LENS_MODELS, else the platform data dir)
+    #[arg(long, global = true)]
+    models: Option<PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -80,6 +83,9 @@ enum Cmd {
         /// Do not restrict to the companies/years/forms the question names
         #[arg(long)]
         no_filter: bool,
+        /// bm25, dense or hybrid (default: the library's setting)
+        #[arg(long)]
+        retriever: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -109,6 +115,9 @@ enum Cmd {
         /// Weight of lexicon expansion terms (0 disables expansion)
         #[arg(long)]
         expansion_weight: Option<f32>,
+        /// bm25, dense or hybrid (default: the library's setting)
+        #[arg(long)]
+        retriever: Option<String>,
         /// Set a retrieval knob, e.g. --set rank_depth=0 (repeatable; `--set help=1` lists them)
         #[arg(long = "set")]
         set: Vec<String>,
@@ -147,6 +156,9 @@ enum Cmd {
         /// Also render the cited page with the evidence boxed to this PNG
         #[arg(long)]
         render: Option<PathBuf>,
+        /// bm25, dense or hybrid (default: the library's setting)
+        #[arg(long)]
+        retriever: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -198,6 +210,11 @@ enum Cmd {
         #[command(subcommand)]
         what: WatchCmd,
     },
+    /// Dense (embedding) vectors for the dense and hybrid retrievers
+    Dense {
+        #[command(subcommand)]
+        what: DenseCmd,
+    },
     /// Serve the UI and API on 127.0.0.1 (prints the URL with its access token)
     Serve {
         /// Port (0 picks a free one)
@@ -208,6 +225,23 @@ enum Cmd {
     Bench {
         #[command(subcommand)]
         what: bench::BenchCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum DenseCmd {
+    /// Embed every document that has no vectors yet (resumable; per document)
+    Build {
+        /// Only these documents (repeatable)
+        #[arg(long = "doc")]
+        docs: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Which documents have vectors, and their size
+    Status {
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -241,6 +275,29 @@ fn main() {
 fn open(lib: &Option<PathBuf>) -> Result<Library> {
     let dir = lens_core::paths::library_dir(lib.as_deref());
     Ok(Library::open(&dir)?)
+}
+
+/// The retriever for a command: the flag, else the library's setting; loads the embedding
+/// model when the retriever needs one.
+fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>) -> Result<lens_core::library::Retriever> {
+    let mut st = lens_core::settings::Settings::load(lib.store())?;
+    if let Some(r) = flag {
+        st.retriever = r.to_string();
+    }
+    if let Some(m) = models {
+        st.models_dir = m.display().to_string();
+    }
+    let r: lens_core::library::Retriever = st.retriever.parse()?;
+    if r != lens_core::library::Retriever::Bm25 {
+        lib.load_embedder(Path::new(&st.models_dir), &st.embedder)?;
+    }
+    Ok(r)
+}
+
+fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<lens_core::dense::Embedder>> {
+    let st = lens_core::settings::Settings::load(lib.store())?;
+    let dir = models.clone().unwrap_or_else(|| PathBuf::from(&st.models_dir));
+    Ok(lib.load_embedder(&dir, &st.embedder)?)
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -291,9 +348,10 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string(&r)?);
             }
         }
-        Cmd::Search { query, docs, k, no_filter, json } => {
+        Cmd::Search { query, docs, k, no_filter, retriever: rflag, json } => {
             let lib = open(&cli.library)?;
             let mut req = SearchRequest::new(query);
+            req.retriever = retriever(&lib, rflag.as_deref(), &cli.models)?;
             req.docs = docs;
             req.k = k;
             req.filter = !no_filter;
@@ -345,8 +403,9 @@ fn run(cli: Cli) -> Result<()> {
             let a = lib.add_alias(&doc, &alias)?;
             println!("{doc}: alias \"{a}\" added");
         }
-        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, set, misses, only, json } => {
+        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, retriever: rflag, set, misses, only, json } => {
             let lib = open(&cli.library)?;
+            let chosen = retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models)?;
             let mode: Mode = mode.parse()?;
             let mut labels_v = eval::read_labels(&labels)?;
             for cond in &only {
@@ -356,7 +415,7 @@ fn run(cli: Cli) -> Result<()> {
                     field.is_some_and(|f| f.as_str().map(str::to_string).unwrap_or_else(|| f.to_string()) == v)
                 });
             }
-            let mut opts = EvalOptions { mode, ..Default::default() };
+            let mut opts = EvalOptions { mode, retriever: chosen, ..Default::default() };
             if let Some(b) = heading_boost {
                 opts.params.heading_boost = b;
             }
@@ -400,9 +459,10 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string(&out)?);
             }
         }
-        Cmd::Ask { question, answerer, k, docs, no_filter, render, json } => {
+        Cmd::Ask { question, answerer, k, docs, no_filter, render, retriever: rflag, json } => {
             let lib = open(&cli.library)?;
             let mut req = lens_core::ask::AskRequest::new(question);
+            req.retriever = retriever(&lib, rflag.as_deref(), &cli.models)?;
             req.answerer = answerer;
             req.k = k;
             req.docs = docs;
@@ -503,6 +563,45 @@ fn run(cli: Cli) -> Result<()> {
             let lib = open(&cli.library)?;
             lib.store().set_feedback(id, value, note.as_deref())?;
             println!("feedback recorded on #{id}");
+        }
+        Cmd::Dense { what } => {
+            let mut lib = open(&cli.library)?;
+            match what {
+                DenseCmd::Build { docs, json } => {
+                    let emb = embedder(&lib, &cli.models)?;
+                    let cancel = std::sync::atomic::AtomicBool::new(false);
+                    let only = if docs.is_empty() { None } else { Some(docs.as_slice()) };
+                    let rep = lens_core::dense::build(lib.store_mut(), &emb, only, &cancel, &mut |p| {
+                        if !json {
+                            println!(
+                                "dense     {} ({}/{}): {} pages, {} windows in {:.1}s ({:.1} pages/s)",
+                                p.doc_id, p.docs_done, p.docs_total, p.pages, p.windows, p.seconds, p.pages as f64 / p.seconds.max(1e-9)
+                            );
+                        }
+                    })?;
+                    if json {
+                        println!("{}", serde_json::to_string(&rep)?);
+                    } else {
+                        println!(
+                            "dense: {} documents ({} already done), {} pages, {} windows in {:.1}s = {:.2} pages/s (model {})",
+                            rep.docs, rep.skipped_done, rep.pages, rep.windows, rep.seconds, rep.pages_per_s, rep.model
+                        );
+                    }
+                }
+                DenseCmd::Status { json } => {
+                    let st = lens_core::settings::Settings::load(lib.store())?;
+                    let done = lib.store().dense_doc_keys(&st.embedder)?;
+                    let docs = lib.documents()?;
+                    let (bytes, pages) = lib.store().dense_size(&st.embedder)?;
+                    let with: Vec<&str> = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.as_str()).collect();
+                    let per_page = if pages > 0 { bytes as f64 / pages as f64 } else { 0.0 };
+                    if json {
+                        println!("{}", serde_json::json!({"model": st.embedder, "documents": docs.len(), "with_vectors": with, "pages": pages, "bytes": bytes, "bytes_per_page": per_page}));
+                    } else {
+                        println!("model {}: {} of {} documents have vectors; {} pages, {} bytes ({:.0} bytes/page)", st.embedder, with.len(), docs.len(), pages, bytes, per_page);
+                    }
+                }
+            }
         }
         Cmd::Watch { what } => {
             let api = lens_core::api::Api::new(lens_core::paths::library_dir(cli.library.as_deref()));

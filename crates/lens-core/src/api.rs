@@ -101,20 +101,22 @@ impl Api {
     /// Dispatch one command.
     pub fn call(&self, cmd: &str, a: &Value) -> Result<Value> {
         match cmd {
-            "app_info" => Ok(json!({ "library": self.dir.display().to_string(), "version": env!("CARGO_PKG_VERSION"), "answerers": ["extractive"], "retrievers": ["bm25"] })),
+            "app_info" => Ok(json!({ "library": self.dir.display().to_string(), "version": env!("CARGO_PKG_VERSION"), "answerers": crate::settings::ANSWERERS, "retrievers": crate::settings::RETRIEVERS })),
             "documents" => self.with(|l| Ok(to(&l.documents()?))),
             "search" => self.with(|l| {
                 let mut r = SearchRequest::new(arg_str(a, "query")?);
                 r.k = arg_u64(a, "k", 10) as usize;
                 r.docs = strings(a, "docs");
                 r.filter = a.get("filter").and_then(Value::as_bool).unwrap_or(true);
+                r.retriever = crate::settings::Settings::load(l.store())?.prepare_retriever(l)?;
                 Ok(to(&l.search(&r)?))
             }),
             "ask" => self.with(|l| {
                 let st = crate::settings::Settings::load(l.store())?;
                 let mut r = AskRequest::new(arg_str(a, "question")?);
                 r.k = arg_u64(a, "k", st.top_k as u64) as usize;
-                r.answerer = st.answerer;
+                r.answerer = st.answerer.clone();
+                r.retriever = st.prepare_retriever(l)?;
                 r.docs = strings(a, "docs");
                 r.filter = a.get("filter").and_then(Value::as_bool).unwrap_or(true);
                 if let Some(ans) = a.get("answerer").and_then(Value::as_str) {

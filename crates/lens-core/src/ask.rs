@@ -3,7 +3,7 @@
 use crate::answer::{self, Answer, PageInput};
 use crate::error::{LensError, Result};
 use crate::evidence::{self, Evidence, FoundBy};
-use crate::library::{Library, SearchRequest};
+use crate::library::{Library, Retriever, SearchRequest};
 use crate::store::LogEntry;
 use serde::Serialize;
 use std::time::Instant;
@@ -16,11 +16,12 @@ pub struct AskRequest {
     /// Pages given to the answerer.
     pub k: usize,
     pub answerer: String,
+    pub retriever: Retriever,
 }
 
 impl AskRequest {
     pub fn new(q: impl Into<String>) -> Self {
-        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: "extractive".into() }
+        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: "extractive".into(), retriever: Retriever::default() }
     }
 }
 
@@ -52,6 +53,8 @@ pub struct AskResponse {
     pub retriever: String,
     /// Where the answerer ran (`cpu` for the extractive answerer).
     pub device: String,
+    /// What retrieval had to say (fallbacks, cut questions).
+    pub notes: Vec<String>,
 }
 
 /// Locate an answer's evidence on its first cited page (quote, then numbers).
@@ -90,6 +93,7 @@ impl Library {
         sreq.docs = req.docs.clone();
         sreq.filter = req.filter;
         sreq.k = req.k;
+        sreq.retriever = req.retriever;
         let sr = self.search(&sreq)?;
         let ids: Vec<(String, u32)> = sr.hits.iter().map(|h| (h.doc_id.clone(), h.page)).collect();
         let inputs = page_inputs(self, &ids)?;
@@ -98,7 +102,7 @@ impl Library {
         let (ev, boxes) = locate_answer(self, &a)?;
         let pages: Vec<String> = ids.iter().map(|(d, p)| format!("{d}#{p}")).collect();
         let citations: Vec<String> = a.citations.iter().map(|c| c.to_string()).collect();
-        let retriever = "bm25".to_string();
+        let retriever = sr.retriever.name().to_string();
         let entry = LogEntry {
             id: 0,
             time: String::new(),
@@ -134,6 +138,7 @@ impl Library {
             answerer: a.answerer,
             retriever,
             device: "cpu".into(),
+            notes: sr.notes,
         })
     }
 }

@@ -43,6 +43,10 @@ pub enum LensError {
     Image(String),
     #[error("cancelled")]
     Cancelled,
+    #[error("model not found: {what} in {dir} ({hint})")]
+    ModelMissing { what: String, dir: PathBuf, hint: String },
+    #[error("model error: {0}")]
+    Model(String),
 }
 
 impl LensError {
@@ -65,6 +69,8 @@ impl LensError {
             LensError::Index(_) => "index",
             LensError::Image(_) => "image",
             LensError::Cancelled => "cancelled",
+            LensError::ModelMissing { .. } => "model_missing",
+            LensError::Model(_) => "model",
         }
     }
 
@@ -76,6 +82,12 @@ impl LensError {
 impl From<tantivy::TantivyError> for LensError {
     fn from(e: tantivy::TantivyError) -> Self {
         LensError::Index(e.to_string())
+    }
+}
+
+impl From<candle_core::Error> for LensError {
+    fn from(e: candle_core::Error) -> Self {
+        LensError::Model(e.to_string())
     }
 }
 

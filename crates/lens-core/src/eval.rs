@@ -3,7 +3,7 @@
 //! confidence intervals between runs.
 
 use crate::error::{LensError, Result};
-use crate::library::{Library, SearchRequest};
+use crate::library::{Fusion, Library, Retriever, SearchRequest};
 use crate::index::Bm25Params;
 use crate::rank::RankParams;
 use serde::{Deserialize, Serialize};
@@ -159,11 +159,14 @@ pub struct EvalOptions {
     pub k: usize,
     pub params: Bm25Params,
     pub rank: RankParams,
+    pub retriever: Retriever,
+    pub fusion: Fusion,
+    pub filter: crate::filter::FilterOptions,
 }
 
 impl Default for EvalOptions {
     fn default() -> Self {
-        EvalOptions { mode: Mode::Filter, k: 10, params: Bm25Params::default(), rank: RankParams::default() }
+        EvalOptions { mode: Mode::Filter, k: 10, params: Bm25Params::default(), rank: RankParams::default(), retriever: Retriever::default(), fusion: Fusion::default(), filter: Default::default() }
     }
 }
 
@@ -179,9 +182,15 @@ impl EvalOptions {
             "statement_weight" => self.rank.statement = f()?,
             "numeric_weight" => self.rank.numeric = f()?,
             "toc_weight" => self.rank.toc = f()?,
+            "dense_weight" => self.fusion.dense_weight = f()?,
+            "quarters" => self.filter.quarters = f()? != 0.0,
+            "latest_first" => self.filter.latest_first = f()? != 0.0,
+            "tickers" => self.filter.tickers = f()? != 0.0,
+            "decompose" => self.filter.decompose = f()? != 0.0,
+            "rrf_k" => self.fusion.k0 = f()?,
             _ => {
                 return Err(LensError::BadInput(format!(
-                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight)"
+                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, dense_weight, rrf_k, quarters, latest_first, tickers, decompose)"
                 )))
             }
         }
@@ -229,6 +238,9 @@ pub fn run(lib: &Library, labels: &[Label], opts: &EvalOptions) -> Result<(Vec<R
         req.k = opts.k;
         req.params = opts.params;
         req.rank = opts.rank;
+        req.retriever = opts.retriever;
+        req.fusion = opts.fusion;
+        req.filter_opts = opts.filter;
         match opts.mode {
             Mode::Global => req.filter = false,
             Mode::Filter => req.filter = true,

@@ -197,7 +197,30 @@ fn alias_matches(alias: &str, words: &[String]) -> bool {
 }
 
 /// Detect the filter for `question` over `docs`; `None` when the question names no company.
-pub fn detect<'a>(question: &str, docs: &'a [DocInfo]) -> Option<DocFilter> {
+pub fn detect(question: &str, docs: &[DocInfo]) -> Option<DocFilter> {
+    detect_with(question, docs, &FilterOptions::default())
+}
+
+/// Parts of the filter that evals can switch off (ablations).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FilterOptions {
+    /// Narrow to the quarter a question names.
+    pub quarters: bool,
+    /// Several years of one company: the latest year's group first.
+    pub latest_first: bool,
+    /// Tickers and short forms from the company list (JnJ, AMEX) as aliases.
+    pub tickers: bool,
+    /// One search per named company (and year), interleaved; off: one search over them all.
+    pub decompose: bool,
+}
+
+impl Default for FilterOptions {
+    fn default() -> Self {
+        FilterOptions { quarters: true, latest_first: true, tickers: true, decompose: true }
+    }
+}
+
+pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions) -> Option<DocFilter> {
     let words = plain_words(question);
     let mut companies: Vec<String> = Vec::new();
     let mut by_company: BTreeMap<String, Vec<&DocInfo>> = BTreeMap::new();
@@ -216,7 +239,7 @@ pub fn detect<'a>(question: &str, docs: &'a [DocInfo]) -> Option<DocFilter> {
     }
     let years = question_years(question);
     let forms = question_forms(question);
-    let quarters = question_quarters(question);
+    let quarters = if opts.quarters { question_quarters(question) } else { Vec::new() };
     let mut groups: Vec<Vec<&DocInfo>> = Vec::new();
     for (_, mut ds) in by_company {
         if !years.is_empty() {
@@ -235,7 +258,7 @@ pub fn detect<'a>(question: &str, docs: &'a [DocInfo]) -> Option<DocFilter> {
         // annual filing restates the earlier years, so it answers comparisons best)
         let distinct_years: Vec<i32> = {
             let mut v: Vec<i32> = ds.iter().filter_map(|d| d.year).filter(|y| years.contains(y)).collect();
-            v.sort_by(|a, b| b.cmp(a));
+            v.sort_by(|a, b| if opts.latest_first { b.cmp(a) } else { a.cmp(b) });
             v.dedup();
             v
         };

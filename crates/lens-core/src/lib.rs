@@ -17,6 +17,7 @@ pub mod index;
 pub mod ingest;
 pub mod lexicon;
 pub mod rank;
+pub mod dense;
 pub mod library;
 pub mod meta;
 pub mod ocr;

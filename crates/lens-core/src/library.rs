@@ -6,6 +6,8 @@ use crate::filter::{self, Companies, DocFilter, DocInfo};
 use crate::index::{Bm25Params, IndexHit, PageIndex, PageWriter};
 use crate::lexicon::Lexicon;
 use crate::rank::{self, RankParams};
+use crate::dense::{self, DenseCache, Embedder};
+use std::sync::{Arc, RwLock};
 use crate::store::{Document, Store};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -23,6 +25,57 @@ pub struct Library {
     pub(crate) index: PageIndex,
     pub(crate) lexicon: Lexicon,
     pub(crate) companies: Companies,
+    pub(crate) dense: DenseCache,
+    embedder: RwLock<Option<Arc<Embedder>>>,
+}
+
+/// Which ranking a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Retriever {
+    /// BM25 with statement-aware reranking.
+    #[default]
+    Bm25,
+    /// Dense embeddings only (best window per page).
+    Dense,
+    /// Reciprocal rank fusion of the two.
+    Hybrid,
+}
+
+impl std::str::FromStr for Retriever {
+    type Err = LensError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "bm25" => Ok(Retriever::Bm25),
+            "dense" => Ok(Retriever::Dense),
+            "hybrid" => Ok(Retriever::Hybrid),
+            "vision" => Err(LensError::BadInput("the vision retriever is not available in this build (use bm25, dense or hybrid)".into())),
+            _ => Err(LensError::BadInput(format!("unknown retriever `{s}` (bm25, dense, hybrid)"))),
+        }
+    }
+}
+
+impl Retriever {
+    pub fn name(self) -> &'static str {
+        match self {
+            Retriever::Bm25 => "bm25",
+            Retriever::Dense => "dense",
+            Retriever::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// Weights of reciprocal rank fusion (BM25's list has weight 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fusion {
+    pub dense_weight: f32,
+    pub k0: f32,
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion { dense_weight: 0.5, k0: 60.0 }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -35,11 +88,14 @@ pub struct SearchRequest {
     pub params: Bm25Params,
     /// Statement/table-aware reranking of the BM25 candidates.
     pub rank: RankParams,
+    pub retriever: Retriever,
+    pub fusion: Fusion,
+    pub filter_opts: filter::FilterOptions,
 }
 
 impl SearchRequest {
     pub fn new(query: impl Into<String>) -> Self {
-        SearchRequest { query: query.into(), docs: Vec::new(), k: 10, filter: true, params: Bm25Params::default(), rank: RankParams::default() }
+        SearchRequest { query: query.into(), docs: Vec::new(), k: 10, filter: true, params: Bm25Params::default(), rank: RankParams::default(), retriever: Retriever::default(), fusion: Fusion::default(), filter_opts: Default::default() }
     }
 }
 
@@ -58,6 +114,8 @@ pub struct SearchResponse {
     pub filter: Option<DocFilter>,
     pub terms: Vec<String>,
     pub notes: Vec<String>,
+    /// The ranking actually used (hybrid falls back to bm25 when no vectors are at hand).
+    pub retriever: Retriever,
     pub elapsed_ms: f64,
     /// Milliseconds spent choosing documents, ranking pages, and building snippets.
     pub filter_ms: f64,
@@ -80,16 +138,35 @@ impl Library {
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;
-        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon, companies })
+        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon, companies, dense: DenseCache::default(), embedder: RwLock::new(None) })
     }
 
     /// A library held entirely in memory (tests).
     pub fn in_memory() -> Result<Library> {
-        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin(), companies: Companies::builtin() })
+        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin(), companies: Companies::builtin(), dense: DenseCache::default(), embedder: RwLock::new(None) })
     }
 
     pub fn dir(&self) -> Option<&Path> {
         self.dir.as_deref()
+    }
+
+    /// Use this embedding model for dense and hybrid search.
+    pub fn set_embedder(&self, e: Arc<Embedder>) {
+        *self.embedder.write().unwrap() = Some(e);
+    }
+
+    pub fn embedder(&self) -> Option<Arc<Embedder>> {
+        self.embedder.read().unwrap().clone()
+    }
+
+    /// Load the embedding model from `models_dir/<name>` unless one is loaded already.
+    pub fn load_embedder(&self, models_dir: &Path, name: &str) -> Result<Arc<Embedder>> {
+        if let Some(e) = self.embedder().filter(|e| e.name() == name) {
+            return Ok(e);
+        }
+        let e = Arc::new(Embedder::load(&models_dir.join(name))?);
+        self.set_embedder(e.clone());
+        Ok(e)
     }
 
     pub fn lexicon(&self) -> &Lexicon {
@@ -202,7 +279,8 @@ impl Library {
     pub fn remove(&mut self, id: &str) -> Result<()> {
         let sha = self.store.document(id)?.sha256;
         let (mut w, _) = self.writer()?;
-        self.store.remove_document(id)?;
+        let key = self.store.remove_document(id)?;
+        self.dense.forget(key);
         self.apply_tombstones(&mut w)?;
         self.prune_copies(&[sha]);
         Ok(())
@@ -213,6 +291,11 @@ impl Library {
     }
 
     pub fn doc_infos(&self) -> Result<Vec<DocInfo>> {
+        self.doc_infos_with(true)
+    }
+
+    /// What the filter knows of each document; `tickers` adds the company list's short forms.
+    pub fn doc_infos_with(&self, tickers: bool) -> Result<Vec<DocInfo>> {
         let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
         for (a, d, _) in self.store.aliases()? {
             aliases.entry(d).or_default().push(a);
@@ -223,7 +306,9 @@ impl Library {
             .into_iter()
             .map(|d| {
                 let mut a = aliases.remove(&d.id).unwrap_or_default();
-                a.extend(self.companies.extra_aliases(&a, d.company.as_deref()));
+                if tickers {
+                    a.extend(self.companies.extra_aliases(&a, d.company.as_deref()));
+                }
                 DocInfo { key: d.key, aliases: a, quarter: filter::id_quarter(&d.id), id: d.id, company: d.company, year: d.year, form: d.form }
             })
             .collect())
@@ -261,10 +346,10 @@ impl Library {
             }
             vec![Some(keys)]
         } else if req.filter {
-            infos = self.doc_infos()?;
-            match filter::detect(&q, &infos) {
+            infos = self.doc_infos_with(req.filter_opts.tickers)?;
+            match filter::detect_with(&q, &infos, &req.filter_opts) {
                 Some(f) => {
-                    let g = f.key_groups.iter().cloned().map(Some).collect();
+                    let g = if req.filter_opts.decompose { f.key_groups.iter().cloned().map(Some).collect() } else { vec![Some(f.key_groups.concat())] };
                     applied = Some(f);
                     g
                 }
@@ -324,6 +409,47 @@ impl Library {
             }
             lists.push(hits);
         }
+        // dense and hybrid: one query vector, the best windows of the same groups
+        let mut used = req.retriever;
+        if req.retriever != Retriever::Bm25 {
+            let emb = self.embedder();
+            let dense_keys = match &emb {
+                Some(e) => self.store.dense_doc_keys(e.name())?,
+                None => Default::default(),
+            };
+            let all_keys: Vec<i64> = complete.keys().copied().collect();
+            let in_scope = |g: &Option<Vec<i64>>| -> Vec<i64> { g.as_deref().unwrap_or(&all_keys).iter().copied().filter(|k| dense_keys.contains(k)).collect() };
+            let scoped: Vec<Vec<i64>> = groups.iter().map(in_scope).collect();
+            let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
+            let covered: usize = scoped.iter().map(Vec::len).sum();
+            match (&emb, covered) {
+                (None, _) if req.retriever == Retriever::Dense => {
+                    return Err(LensError::ModelMissing { what: "an embedding model".into(), dir: PathBuf::from("(none loaded)"), hint: "load one (settings: models dir) or search with the bm25 retriever".into() })
+                }
+                (None, _) => {
+                    notes.push("no embedding model is loaded: BM25 only".into());
+                    used = Retriever::Bm25;
+                }
+                (Some(_), 0) if req.retriever == Retriever::Dense => {
+                    return Err(LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into()));
+                }
+                (Some(_), 0) => {
+                    notes.push("no document in scope has dense vectors yet: BM25 only".into());
+                    used = Retriever::Bm25;
+                }
+                (Some(e), _) => {
+                    if covered < scope_total {
+                        notes.push(format!("{} of {} documents in scope have dense vectors", covered, scope_total));
+                    }
+                    let qv = e.embed_query(&q)?;
+                    let depth = (k + 8).max(req.rank.depth);
+                    for (list, keys) in lists.iter_mut().zip(&scoped) {
+                        let dh = self.dense.search(&self.store, e.name(), &qv, keys, depth)?;
+                        *list = if req.retriever == Retriever::Dense { dh } else { dense::rrf(&[(list, 1.0), (&dh, req.fusion.dense_weight)], req.fusion.k0, depth) };
+                    }
+                }
+            }
+        }
         let merged = interleave(&lists, k);
         let rank_ms = t1.elapsed().as_secs_f64() * 1000.0;
         let t2 = Instant::now();
@@ -333,7 +459,7 @@ impl Library {
             hits.push(SearchHit { rank: i + 1, doc_id: complete[&h.doc_key].clone(), page: h.page, score: h.score, snippet: snippet(&self.index, &text, &terms, 220) });
         }
         let snippet_ms = t2.elapsed().as_secs_f64() * 1000.0;
-        Ok(SearchResponse { hits, filter: applied, terms, notes, elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0, filter_ms, rank_ms, snippet_ms })
+        Ok(SearchResponse { hits, filter: applied, terms, notes, retriever: used, elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0, filter_ms, rank_ms, snippet_ms })
     }
 }
 

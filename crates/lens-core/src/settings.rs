@@ -6,7 +6,7 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-pub const RETRIEVERS: &[&str] = &["bm25"];
+pub const RETRIEVERS: &[&str] = &["bm25", "dense", "hybrid"];
 pub const ANSWERERS: &[&str] = &["extractive"];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -24,6 +24,8 @@ pub struct Settings {
     pub models_dir: String,
     /// Model to answer with, when a model answerer is chosen (empty: none).
     pub model: String,
+    /// Embedding model (a folder under `models_dir`) for the dense and hybrid retrievers.
+    pub embedder: String,
 }
 
 impl Default for Settings {
@@ -36,11 +38,16 @@ impl Default for Settings {
             threads: 0,
             models_dir: default_models_dir().display().to_string(),
             model: String::new(),
+            embedder: crate::dense::DEFAULT_MODEL.into(),
         }
     }
 }
 
+/// Where models are looked for when the settings do not say: $LENS_MODELS, else the data dir.
 pub fn default_models_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("LENS_MODELS").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
     directories::ProjectDirs::from("", "", "10k-lens").map(|d| d.data_dir().join("models")).unwrap_or_else(|| PathBuf::from(".lens/models"))
 }
 
@@ -96,6 +103,20 @@ impl Settings {
         store.set_setting("settings", &serde_json::to_string(self).expect("settings serialise"))
     }
 
+    /// The retriever to search with; a dense one loads its embedding model into `lib` first.
+    /// Hybrid without a usable model falls back to BM25 (the search says so in its notes).
+    pub fn prepare_retriever(&self, lib: &crate::library::Library) -> Result<crate::library::Retriever> {
+        let r: crate::library::Retriever = self.retriever.parse()?;
+        if r != crate::library::Retriever::Bm25 {
+            match lib.load_embedder(std::path::Path::new(&self.models_dir), &self.embedder) {
+                Ok(_) => {}
+                Err(e) if r == crate::library::Retriever::Dense => return Err(e),
+                Err(_) => {}
+            }
+        }
+        Ok(r)
+    }
+
     pub fn ocr_options(&self) -> crate::ocr::OcrOptions {
         let mut o = crate::ocr::OcrOptions { langs: self.ocr_langs.clone(), ..Default::default() };
         if self.threads > 0 {
@@ -118,6 +139,7 @@ mod tests {
         for (bad, msg) in [
             (Settings { top_k: 0, ..Default::default() }, "top-k"),
             (Settings { retriever: "vision".into(), ..Default::default() }, "not available in this build"),
+            (Settings { retriever: "colbert".into(), ..Default::default() }, "not available in this build"),
             (Settings { answerer: "qwen".into(), ..Default::default() }, "answerer `qwen`"),
             (Settings { ocr_langs: "eng+xyz".into(), ..Default::default() }, "tesseract-ocr-xyz"),
             (Settings { threads: 500, ..Default::default() }, "threads"),

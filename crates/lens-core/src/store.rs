@@ -69,6 +69,18 @@ CREATE TABLE IF NOT EXISTS watched_folders(
 CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 -- index entries of these document keys must be deleted from the search index
 CREATE TABLE IF NOT EXISTS tombstones(doc_key INTEGER PRIMARY KEY);
+-- dense (embedding) vectors: one row per page and model; `vecs` holds the page's windows,
+-- each an f32 scale followed by `dim` int8 components
+CREATE TABLE IF NOT EXISTS dense_pages(
+  model TEXT NOT NULL,
+  doc_key INTEGER NOT NULL,
+  page INTEGER NOT NULL,
+  dim INTEGER NOT NULL,
+  vecs BLOB NOT NULL,
+  PRIMARY KEY(model, doc_key, page)
+) WITHOUT ROWID;
+-- documents whose vectors are complete for a model
+CREATE TABLE IF NOT EXISTS dense_docs(model TEXT NOT NULL, doc_key INTEGER NOT NULL, pages INTEGER NOT NULL, PRIMARY KEY(model, doc_key));
 CREATE TABLE IF NOT EXISTS question_log(
   id INTEGER PRIMARY KEY,
   time TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
@@ -310,6 +322,53 @@ impl Store {
         Ok(st.query_row(params![key, page], |r| r.get(0)).optional()?)
     }
 
+    /// All page texts of a document, in page order.
+    pub fn page_texts_by_key(&self, key: i64) -> Result<Vec<(u32, String)>> {
+        let mut st = self.conn.prepare_cached("SELECT page,text FROM pages WHERE doc_key=?1 ORDER BY page")?;
+        let v = st.query_map([key], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        Ok(v)
+    }
+
+    /// Store one document's dense vectors for `model` (all pages, one transaction) and mark it done.
+    pub fn put_dense_doc(&mut self, model: &str, key: i64, dim: usize, pages: &[(u32, Vec<u8>)]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute("DELETE FROM dense_pages WHERE model=?1 AND doc_key=?2", params![model, key])?;
+        {
+            let mut st = tx.prepare_cached("INSERT INTO dense_pages(model,doc_key,page,dim,vecs) VALUES(?1,?2,?3,?4,?5)")?;
+            for (page, v) in pages {
+                st.execute(params![model, key, page, dim as i64, v])?;
+            }
+        }
+        tx.execute("INSERT OR REPLACE INTO dense_docs(model,doc_key,pages) VALUES(?1,?2,?3)", params![model, key, pages.len() as i64])?;
+        // the document may have been removed meanwhile: keep no orphans
+        let alive: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM documents WHERE key=?1 AND status='complete')", [key], |r| r.get(0))?;
+        if !alive {
+            tx.execute("DELETE FROM dense_pages WHERE doc_key=?1", [key])?;
+            tx.execute("DELETE FROM dense_docs WHERE doc_key=?1", [key])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Document keys whose vectors for `model` are complete.
+    pub fn dense_doc_keys(&self, model: &str) -> Result<std::collections::HashSet<i64>> {
+        let mut st = self.conn.prepare_cached("SELECT doc_key FROM dense_docs WHERE model=?1")?;
+        let v = st.query_map([model], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        Ok(v)
+    }
+
+    /// One document's stored vectors for `model`: (page, dim, packed windows).
+    pub fn dense_doc(&self, model: &str, key: i64) -> Result<Vec<(u32, usize, Vec<u8>)>> {
+        let mut st = self.conn.prepare_cached("SELECT page,dim,vecs FROM dense_pages WHERE model=?1 AND doc_key=?2 ORDER BY page")?;
+        let v = st.query_map(params![model, key], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+        Ok(v)
+    }
+
+    /// Bytes of stored dense vectors for `model` and the number of pages they cover.
+    pub fn dense_size(&self, model: &str) -> Result<(u64, u64)> {
+        Ok(self.conn.query_row("SELECT COALESCE(SUM(LENGTH(vecs)),0), COUNT(*) FROM dense_pages WHERE model=?1", [model], |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)))?)
+    }
+
     pub fn page_boxes(&self, doc: &Document, page: u32) -> Result<Vec<CharBox>> {
         let mut st = self.conn.prepare_cached("SELECT data FROM page_boxes WHERE doc_key=?1 AND page=?2")?;
         let data: Option<Vec<u8>> = st.query_row(params![doc.key, page], |r| r.get(0)).optional()?;
@@ -537,6 +596,8 @@ impl Store {
 fn delete_doc_rows(tx: &rusqlite::Transaction, key: i64) -> Result<()> {
     tx.execute("DELETE FROM pages WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM page_boxes WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM dense_pages WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM dense_docs WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM documents WHERE key=?1", [key])?;
     tx.execute("INSERT OR IGNORE INTO tombstones(doc_key) VALUES(?1)", [key])?;
     Ok(())

@@ -1,0 +1,127 @@
+//! Dense retrieval: the candle BERT embedder against reference outputs of Hugging Face
+//! transformers (tiny random model made by scripts/fixtures/make_tiny_bert.py), and vectors
+//! built, searched, fused and removed with a real corpus document.
+mod common;
+use common::*;
+use lens_core::dense::{self, Embedder};
+use lens_core::ingest::{ingest, IngestOptions};
+use lens_core::library::Retriever;
+use lens_core::{Library, SearchRequest};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn tiny() -> (Embedder, serde_json::Value) {
+    let dir = fixture("tiny-bert");
+    let mut e = Embedder::load(&dir).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("reference.json")).unwrap()).unwrap();
+    e.set_window(r["max_tokens"].as_u64().unwrap() as usize, r["stride"].as_u64().unwrap() as usize).unwrap();
+    (e, r)
+}
+
+fn close(a: &[f32], b: &[serde_json::Value]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| (x - y.as_f64().unwrap() as f32).abs()).fold(0.0, f32::max)
+}
+
+#[test]
+fn embeddings_match_the_reference_implementation() {
+    let (e, r) = tiny();
+    assert_eq!(e.name(), "tiny-bert");
+    let mut all_windows = Vec::new();
+    let mut all_refs = Vec::new();
+    for t in r["texts"].as_array().unwrap() {
+        let wins = e.windows(t["text"].as_str().unwrap()).unwrap();
+        let want: Vec<Vec<u32>> = t["windows"].as_array().unwrap().iter().map(|w| w.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()).collect();
+        assert_eq!(wins, want, "windows of {:?}", t["text"]);
+        // one at a time
+        let embs = e.embed_windows(&wins).unwrap();
+        for (got, want) in embs.iter().zip(t["embeddings"].as_array().unwrap()) {
+            let d = close(got, want.as_array().unwrap());
+            assert!(d < 1e-4, "max abs diff {d}");
+            let norm: f32 = got.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-4);
+        }
+        all_windows.extend(wins);
+        all_refs.extend(t["embeddings"].as_array().unwrap().iter().cloned());
+    }
+    assert!(all_windows.len() >= 4, "the long text spans several windows");
+    // batched with padding: the mask keeps padding out of the mean
+    let batched = e.embed_windows(&all_windows).unwrap();
+    for (got, want) in batched.iter().zip(&all_refs) {
+        let d = close(got, want.as_array().unwrap());
+        assert!(d < 1e-4, "batched: max abs diff {d}");
+    }
+}
+
+#[test]
+fn missing_model_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Embedder::load(dir.path()).err().expect("no model there");
+    assert_eq!(err.code(), "model_missing");
+    assert!(err.to_string().contains("config.json"), "{err}");
+    // a library without an embedding model: dense search says so, hybrid falls back to BM25
+    let lib = Library::in_memory().unwrap();
+    let mut req = SearchRequest::new("capital expenditure");
+    req.retriever = Retriever::Dense;
+    assert_eq!(lib.search(&req).unwrap_err().code(), "model_missing");
+    req.retriever = Retriever::Hybrid;
+    let r = lib.search(&req).unwrap();
+    assert_eq!(r.retriever, Retriever::Bm25);
+    assert!(r.notes.iter().any(|n| n.contains("no embedding model")), "{:?}", r.notes);
+}
+
+#[test]
+fn vectors_are_built_per_document_searched_fused_and_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(dir.path()).unwrap();
+    let docs = [fb("AMCOR_2022_8K_dated-2022-07-01"), fb("FOOTLOCKER_2022_8K_dated-2022-05-20")];
+    ingest(&mut lib, &docs, &IngestOptions::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let (e, _) = tiny();
+    let e = Arc::new(e);
+    lib.set_embedder(e.clone());
+
+    // hybrid before any vectors: BM25 with a note
+    let mut req = SearchRequest::new("Amcor Bemis acquisition");
+    req.retriever = Retriever::Hybrid;
+    let r = lib.search(&req).unwrap();
+    assert_eq!(r.retriever, Retriever::Bm25);
+
+    // build one document, then the rest: the first is not embedded twice
+    let cancel = AtomicBool::new(false);
+    let only = vec!["AMCOR_2022_8K_dated-2022-07-01".to_string()];
+    let rep = dense::build(lib.store_mut(), &e, Some(&only), &cancel, &mut |_| {}).unwrap();
+    assert_eq!(rep.docs, 1);
+    assert!(rep.windows >= rep.pages, "{rep:?}");
+    let mut seen = Vec::new();
+    let rep = dense::build(lib.store_mut(), &e, None, &cancel, &mut |p| seen.push(p.doc_id.clone())).unwrap();
+    assert_eq!((rep.docs, rep.skipped_done), (1, 1));
+    assert_eq!(seen, vec!["FOOTLOCKER_2022_8K_dated-2022-05-20".to_string()]);
+    let (bytes, pages) = lib.store().dense_size("tiny-bert").unwrap();
+    assert!(pages > 0 && bytes > pages * 30, "{bytes} bytes for {pages} pages");
+
+    // dense search: a query whose first window is page 2's first window scores ~1 there
+    // (int8 storage costs a little), as high as any page
+    let page = lib.store().page("AMCOR_2022_8K_dated-2022-07-01", 2).unwrap();
+    let snippet: String = page.text.split_whitespace().take(60).collect::<Vec<_>>().join(" ");
+    let mut req = SearchRequest::new(snippet);
+    req.retriever = Retriever::Dense;
+    req.filter = false;
+    req.k = 50;
+    let r = lib.search(&req).unwrap();
+    assert_eq!(r.retriever, Retriever::Dense);
+    let top = r.hits[0].score;
+    let p2 = r.hits.iter().find(|h| h.page == 2 && h.doc_id.starts_with("AMCOR")).expect("page 2 among the hits");
+    assert!(p2.score > 0.97 && p2.score >= top - 0.01, "page 2 {} vs top {top}", p2.score);
+    // hybrid: BM25 and dense agree on page 2
+    req.retriever = Retriever::Hybrid;
+    req.k = 5;
+    let r = lib.search(&req).unwrap();
+    assert_eq!(r.retriever, Retriever::Hybrid);
+    assert!(r.hits.iter().take(3).any(|h| h.page == 2 && h.doc_id.starts_with("AMCOR")), "{:?}", r.hits);
+
+    // removal takes the vectors with it
+    lib.remove("AMCOR_2022_8K_dated-2022-07-01").unwrap();
+    let r = lib.search(&req).unwrap();
+    assert!(r.hits.iter().all(|h| !h.doc_id.starts_with("AMCOR")), "{:?}", r.hits);
+    let keys = lib.store().dense_doc_keys("tiny-bert").unwrap();
+    assert_eq!(keys.len(), 1);
+}
