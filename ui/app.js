@@ -26,11 +26,17 @@
     try {
       const docs = await api.call('documents');
       fillScope(docs);
+      const aliases = await api.call('aliases').catch(() => ({}));
+      const dense = await api.call('dense_status').catch(() => null);
+      renderDense(dense);
+      const withVectors = new Set((dense && dense.with_vectors) || []);
       $('lib-msg').textContent = docs.length ? docs.length + ' documents' : 'No documents yet: add PDFs.';
       for (const d of docs) {
         const tr = el('tr');
         tr.dataset.doc = d.id;
         for (const v of [d.title || d.id, d.pages, d.company || '', d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
+        tr.appendChild(aliasCell(d, aliases[d.id] || []));
+        tr.appendChild(el('td', 'dense-cell', withVectors.has(d.id) ? 'yes' : '–'));
         const td = el('td');
         const edit = el('button', 'secondary', 'Edit');
         edit.setAttribute('aria-label', 'Edit company, year and form of ' + d.id);
@@ -47,6 +53,68 @@
       }
     } catch (e) { $('lib-msg').textContent = 'Could not read the library ' + errText(e); }
   }
+
+  // aliases: the names the document filter knows a document by; user ones can be removed
+  function aliasCell(d, list) {
+    const td = el('td', 'aliases');
+    for (const a of list) {
+      const chip = el('span', 'chip' + (a.source === 'user' ? ' user' : ''), a.alias);
+      chip.title = a.source === 'user' ? 'added by you' : 'from the file name or cover page';
+      if (a.source === 'user') {
+        const x = el('button', 'chip-x', '×');
+        x.setAttribute('aria-label', 'Remove alias ' + a.alias + ' of ' + d.id);
+        x.addEventListener('click', async () => {
+          try { await api.call('remove_alias', { doc: d.id, alias: a.alias }); loadDocs(); } catch (e) { $('lib-msg').textContent = errText(e); }
+        });
+        chip.appendChild(x);
+      }
+      td.appendChild(chip);
+    }
+    const form = el('form', 'alias-add');
+    const inp = el('input');
+    inp.size = 8;
+    inp.placeholder = 'add alias';
+    inp.setAttribute('aria-label', 'New alias for ' + d.id);
+    form.appendChild(inp);
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      if (!inp.value.trim()) return;
+      try { await api.call('add_alias', { doc: d.id, alias: inp.value }); loadDocs(); } catch (e) { $('lib-msg').textContent = errText(e); }
+    });
+    td.appendChild(form);
+    return td;
+  }
+
+  // ---- dense vectors: a background build the UI polls
+  function renderDense(st) {
+    if (!st) { $('dense-msg').textContent = ''; return; }
+    const j = st.job || {};
+    let t = st.model + ': ' + (st.with_vectors || []).length + ' of ' + st.documents + ' documents have dense vectors';
+    if (j.running) t += ' — embedding ' + (j.current ? 'after ' + j.current + ' ' : '') + '(' + j.docs_done + '/' + (j.docs_total || '?') + ' documents, ' + j.pages + ' pages)…';
+    else if (j.cancelled) t += ' (stopped)';
+    if (j.error) t += ' — ' + errText(j.error);
+    $('dense-msg').textContent = t;
+    $('dense-cancel').hidden = !j.running;
+    $('dense-build').disabled = !!j.running;
+  }
+  let densePolling = false;
+  async function pollDense() {
+    if (densePolling) return;
+    densePolling = true;
+    try {
+      for (;;) {
+        const st = await api.call('dense_status');
+        renderDense(st);
+        if (!st.job || !st.job.running) break;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    } catch (e) { $('dense-msg').textContent = errText(e); }
+    densePolling = false;
+  }
+  $('dense-build').addEventListener('click', async () => {
+    try { await api.call('dense_build'); pollDense().then(loadDocs); } catch (e) { $('dense-msg').textContent = errText(e); }
+  });
+  $('dense-cancel').addEventListener('click', () => api.call('cancel_dense').catch(() => {}));
 
   function editRow(tr, d) {
     const cells = tr.querySelectorAll('td');
@@ -195,7 +263,22 @@
     $('ask-btn').disabled = true;
     try {
       const docs = [...$('scope').selectedOptions].map((o) => o.value);
-      const r = await api.call('ask', { question: q, k: Number($('k').value), docs, filter: !noFilter });
+      // streamed: the pages read show first, then the answer text as it is produced
+      let streamed = '';
+      const r = await api.stream('ask_stream', { question: q, k: Number($('k').value), docs, filter: !noFilter }, (e) => {
+        if (e.event === 'pages') {
+          msg.textContent = 'Answering from ' + e.pages.join(', ') + '…';
+          $('answer').hidden = false;
+          $('answer-text').textContent = '';
+          $('answer-quote').hidden = true;
+          const ol = $('pages-read');
+          ol.textContent = '';
+          for (const p of e.pages) ol.appendChild(el('li', null, p));
+        } else if (e.event === 'text') {
+          streamed += e.text;
+          $('answer-text').textContent = streamed;
+        }
+      });
       renderChips(r);
       current = r;
       renderAnswer(r);
@@ -210,7 +293,7 @@
     $('answer-text').classList.toggle('not-found', r.not_found);
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
-    const scope = r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '';
+    const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
     $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
     $('fb-msg').textContent = '';
     $('fb-note').value = '';

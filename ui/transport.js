@@ -22,6 +22,46 @@
     return body;
   }
 
+  // A streamed command: `onEvent` gets each event as it arrives; resolves to the final response
+  // (the `done` event's), rejects with {code, message}.
+  async function stream(cmd, args, onEvent) {
+    if (tauri) {
+      const ch = new tauri.Channel();
+      ch.onmessage = (e) => onEvent(e);
+      try { return await tauri.invoke(cmd, { args: args || {}, onEvent: ch }); } catch (e) { throw asError(e); }
+    }
+    let r;
+    try {
+      r = await fetch('/api/' + cmd, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-lens-token': token },
+        body: JSON.stringify(args || {}),
+      });
+    } catch (e) { throw { code: 'offline', message: 'the 10-K Lens server is not reachable' }; }
+    if (!r.ok) throw asError(await r.json().catch(() => ({ code: 'internal', message: 'bad response' })));
+    const reader = r.body.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    let done = null;
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (value) buf += dec.decode(value, { stream: true });
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i).trim();
+        buf = buf.slice(i + 1);
+        if (!line) continue;
+        const e = JSON.parse(line);
+        if (e.event === 'error') throw asError(e);
+        if (e.event === 'done') done = e.response;
+        onEvent(e);
+      }
+      if (end) break;
+    }
+    if (!done) throw { code: 'internal', message: 'the answer stream ended early' };
+    return done;
+  }
+
   // URL (or data URL) of a rendered page with the evidence boxed.
   async function pageImage(doc, page, quote, answer, dpi) {
     if (tauri) {
@@ -47,5 +87,5 @@
     return results;
   }
 
-  window.lensApi = { call, pageImage, addFiles, kind: tauri ? 'tauri' : 'http' };
+  window.lensApi = { call, stream, pageImage, addFiles, kind: tauri ? 'tauri' : 'http' };
 })();

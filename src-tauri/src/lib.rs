@@ -50,6 +50,19 @@ async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_
     Ok(r)
 }
 
+/// `ask`, streamed: events (`pages`, `text` pieces, `done`) arrive on `on_event` as they
+/// happen; the final response is also the command's result.
+#[tauri::command]
+async fn ask_stream(state: tauri::State<'_, AppState>, args: serde_json::Value, on_event: tauri::ipc::Channel<serde_json::Value>) -> Result<serde_json::Value, ApiError> {
+    let api = state.api.clone();
+    let r = tauri::async_runtime::spawn_blocking(move || api.ask_stream(&args, &mut |e| {
+        let _ = on_event.send(e);
+    }))
+    .await
+    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    Ok(r)
+}
+
 /// A rendered page with the evidence boxed, as a `data:` URL (the CSP allows no other origin).
 #[tauri::command]
 async fn page_image(state: tauri::State<'_, AppState>, doc: String, page: u32, quote: Option<String>, answer: Option<String>, dpi: Option<f32>) -> Result<String, ApiError> {
@@ -59,7 +72,7 @@ async fn page_image(state: tauri::State<'_, AppState>, doc: String, page: u32, q
 
 /// Build the app with its commands (shared by `run` and the IPC tests).
 pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
-    builder.manage(state).invoke_handler(tauri::generate_handler![api, page_image])
+    builder.manage(state).invoke_handler(tauri::generate_handler![api, ask_stream, page_image])
 }
 
 pub fn run() {

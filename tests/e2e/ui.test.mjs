@@ -17,7 +17,9 @@ mkdirSync(out, { recursive: true });
 
 function serve(library) {
   return new Promise((ok, fail) => {
-    const p = spawn(lens, ['--library', library, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // an empty models folder: no embedding model is at hand
+    const models = mkdtempSync(join(tmpdir(), 'lens-e2e-models-'));
+    const p = spawn(lens, ['--library', library, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LENS_MODELS: models } });
     let buf = '';
     p.stdout.on('data', (d) => {
       buf += d;
@@ -64,8 +66,17 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('#ask-btn');
     assert.equal(await page.textContent('#ask-msg'), 'Type a question first.');
     await page.fill('#q', 'What is the FY2018 capital expenditure amount (in USD millions) for 3M? Give a response to the question by relying on the details shown in the cash flow statement.');
+    // the answer is streamed: pages first, then text, as newline-delimited JSON events
+    const streamed = page.waitForResponse((r) => r.url().includes('/api/ask_stream'));
     await page.click('#ask-btn');
+    const sr = await streamed;
+    assert.equal(sr.headers()['content-type'], 'application/x-ndjson');
+    const events = (await sr.text()).trim().split('\n').map((l) => JSON.parse(l).event);
+    assert.equal(events[0], 'pages');
+    assert.equal(events[events.length - 1], 'done');
+    assert.ok(events.includes('text'));
     await page.waitForSelector('#answer:not([hidden])');
+    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'));
     const answer = await page.textContent('#answer-text');
     assert.match(answer, /1,577/);
     assert.match(await page.textContent('#pages-read'), /3M_2018_10K#60/);
@@ -112,6 +123,19 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.fill('input[aria-label="company of 3M_2018_10K"]', 'Minnesota Mining');
     await page.click('#docs tr[data-doc="3M_2018_10K"] button:has-text("Save")');
     await page.waitForFunction(() => document.querySelector('#docs tr[data-doc="3M_2018_10K"] td:nth-child(3)')?.textContent === 'Minnesota Mining');
+
+    // aliases: add one (the filter then knows the document by it), see it, remove it
+    await page.fill('input[aria-label="New alias for 3M_2018_10K"]', 'Big Red');
+    await page.press('input[aria-label="New alias for 3M_2018_10K"]', 'Enter');
+    await page.waitForSelector('button[aria-label="Remove alias big red of 3M_2018_10K"]');
+    const found = await page.request.post(origin + '/api/search', { data: { query: 'Big Red capital expenditure 2018' }, headers: { 'x-lens-token': new URL(url).searchParams.get('token') } });
+    assert.deepEqual((await found.json()).filter.groups, [['3M_2018_10K']]);
+    await page.click('button[aria-label="Remove alias big red of 3M_2018_10K"]');
+    await page.waitForFunction(() => !document.querySelector('button[aria-label="Remove alias big red of 3M_2018_10K"]'));
+    // dense vectors without a model: a clear message naming what is missing
+    await page.click('#dense-build');
+    await page.waitForFunction(() => document.getElementById('dense-msg').textContent.includes('model_missing'));
+    assert.match(await page.textContent('#dense-msg'), /config\.json/);
 
     // removing the document removes its pages from search and the viewer
     await page.click('button[aria-label="Remove 3M_2018_10K"]');

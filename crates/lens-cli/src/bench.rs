@@ -42,6 +42,17 @@ pub enum BenchCmd {
         repeat: usize,
         #[arg(long)]
         no_filter: bool,
+        /// bm25, dense or hybrid
+        #[arg(long, default_value = "bm25")]
+        retriever: String,
+    },
+    /// Embedding throughput (dense index build) on the pages of some documents, nothing stored
+    Dense {
+        #[arg(long = "doc", required = true)]
+        docs: Vec<String>,
+        /// At most this many pages
+        #[arg(long, default_value_t = 200)]
+        pages: usize,
     },
 }
 
@@ -54,7 +65,7 @@ pub fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-pub fn run(cmd: BenchCmd, library: Option<PathBuf>) -> Result<()> {
+pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> Result<()> {
     match cmd {
         BenchCmd::Ingest { paths } => {
             let tmp;
@@ -140,9 +151,10 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>) -> Result<()> {
             println!("  peak RSS: {:.0} MiB (Tesseract runs as child processes)", peak_rss_mib());
             let _ = std::fs::remove_dir_all(&dir);
         }
-        BenchCmd::Search { labels, repeat, no_filter } => {
+        BenchCmd::Search { labels, repeat, no_filter, retriever } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
             let lib = Library::open(&dir)?;
+            let retriever = crate::retriever(&lib, Some(&retriever), &models)?;
             let labels = eval::read_labels(&labels)?;
             let mut lat = Vec::new();
             let (mut filt, mut rank, mut snip) = (Vec::new(), Vec::new(), Vec::new());
@@ -150,12 +162,14 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>) -> Result<()> {
             for l in &labels {
                 let mut r = SearchRequest::new(l.query.clone());
                 r.filter = !no_filter;
+                r.retriever = retriever;
                 lib.search(&r)?;
             }
             for _ in 0..repeat.max(1) {
                 for l in &labels {
                     let mut r = SearchRequest::new(l.query.clone());
                     r.filter = !no_filter;
+                    r.retriever = retriever;
                     let t = Instant::now();
                     let resp = lib.search(&r)?;
                     lat.push(t.elapsed().as_secs_f64() * 1000.0);
@@ -168,13 +182,54 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>) -> Result<()> {
                 v.sort_by(|a, b| a.partial_cmp(b).unwrap());
             }
             let (p50, p95) = (eval::percentile(&rank, 50.0), eval::percentile(&rank, 95.0));
-            println!("bench search: {} queries x {} over {} pages ({} mode)", labels.len(), repeat, lib.num_indexed_pages(), if no_filter { "global" } else { "filter" });
-            println!("  BM25 query (filter + rank): p50 {:.2} ms  p95 {:.2} ms  (target p95 <= 5 ms)", p50, p95);
+            println!(
+                "bench search: {} queries x {} over {} pages ({} mode, retriever {})",
+                labels.len(),
+                repeat,
+                lib.num_indexed_pages(),
+                if no_filter { "global" } else { "filter" },
+                retriever.name()
+            );
+            println!("  query (filter + rank{}): p50 {:.2} ms  p95 {:.2} ms  (BM25 target p95 <= 5 ms)", if retriever.name() == "bm25" { "" } else { " + query embedding + vectors" }, p50, p95);
             println!("    of which document filter: p50 {:.2} ms  p95 {:.2} ms", eval::percentile(&filt, 50.0), eval::percentile(&filt, 95.0));
             println!("  snippets for 10 hits: p50 {:.2} ms  p95 {:.2} ms", eval::percentile(&snip, 50.0), eval::percentile(&snip, 95.0));
             println!("  whole search call: p50 {:.2} ms  p95 {:.2} ms", eval::percentile(&lat, 50.0), eval::percentile(&lat, 95.0));
             println!("  reference rank_bm25: p50 ~{RANK_BM25_P50_MS:.0} ms, p95 ~{RANK_BM25_P95_MS:.0} ms -> {:.0}x / {:.0}x faster", RANK_BM25_P50_MS / p50, RANK_BM25_P95_MS / p95);
             println!("  peak RSS (search process): {:.0} MiB", peak_rss_mib());
+            let pages = lib.num_indexed_pages().max(1);
+            println!("  BM25 index: {} bytes = {:.0} bytes/page", dir_size(&dir.join("index")), dir_size(&dir.join("index")) as f64 / pages as f64);
+            if let Some(e) = lib.embedder() {
+                let (bytes, dp) = lib.store().dense_size(e.name())?;
+                if dp > 0 {
+                    println!("  dense vectors ({}): {} bytes over {} pages = {:.0} bytes/page", e.name(), bytes, dp, bytes as f64 / dp as f64);
+                }
+            }
+        }
+        BenchCmd::Dense { docs, pages } => {
+            let dir = lens_core::paths::library_dir(library.as_deref());
+            let lib = Library::open(&dir)?;
+            let emb = crate::embedder(&lib, &models)?;
+            let mut texts = Vec::new();
+            for id in &docs {
+                let d = lib.document(id)?;
+                texts.extend(lib.store().page_texts_by_key(d.key)?.into_iter().map(|(_, t)| t));
+            }
+            texts.truncate(pages);
+            let t0 = Instant::now();
+            let mut windows = Vec::new();
+            for t in &texts {
+                windows.extend(emb.windows(t)?);
+            }
+            let tok_s = t0.elapsed().as_secs_f64();
+            let tokens: usize = windows.iter().map(Vec::len).sum();
+            let t1 = Instant::now();
+            let v = emb.embed_windows(&windows)?;
+            let emb_s = t1.elapsed().as_secs_f64();
+            let total = tok_s + emb_s;
+            println!("bench dense: {} pages, {} windows, {} tokens ({}, device {})", texts.len(), v.len(), tokens, emb.name(), lens_core::dense::device().1);
+            println!("  tokenise + window: {:.2}s; embed: {:.2}s", tok_s, emb_s);
+            println!("  {:.2} pages/s, {:.1} windows/s, {:.0} tokens/s", texts.len() as f64 / total, v.len() as f64 / total, tokens as f64 / total);
+            println!("  peak RSS: {:.0} MiB", peak_rss_mib());
         }
     }
     Ok(())

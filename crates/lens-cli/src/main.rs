@@ -633,7 +633,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Serve { port } => serve::run(lens_core::paths::library_dir(cli.library.as_deref()), port)?,
-        Cmd::Bench { what } => bench::run(what, cli.library)?,
+        Cmd::Bench { what } => bench::run(what, cli.library, cli.models)?,
     }
     Ok(())
 }

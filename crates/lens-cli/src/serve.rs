@@ -81,7 +81,32 @@ fn decode(s: &str) -> String {
     String::from_utf8_lossy(&out).to_string()
 }
 
-fn handle(api: &Api, secret: &str, mut req: Request) {
+/// Bytes from a channel, as a `Read` for a chunked response; ends when the sender is dropped.
+struct ChannelReader {
+    rx: std::sync::mpsc::Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.buf.len() {
+            match self.rx.recv() {
+                Ok(b) => {
+                    self.buf = b;
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
     let url = req.url().to_string();
     let path = url.split('?').next().unwrap_or("/").to_string();
     let params = query_params(&url);
@@ -127,6 +152,29 @@ fn handle(api: &Api, secret: &str, mut req: Request) {
                     Err(e) => error_response(&e),
                 },
             }
+        }
+        (Method::Post, "ask_stream") => {
+            // newline-delimited JSON events, sent as they happen (chunked)
+            let mut body = String::new();
+            let _ = req.as_reader().take(1 << 20).read_to_string(&mut body);
+            let args: serde_json::Value = serde_json::from_str(&body).unwrap_or(serde_json::Value::Null);
+            let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+            let api2 = api.clone();
+            std::thread::spawn(move || {
+                let send = |v: &serde_json::Value| {
+                    let mut line = serde_json::to_vec(v).unwrap_or_default();
+                    line.push(b'\n');
+                    let _ = tx.send(line);
+                };
+                let r = if args.is_object() { api2.ask_stream(&args, &mut |e| send(&e)) } else { Err(LensError::BadInput("the request body is not a JSON object".into())) };
+                if let Err(e) = r {
+                    send(&serde_json::json!({ "event": "error", "code": e.code(), "message": e.to_string() }));
+                }
+            });
+            let reader = ChannelReader { rx, buf: Vec::new(), pos: 0 };
+            let resp = Response::new(200.into(), vec![header("Content-Type", "application/x-ndjson"), header("Cache-Control", "no-store")], reader, None, None);
+            let _ = req.respond(resp);
+            return;
         }
         (Method::Post, _) => {
             let mut body = String::new();

@@ -82,6 +82,13 @@ impl Answer {
 pub trait Answerer: Send + Sync {
     fn name(&self) -> &str;
     fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer>;
+    /// Answer, handing the answer text to `on_text` as it is produced (a model answerer calls
+    /// it per token; one that answers at once, once). The pieces concatenate to `answer`.
+    fn answer_stream(&self, question: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str)) -> Result<Answer> {
+        let a = self.answer(question, pages)?;
+        on_text(&a.answer);
+        Ok(a)
+    }
 }
 
 /// Pick an answerer by name. Model-backed answerers are added here as they land.

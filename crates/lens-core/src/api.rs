@@ -20,6 +20,7 @@ pub struct Api {
     pub(crate) watching: Mutex<Option<(crate::watch::WatchService, crate::watch::Sink)>>,
     lib: Mutex<Option<Library>>,
     jobs: Arc<Mutex<Jobs>>,
+    dense_jobs: Arc<Mutex<DenseJobs>>,
     /// set when a background job changed the index: readers reload before the next call
     dirty: Arc<AtomicBool>,
 }
@@ -47,11 +48,46 @@ pub struct JobState {
     pub error: Option<Value>,
 }
 
+/// The background dense-vector build, as the UI polls it (`dense_status`).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct DenseJob {
+    pub running: bool,
+    pub cancelled: bool,
+    pub model: String,
+    pub docs_done: usize,
+    pub docs_total: usize,
+    pub current: Option<String>,
+    pub pages: usize,
+    pub seconds: f64,
+    pub error: Option<Value>,
+}
+
+#[derive(Default)]
+struct DenseJobs {
+    state: DenseJob,
+    cancel: Arc<AtomicBool>,
+}
+
 #[derive(Default)]
 struct Jobs {
     state: JobState,
     queue: Vec<PathBuf>,
     cancel: Arc<AtomicBool>,
+}
+
+/// An ask request from API arguments and the library's settings.
+fn ask_request(l: &Library, a: &Value) -> Result<AskRequest> {
+    let st = crate::settings::Settings::load(l.store())?;
+    let mut r = AskRequest::new(arg_str(a, "question")?);
+    r.k = arg_u64(a, "k", st.top_k as u64) as usize;
+    r.answerer = st.answerer.clone();
+    r.retriever = st.prepare_retriever(l)?;
+    r.docs = strings(a, "docs");
+    r.filter = a.get("filter").and_then(Value::as_bool).unwrap_or(true);
+    if let Some(ans) = a.get("answerer").and_then(Value::as_str) {
+        r.answerer = ans.to_string();
+    }
+    Ok(r)
 }
 
 fn arg_str(a: &Value, k: &str) -> Result<String> {
@@ -75,6 +111,7 @@ impl Api {
             watching: Mutex::new(None),
             lib: Mutex::new(None),
             jobs: Arc::new(Mutex::new(Jobs::default())),
+            dense_jobs: Arc::new(Mutex::new(DenseJobs::default())),
             dirty: Arc::new(AtomicBool::new(false)),
         })
     }
@@ -111,19 +148,7 @@ impl Api {
                 r.retriever = crate::settings::Settings::load(l.store())?.prepare_retriever(l)?;
                 Ok(to(&l.search(&r)?))
             }),
-            "ask" => self.with(|l| {
-                let st = crate::settings::Settings::load(l.store())?;
-                let mut r = AskRequest::new(arg_str(a, "question")?);
-                r.k = arg_u64(a, "k", st.top_k as u64) as usize;
-                r.answerer = st.answerer.clone();
-                r.retriever = st.prepare_retriever(l)?;
-                r.docs = strings(a, "docs");
-                r.filter = a.get("filter").and_then(Value::as_bool).unwrap_or(true);
-                if let Some(ans) = a.get("answerer").and_then(Value::as_str) {
-                    r.answerer = ans.to_string();
-                }
-                Ok(to(&l.ask(&r)?))
-            }),
+            "ask" => self.with(|l| Ok(to(&l.ask(&ask_request(l, a)?)?))),
             "feedback" => self.with(|l| {
                 let id = a.get("id").and_then(Value::as_i64).ok_or_else(|| LensError::BadInput("missing `id`".into()))?;
                 let v = a.get("value").and_then(Value::as_i64).ok_or_else(|| LensError::BadInput("missing `value` (+1 or -1)".into()))?;
@@ -149,6 +174,35 @@ impl Api {
                 Ok(to(&l.document(&doc)?))
             }),
             "add_alias" => self.with(|l| Ok(json!({ "alias": l.add_alias(&arg_str(a, "doc")?, &arg_str(a, "alias")?)? }))),
+            "remove_alias" => self.with(|l| Ok(json!({ "removed": l.store().remove_alias(&arg_str(a, "doc")?, &arg_str(a, "alias")?)? }))),
+            // aliases of one document (`doc`), or of all: { doc: [{alias, source}] }
+            "aliases" => self.with(|l| {
+                let doc = a.get("doc").and_then(Value::as_str);
+                if let Some(d) = doc {
+                    l.document(d)?;
+                }
+                let mut out = serde_json::Map::new();
+                for (alias, d, source) in l.store().aliases()? {
+                    if doc.is_none_or(|x| x == d) {
+                        out.entry(d).or_insert_with(|| json!([])).as_array_mut().expect("array").push(json!({ "alias": alias, "source": source }));
+                    }
+                }
+                Ok(Value::Object(out))
+            }),
+            "dense_build" => Ok(to(&self.start_dense()?)),
+            "dense_status" => self.with(|l| {
+                let st = crate::settings::Settings::load(l.store())?;
+                let done = l.store().dense_doc_keys(&st.embedder)?;
+                let docs = l.documents()?;
+                let with: Vec<&str> = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.as_str()).collect();
+                let job = self.dense_jobs.lock().unwrap_or_else(|p| p.into_inner()).state.clone();
+                Ok(json!({ "model": st.embedder, "documents": docs.len(), "with_vectors": with, "job": job }))
+            }),
+            "cancel_dense" => {
+                let j = self.dense_jobs.lock().unwrap_or_else(|p| p.into_inner());
+                j.cancel.store(true, Ordering::Relaxed);
+                Ok(json!({ "ok": true, "running": j.state.running }))
+            }
             "watches" => Ok(to(&self.watches()?)),
             "add_watch" => Ok(json!({ "folder": self.add_watch(Path::new(&arg_str(a, "folder")?))? })),
             "remove_watch" => Ok(json!({ "removed": self.remove_watch(&arg_str(a, "folder")?)? })),
@@ -219,6 +273,15 @@ impl Api {
         })
     }
 
+    /// `ask`, streamed: `on_event` gets `{event: "pages"}`, then `{event: "text"}` pieces of the
+    /// answer, then `{event: "done", response}`; the response is also returned.
+    pub fn ask_stream(&self, a: &Value, on_event: &mut dyn FnMut(Value)) -> Result<Value> {
+        self.with(|l| {
+            let r = ask_request(l, a)?;
+            Ok(to(&l.ask_with(&r, &mut |e| on_event(to(&e)))?))
+        })
+    }
+
     /// Queue files for a background ingest (then OCR); returns the queue's state at once.
     /// Poll `ingest_status`; `cancel_ingest` stops after the current file or page.
     pub fn start_ingest(&self, paths: Vec<PathBuf>) -> JobState {
@@ -241,6 +304,50 @@ impl Api {
             std::thread::spawn(move || ingest_worker(&dir, &jobs, &dirty));
         }
         snapshot
+    }
+
+    /// Embed, in the background, every document without dense vectors for the configured
+    /// embedding model. Poll `dense_status`; `cancel_dense` stops after the current document.
+    pub fn start_dense(&self) -> Result<DenseJob> {
+        let (models_dir, name) = self.with(|l| {
+            let st = crate::settings::Settings::load(l.store())?;
+            Ok((PathBuf::from(&st.models_dir), st.embedder))
+        })?;
+        // fail now, with the model's error, rather than in the background
+        let emb = Arc::new(crate::dense::Embedder::load(&models_dir.join(&name))?);
+        let mut j = self.dense_jobs.lock().unwrap_or_else(|p| p.into_inner());
+        if j.state.running {
+            return Ok(j.state.clone());
+        }
+        j.state = DenseJob { running: true, model: name, ..Default::default() };
+        j.cancel = Arc::new(AtomicBool::new(false));
+        let snapshot = j.state.clone();
+        let cancel = j.cancel.clone();
+        drop(j);
+        let (jobs, dir) = (self.dense_jobs.clone(), self.dir.clone());
+        std::thread::spawn(move || {
+            let t0 = std::time::Instant::now();
+            let res = Library::open(&dir).and_then(|mut lib| {
+                crate::dense::build(lib.store_mut(), &emb, None, &cancel, &mut |p| {
+                    let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+                    j.state.docs_done = p.docs_done;
+                    j.state.docs_total = p.docs_total;
+                    j.state.current = Some(p.doc_id.clone());
+                    j.state.pages += p.pages;
+                    j.state.seconds = t0.elapsed().as_secs_f64();
+                })
+            });
+            let mut j = jobs.lock().unwrap_or_else(|p| p.into_inner());
+            match res {
+                Ok(_) => {}
+                Err(LensError::Cancelled) => j.state.cancelled = true,
+                Err(e) => j.state.error = Some(json!({ "code": e.code(), "message": e.to_string() })),
+            }
+            j.state.current = None;
+            j.state.seconds = t0.elapsed().as_secs_f64();
+            j.state.running = false;
+        });
+        Ok(snapshot)
     }
 
     /// Save an uploaded file into the library's uploads folder and ingest it. Non-PDFs are

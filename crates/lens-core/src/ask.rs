@@ -25,6 +25,16 @@ impl AskRequest {
     }
 }
 
+/// What `Library::ask_with` reports while it works: the pages it will read, the answer text
+/// as it is produced, and the whole response at the end.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "lowercase")]
+pub enum AskEvent {
+    Pages { pages: Vec<String>, filter: Option<crate::filter::DocFilter>, retrieve_ms: f64, retriever: String },
+    Text { text: String },
+    Done { response: Box<AskResponse> },
+}
+
 /// A highlighted line on a page: the evidence box (PDF points) and where it is.
 #[derive(Debug, Clone, Serialize)]
 pub struct PageBox {
@@ -81,6 +91,11 @@ pub fn page_inputs(lib: &Library, ids: &[(String, u32)]) -> Result<Vec<PageInput
 impl Library {
     /// Retrieve, answer, locate, and log. Rejected input is never logged.
     pub fn ask(&self, req: &AskRequest) -> Result<AskResponse> {
+        self.ask_with(req, &mut |_| {})
+    }
+
+    /// [`Library::ask`], reporting progress as it goes (the UI's streamed answer).
+    pub fn ask_with(&self, req: &AskRequest, on_event: &mut dyn FnMut(AskEvent)) -> Result<AskResponse> {
         if req.question.trim().is_empty() {
             return Err(LensError::BadInput("the question is empty".into()));
         }
@@ -98,7 +113,14 @@ impl Library {
         let ids: Vec<(String, u32)> = sr.hits.iter().map(|h| (h.doc_id.clone(), h.page)).collect();
         let inputs = page_inputs(self, &ids)?;
         let retrieve_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let a = if inputs.is_empty() { Answer::not_found(answerer.name(), 0.0) } else { answerer.answer(&req.question, &inputs)? };
+        on_event(AskEvent::Pages { pages: ids.iter().map(|(d, p)| format!("{d}#{p}")).collect(), filter: sr.filter.clone(), retrieve_ms, retriever: sr.retriever.name().into() });
+        let a = if inputs.is_empty() {
+            let a = Answer::not_found(answerer.name(), 0.0);
+            on_event(AskEvent::Text { text: a.answer.clone() });
+            a
+        } else {
+            answerer.answer_stream(&req.question, &inputs, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?
+        };
         let (ev, boxes) = locate_answer(self, &a)?;
         let pages: Vec<String> = ids.iter().map(|(d, p)| format!("{d}#{p}")).collect();
         let citations: Vec<String> = a.citations.iter().map(|c| c.to_string()).collect();
@@ -122,7 +144,7 @@ impl Library {
             feedback_note: None,
         };
         let log_id = self.store().log_question(&entry)?;
-        Ok(AskResponse {
+        let resp = AskResponse {
             log_id,
             question: req.question.clone(),
             answer: a.answer,
@@ -139,6 +161,8 @@ impl Library {
             retriever,
             device: "cpu".into(),
             notes: sr.notes,
-        })
+        };
+        on_event(AskEvent::Done { response: Box::new(resp.clone()) });
+        Ok(resp)
     }
 }

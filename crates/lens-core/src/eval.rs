@@ -187,10 +187,11 @@ impl EvalOptions {
             "latest_first" => self.filter.latest_first = f()? != 0.0,
             "tickers" => self.filter.tickers = f()? != 0.0,
             "decompose" => self.filter.decompose = f()? != 0.0,
+            "split_years" => self.filter.split_years = f()? != 0.0,
             "rrf_k" => self.fusion.k0 = f()?,
             _ => {
                 return Err(LensError::BadInput(format!(
-                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, dense_weight, rrf_k, quarters, latest_first, tickers, decompose)"
+                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, dense_weight, rrf_k, quarters, latest_first, tickers, decompose, split_years)"
                 )))
             }
         }

@@ -24,7 +24,7 @@ pub struct DocInfo {
 /// The quarter a document id names: `AMCOR_2023Q2_10Q` -> 2.
 pub fn id_quarter(id: &str) -> Option<u8> {
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"(?i)(?:(?:19|20)[0-9]{2}[ _-]?q([1-4])\b|(?:^|[^a-z0-9])q([1-4])[ _-]?(?:19|20)[0-9]{2})").unwrap());
+    let re = RE.get_or_init(|| Regex::new(r"(?i)(?:(?:19|20)[0-9]{2}[ _-]?q([1-4])(?:[^a-z0-9]|$)|(?:^|[^a-z0-9])q([1-4])[ _-]?(?:19|20)[0-9]{2})").unwrap());
     re.captures(id).and_then(|c| c.get(1).or(c.get(2))).and_then(|m| m.as_str().parse().ok())
 }
 
@@ -210,13 +210,15 @@ pub struct FilterOptions {
     pub latest_first: bool,
     /// Tickers and short forms from the company list (JnJ, AMEX) as aliases.
     pub tickers: bool,
-    /// One search per named company (and year), interleaved; off: one search over them all.
+    /// One search per named company, interleaved; off: one search over them all.
     pub decompose: bool,
+    /// Also one search per named year of one company.
+    pub split_years: bool,
 }
 
 impl Default for FilterOptions {
     fn default() -> Self {
-        FilterOptions { quarters: true, latest_first: true, tickers: true, decompose: true }
+        FilterOptions { quarters: true, latest_first: true, tickers: true, decompose: true, split_years: false }
     }
 }
 
@@ -275,8 +277,13 @@ pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions
             }
         };
         if distinct_years.len() > 1 {
-            for y in distinct_years {
-                groups.push(narrow(ds.iter().copied().filter(|d| d.year == Some(y)).collect()));
+            let per_year: Vec<Vec<&DocInfo>> = distinct_years.iter().map(|y| narrow(ds.iter().copied().filter(|d| d.year == Some(*y)).collect())).collect();
+            if opts.split_years {
+                groups.extend(per_year);
+            } else {
+                // one search over the company's named years: its later filing restates the
+                // earlier year, and the best pages should not be forced to alternate
+                groups.push(per_year.concat());
             }
         } else {
             groups.push(narrow(ds));
@@ -327,8 +334,12 @@ mod tests {
     fn several_companies_or_years_make_groups() {
         let f = detect("Compare 3M and PepsiCo revenue", &docs()).unwrap();
         assert_eq!(f.groups.len(), 2);
-        // the later filing first: it restates the earlier year
+        // one company, two years: one search, the later filing first (it restates the
+        // earlier year); one search per year on request
         let f = detect("3M revenue in FY2018 vs FY2022", &docs()).unwrap();
+        assert_eq!(f.key_groups, vec![vec![2, 1]]);
+        let opts = FilterOptions { split_years: true, ..Default::default() };
+        let f = detect_with("3M revenue in FY2018 vs FY2022", &docs(), &opts).unwrap();
         assert_eq!(f.key_groups, vec![vec![2], vec![1]]);
     }
 

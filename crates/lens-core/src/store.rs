@@ -393,6 +393,13 @@ impl Store {
         Ok(a)
     }
 
+    /// Remove one alias of a document; false when it had no such alias.
+    pub fn remove_alias(&self, doc_id: &str, alias: &str) -> Result<bool> {
+        self.document(doc_id)?;
+        let a = crate::meta::normalize_name(alias);
+        Ok(self.conn.execute("DELETE FROM aliases WHERE doc_id=?1 AND alias=?2", params![doc_id, a])? > 0)
+    }
+
     pub fn job_start(&self, path: &str) -> Result<i64> {
         self.conn.execute("INSERT INTO ingest_jobs(path,status) VALUES(?1,'running')", [path])?;
         Ok(self.conn.last_insert_rowid())

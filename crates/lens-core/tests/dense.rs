@@ -118,6 +118,19 @@ fn vectors_are_built_per_document_searched_fused_and_removed() {
     assert_eq!(r.retriever, Retriever::Hybrid);
     assert!(r.hits.iter().take(3).any(|h| h.page == 2 && h.doc_id.starts_with("AMCOR")), "{:?}", r.hits);
 
+    // odd questions: an answer or a clear note, never a panic
+    for q in ["???", &"capital expenditure ".repeat(500), "Quelle est la dépense d'investissement d'Amcor en 2022 ?", "安姆科 2022 年的收购"] {
+        let mut r = SearchRequest::new(q);
+        r.retriever = Retriever::Hybrid;
+        let resp = lib.search(&r).unwrap_or_else(|e| panic!("{q:.40}: {e}"));
+        if q == "???" {
+            assert!(resp.notes.iter().any(|n| n.contains("no searchable words")), "{:?}", resp.notes);
+        }
+        if q.len() > 5000 {
+            assert!(resp.notes.iter().any(|n| n.contains("cut")), "{:?}", resp.notes);
+        }
+    }
+
     // removal takes the vectors with it
     lib.remove("AMCOR_2022_8K_dated-2022-07-01").unwrap();
     let r = lib.search(&req).unwrap();

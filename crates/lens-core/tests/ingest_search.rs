@@ -172,3 +172,22 @@ fn interrupted_ingest_leaves_nothing_half_visible() {
     assert_eq!((s.recovered_pending, s.added), (1, 1));
     assert_eq!(lib.num_indexed_pages(), 9 + 9);
 }
+
+#[test]
+fn ask_streams_pages_then_text_then_the_response() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(dir.path()).unwrap();
+    run_ingest(&mut lib, &[fb("3M_2018_10K")]);
+    let req = lens_core::ask::AskRequest::new("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement.");
+    let mut events = Vec::new();
+    let r = lib.ask_with(&req, &mut |e| events.push(serde_json::to_value(&e).unwrap())).unwrap();
+    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"pages"), "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"done"));
+    assert!(kinds[1..kinds.len() - 1].iter().all(|k| *k == "text"), "{kinds:?}");
+    let text: String = events.iter().filter(|e| e["event"] == "text").map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(text, r.answer);
+    assert_eq!(events[0]["pages"].as_array().unwrap().len(), r.pages.len());
+    assert!(r.pages.contains(&"3M_2018_10K#60".to_string()), "{:?}", r.pages);
+    assert_eq!(events.last().unwrap()["response"]["log_id"], r.log_id);
+}
