@@ -106,7 +106,8 @@ pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
     let mut statements = Vec::new();
     let headings: Vec<(String, Vec<String>)> = lexicon.statements.iter().map(|s| (s.id.clone(), s.headings.iter().map(|h| squash(h)).collect())).collect();
     for l in lines.iter().take(12) {
-        if l.chars().count() > 90 {
+        // a title, not a table-of-contents entry pointing at it
+        if l.chars().count() > 90 || is_toc_line(l) {
             continue;
         }
         let low = l.to_lowercase();
@@ -132,7 +133,7 @@ pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
     let toc_lines = lines.iter().filter(|l| is_toc_line(l)).count();
     let toc = if toc_lines >= 5 && !lines.is_empty() { toc_lines as f32 / lines.len() as f32 } else { 0.0 };
     // a statement page is a table: a title without numbers is a divider or an index entry
-    if numeric < 0.12 {
+    if numeric < 0.12 || toc >= 0.2 {
         statements.clear();
     }
     PageProfile { statements, numeric, toc }
