@@ -86,18 +86,39 @@ fn is_number_token(t: &str) -> bool {
     !core.is_empty() && core.chars().all(|c| c.is_ascii_digit() || c == ',' || c == '.') && core.chars().any(|c| c.is_ascii_digit())
 }
 
-/// A table-of-contents entry: words, then a page number (1-3 digits, or "F-12") at the end.
-fn is_toc_line(l: &str) -> bool {
+/// The page number a table-of-contents entry ends with: words, then 1-3 digits (or "F-12").
+fn toc_page_number(l: &str) -> Option<u32> {
     let l = l.trim();
-    let Some((head, last)) = l.rsplit_once(char::is_whitespace) else { return false };
+    let (head, last) = l.rsplit_once(char::is_whitespace)?;
     let last = last.trim_start_matches("F-").trim_start_matches("f-");
-    let page_no = !last.is_empty() && last.len() <= 3 && last.chars().all(|c| c.is_ascii_digit());
-    if !page_no {
-        return false;
+    if last.is_empty() || last.len() > 3 || !last.chars().all(|c| c.is_ascii_digit()) {
+        return None;
     }
     let letters = head.chars().filter(|c| c.is_alphabetic()).count();
     let digits = head.chars().filter(|c| c.is_ascii_digit()).count();
-    letters >= 6 && digits <= 3 && !head.contains('$')
+    if letters >= 6 && digits <= 3 && !head.contains('$') {
+        last.parse().ok()
+    } else {
+        None
+    }
+}
+
+fn is_toc_line(l: &str) -> bool {
+    toc_page_number(l).is_some()
+}
+
+/// Share of lines that are table-of-contents entries, when their page numbers mostly run
+/// upwards (a statement's rows of small amounts, "Income taxes 120", do not).
+fn toc_share(lines: &[&str]) -> f32 {
+    let nums: Vec<u32> = lines.iter().filter_map(|l| toc_page_number(l)).collect();
+    if nums.len() < 5 || lines.is_empty() {
+        return 0.0;
+    }
+    let rising = nums.windows(2).filter(|w| w[1] >= w[0]).count();
+    if (rising as f32) < 0.7 * (nums.len() - 1) as f32 {
+        return 0.0;
+    }
+    nums.len() as f32 / lines.len() as f32
 }
 
 /// Profile one page's text against the lexicon's statements.
@@ -130,8 +151,7 @@ pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
         }
     }
     let numeric = if toks == 0 { 0.0 } else { nums as f32 / toks as f32 };
-    let toc_lines = lines.iter().filter(|l| is_toc_line(l)).count();
-    let toc = if toc_lines >= 5 && !lines.is_empty() { toc_lines as f32 / lines.len() as f32 } else { 0.0 };
+    let toc = toc_share(&lines);
     // a statement page is a table: a title without numbers is a divider or an index entry
     if numeric < 0.12 || toc >= 0.2 {
         statements.clear();
@@ -176,6 +196,11 @@ mod tests {
         let w = RankParams::default();
         assert!(score(0.6, &p, &i, &w) > score(1.0, &t, &i, &w));
         assert!(!intent("Who is the CEO of 3M?", &lx).quantitative);
+        // a statement whose rows end in small amounts is not a table of contents
+        let is = "Consolidated Statements of Income\n(In millions)\nNet sales 18,841\nCost of sales 9,120\nResearch 812\nSelling 655\nInterest expense 120\nOther income 45\nIncome taxes 310\nNet income 2,140";
+        let p = profile(is, &lx);
+        assert_eq!(p.toc, 0.0, "{p:?}");
+        assert_eq!(p.statements, vec!["income".to_string()]);
         let why = intent("What drove operating margin change as of FY2022 for 3M?", &lx);
         assert!(why.statements.is_empty() && !why.quantitative, "{why:?}");
     }
