@@ -389,6 +389,7 @@
       $('s-library').value = r.library_dir;
       $('s-models').value = st.models_dir;
       $('s-model').value = st.model;
+      $('s-embedder').value = st.embedder;
       for (const [id, list, v] of [['s-retriever', r.retrievers, st.retriever], ['s-answerer', r.answerers, st.answerer]]) {
         const sel = $(id);
         sel.textContent = '';
@@ -431,7 +432,7 @@
       const r = await api.call('set_settings', {
         library_dir: $('s-library').value,
         settings: {
-          models_dir: $('s-models').value, model: $('s-model').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
+          models_dir: $('s-models').value, model: $('s-model').value, embedder: $('s-embedder').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
           top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value),
         },
       });

@@ -55,6 +55,13 @@ fn commands_answer_and_errors_carry_codes() {
     assert_eq!(call("documents", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap().as_array().unwrap().len(), 1);
     let a = call("ask", serde_json::json!({"question": "Which notes are covered by the supplemental indentures?"})).unwrap().deserialize::<serde_json::Value>().unwrap();
     assert_eq!(a["not_found"], false, "{a}");
+    // the streamed ask takes a channel for its events and returns the same answer
+    let s = get_ipc_response(&w, request("ask_stream", serde_json::json!({"args": {"question": "Which notes are covered by the supplemental indentures?"}, "onEvent": "__CHANNEL__:7"})))
+        .unwrap()
+        .deserialize::<serde_json::Value>()
+        .unwrap();
+    assert_eq!((&s["answer"], &s["citations"]), (&a["answer"], &a["citations"]), "{s}");
+    assert!(s["log_id"].as_i64().unwrap() > a["log_id"].as_i64().unwrap());
     let cited = a["citations"][0].as_str().unwrap().to_string();
     let (doc, page) = cited.rsplit_once('#').unwrap();
     let img = get_ipc_response(&w, request("page_image", serde_json::json!({"doc": doc, "page": page.parse::<u32>().unwrap(), "quote": a["quote"]}))).unwrap().deserialize::<String>().unwrap();

@@ -74,7 +74,7 @@ pub struct Fusion {
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion { dense_weight: 0.5, k0: 60.0 }
+        Fusion { dense_weight: 0.25, k0: 60.0 }
     }
 }
 

@@ -33,7 +33,7 @@ impl Default for Settings {
         Settings {
             top_k: 3,
             answerer: "extractive".into(),
-            retriever: "bm25".into(),
+            retriever: "hybrid".into(),
             ocr_langs: "eng".into(),
             threads: 0,
             models_dir: default_models_dir().display().to_string(),
@@ -92,6 +92,19 @@ impl Settings {
         if !RETRIEVERS.contains(&self.retriever.as_str()) {
             return Err(LensError::BadInput(format!("retriever `{}` is not available in this build (available: {})", self.retriever, RETRIEVERS.join(", "))));
         }
+        // dense needs its model; hybrid is BM25 plus dense where vectors exist, and says so
+        if self.retriever == "dense" {
+            let dir = std::path::Path::new(&self.models_dir).join(&self.embedder);
+            for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+                if !dir.join(f).is_file() {
+                    return Err(LensError::ModelMissing {
+                        what: f.into(),
+                        dir,
+                        hint: format!("the {} retriever needs the embedding model `{}`; see README, Models", self.retriever, self.embedder),
+                    });
+                }
+            }
+        }
         if self.threads > 64 {
             return Err(LensError::BadInput(format!("threads must be 0 (one per core) to 64 (got {})", self.threads)));
         }
@@ -140,6 +153,7 @@ mod tests {
             (Settings { top_k: 0, ..Default::default() }, "top-k"),
             (Settings { retriever: "vision".into(), ..Default::default() }, "not available in this build"),
             (Settings { retriever: "colbert".into(), ..Default::default() }, "not available in this build"),
+            (Settings { retriever: "dense".into(), models_dir: "/nonexistent".into(), ..Default::default() }, "needs the embedding model"),
             (Settings { answerer: "qwen".into(), ..Default::default() }, "answerer `qwen`"),
             (Settings { ocr_langs: "eng+xyz".into(), ..Default::default() }, "tesseract-ocr-xyz"),
             (Settings { threads: 500, ..Default::default() }, "threads"),
