@@ -154,7 +154,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
         BenchCmd::Search { labels, repeat, no_filter, retriever } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
             let lib = Library::open(&dir)?;
-            let retriever = crate::retriever(&lib, Some(&retriever), &models)?;
+            let retriever = crate::retriever(&lib, Some(&retriever), &models, true)?;
             let labels = eval::read_labels(&labels)?;
             let mut lat = Vec::new();
             let (mut filt, mut rank, mut snip) = (Vec::new(), Vec::new(), Vec::new());

@@ -278,8 +278,9 @@ fn open(lib: &Option<PathBuf>) -> Result<Library> {
 }
 
 /// The retriever for a command: the flag, else the library's setting; loads the embedding
-/// model when the retriever needs one.
-fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>) -> Result<lens_core::library::Retriever> {
+/// model when the retriever needs one. `strict` (evals, benchmarks): hybrid without its model is
+/// an error rather than BM25 with a note, so a run is never mislabelled.
+fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>, strict: bool) -> Result<lens_core::library::Retriever> {
     let mut st = lens_core::settings::Settings::load(lib.store())?;
     if let Some(r) = flag {
         st.retriever = r.to_string();
@@ -288,10 +289,11 @@ fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>) -> Res
         st.models_dir = m.display().to_string();
     }
     let r: lens_core::library::Retriever = st.retriever.parse()?;
-    if r != lens_core::library::Retriever::Bm25 {
+    if strict && r != lens_core::library::Retriever::Bm25 {
         lib.load_embedder(Path::new(&st.models_dir), &st.embedder)?;
+        return Ok(r);
     }
-    Ok(r)
+    Ok(st.prepare_retriever(lib)?)
 }
 
 fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<lens_core::dense::Embedder>> {
@@ -351,7 +353,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Search { query, docs, k, no_filter, retriever: rflag, json } => {
             let lib = open(&cli.library)?;
             let mut req = SearchRequest::new(query);
-            req.retriever = retriever(&lib, rflag.as_deref(), &cli.models)?;
+            req.retriever = retriever(&lib, rflag.as_deref(), &cli.models, false)?;
             req.docs = docs;
             req.k = k;
             req.filter = !no_filter;
@@ -405,7 +407,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, retriever: rflag, set, misses, only, json } => {
             let lib = open(&cli.library)?;
-            let chosen = retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models)?;
+            let chosen = retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?;
             let mode: Mode = mode.parse()?;
             let mut labels_v = eval::read_labels(&labels)?;
             for cond in &only {
@@ -462,7 +464,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Ask { question, answerer, k, docs, no_filter, render, retriever: rflag, json } => {
             let lib = open(&cli.library)?;
             let mut req = lens_core::ask::AskRequest::new(question);
-            req.retriever = retriever(&lib, rflag.as_deref(), &cli.models)?;
+            req.retriever = retriever(&lib, rflag.as_deref(), &cli.models, false)?;
             req.answerer = answerer;
             req.k = k;
             req.docs = docs;
