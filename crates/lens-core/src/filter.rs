@@ -83,7 +83,21 @@ pub struct CompanyEntry {
 
 impl Companies {
     pub fn builtin() -> Companies {
-        serde_json::from_str(COMPANIES).expect("resources/companies.json is valid")
+        let c: Companies = serde_json::from_str(COMPANIES).expect("resources/companies.json is valid");
+        c.normalized()
+    }
+
+    /// Names and aliases in the filter's normal form (lower-case words), once.
+    fn normalized(mut self) -> Companies {
+        for e in &mut self.companies {
+            for v in [&mut e.names, &mut e.aliases] {
+                for x in v.iter_mut() {
+                    *x = crate::meta::normalize_name(x);
+                }
+                v.retain(|x| !x.is_empty());
+            }
+        }
+        self
     }
 
     /// The built-in list plus the entries of `extra` (a user file), if it exists.
@@ -92,7 +106,7 @@ impl Companies {
         if extra.is_file() {
             let text = std::fs::read_to_string(extra).map_err(|e| crate::error::LensError::io(extra, e))?;
             let user: Companies = serde_json::from_str(&text).map_err(|e| crate::error::LensError::BadInput(format!("{}: {e}", extra.display())))?;
-            c.companies.extend(user.companies);
+            c.companies.extend(user.normalized().companies);
         }
         Ok(c)
     }
@@ -105,11 +119,10 @@ impl Companies {
         }
         let mut out = Vec::new();
         for e in &self.companies {
-            if e.names.iter().any(|n| known.contains(&crate::meta::normalize_name(n))) {
+            if e.names.iter().any(|n| known.contains(n)) {
                 for a in e.names.iter().chain(&e.aliases) {
-                    let a = crate::meta::normalize_name(a);
-                    if !a.is_empty() && !known.contains(&a) && !out.contains(&a) {
-                        out.push(a);
+                    if !known.contains(a) && !out.contains(a) {
+                        out.push(a.clone());
                     }
                 }
             }

@@ -27,6 +27,9 @@ pub struct Library {
     pub(crate) companies: Companies,
     pub(crate) dense: DenseCache,
     embedder: RwLock<Option<Arc<Embedder>>>,
+    /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
+    /// replaces a page in place, so `ocr` clears the cache).
+    profiles: RwLock<HashMap<(i64, u32), Arc<rank::PageProfile>>>,
 }
 
 /// Which ranking a search uses.
@@ -138,12 +141,12 @@ impl Library {
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;
-        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon, companies, dense: DenseCache::default(), embedder: RwLock::new(None) })
+        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon, companies, dense: DenseCache::default(), embedder: RwLock::new(None), profiles: Default::default() })
     }
 
     /// A library held entirely in memory (tests).
     pub fn in_memory() -> Result<Library> {
-        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin(), companies: Companies::builtin(), dense: DenseCache::default(), embedder: RwLock::new(None) })
+        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin(), companies: Companies::builtin(), dense: DenseCache::default(), embedder: RwLock::new(None), profiles: Default::default() })
     }
 
     pub fn dir(&self) -> Option<&Path> {
@@ -157,6 +160,21 @@ impl Library {
 
     pub fn embedder(&self) -> Option<Arc<Embedder>> {
         self.embedder.read().unwrap().clone()
+    }
+
+    fn page_profile(&self, key: i64, page: u32) -> Result<Arc<rank::PageProfile>> {
+        if let Some(p) = self.profiles.read().unwrap().get(&(key, page)) {
+            return Ok(p.clone());
+        }
+        let text = self.store.page_text_by_key(key, page)?.unwrap_or_default();
+        let p = Arc::new(rank::profile(&text, &self.lexicon));
+        self.profiles.write().unwrap().insert((key, page), p.clone());
+        Ok(p)
+    }
+
+    /// Forget cached page profiles (after pages were re-read, e.g. by OCR).
+    pub fn forget_profiles(&self) {
+        self.profiles.write().unwrap().clear();
     }
 
     /// Load the embedding model from `models_dir/<name>` unless one is loaded already.
@@ -268,6 +286,7 @@ impl Library {
 
     /// See index changes made by another `Library` on the same folder (a background ingest).
     pub fn refresh(&self) -> Result<()> {
+        self.forget_profiles();
         self.index.reload()
     }
 
@@ -400,8 +419,7 @@ impl Library {
                 let top = hits[0].score.max(f32::MIN_POSITIVE);
                 let n = req.rank.depth.max(k).min(hits.len());
                 for h in &mut hits[..n] {
-                    let text = self.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
-                    let prof = rank::profile(&text, &self.lexicon);
+                    let prof = self.page_profile(h.doc_key, h.page)?;
                     h.score = rank::score(h.score / top, &prof, &intent, &req.rank);
                 }
                 hits[..n].sort_by(order);

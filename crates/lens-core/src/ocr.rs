@@ -162,6 +162,13 @@ pub struct OcrSummary {
 
 /// OCR every page that needs it (resumable: done pages are stored as they finish).
 pub fn run(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {
+    let r = run_inner(lib, opts, cancel, on_event);
+    // pages changed in place: their rerank profiles must be recomputed
+    lib.forget_profiles();
+    r
+}
+
+fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {
     let t0 = Instant::now();
     let todo = lib.store().ocr_todo(opts.doc.as_deref(), opts.retry_failed)?;
     let mut sum = OcrSummary::default();
