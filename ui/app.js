@@ -20,14 +20,17 @@
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
 
   // ---- library
+  let docsGen = 0; // loads overlap (progress polling, view switches): only the newest renders
   async function loadDocs() {
+    const gen = ++docsGen;
     const tbody = $('docs').querySelector('tbody');
-    tbody.textContent = '';
     try {
       const docs = await api.call('documents');
-      fillScope(docs);
       const aliases = await api.call('aliases').catch(() => ({}));
       const dense = await api.call('dense_status').catch(() => null);
+      if (gen !== docsGen) return;
+      tbody.textContent = '';
+      fillScope(docs);
       renderDense(dense);
       const withVectors = new Set((dense && dense.with_vectors) || []);
       $('lib-msg').textContent = docs.length ? docs.length + ' documents' : 'No documents yet: add PDFs.';
