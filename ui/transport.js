@@ -5,18 +5,22 @@
   const token = new URLSearchParams(location.search).get('token') || '';
   const asError = (e) => (e && e.code) ? e : { code: 'internal', message: String(e && e.message || e) };
 
-  async function call(cmd, args) {
-    if (tauri) {
-      try { return await tauri.invoke('api', { cmd, args: args || {} }); } catch (e) { throw asError(e); }
-    }
-    let r;
+  // POST a command to `lens serve`; a network failure becomes {code: 'offline'}.
+  async function post(cmd, args) {
     try {
-      r = await fetch('/api/' + cmd, {
+      return await fetch('/api/' + cmd, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-lens-token': token },
         body: JSON.stringify(args || {}),
       });
     } catch (e) { throw { code: 'offline', message: 'the 10-K Lens server is not reachable' }; }
+  }
+
+  async function call(cmd, args) {
+    if (tauri) {
+      try { return await tauri.invoke('api', { cmd, args: args || {} }); } catch (e) { throw asError(e); }
+    }
+    const r = await post(cmd, args);
     const body = await r.json().catch(() => ({ code: 'internal', message: 'bad response' }));
     if (!r.ok) throw asError(body);
     return body;
@@ -30,14 +34,7 @@
       ch.onmessage = (e) => onEvent(e);
       try { return await tauri.invoke(cmd, { args: args || {}, onEvent: ch }); } catch (e) { throw asError(e); }
     }
-    let r;
-    try {
-      r = await fetch('/api/' + cmd, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-lens-token': token },
-        body: JSON.stringify(args || {}),
-      });
-    } catch (e) { throw { code: 'offline', message: 'the 10-K Lens server is not reachable' }; }
+    const r = await post(cmd, args);
     if (!r.ok) throw asError(await r.json().catch(() => ({ code: 'internal', message: 'bad response' })));
     const reader = r.body.getReader();
     const dec = new TextDecoder();

@@ -103,9 +103,7 @@ impl Companies {
     /// The built-in list plus the entries of `extra` (a user file), if it exists.
     pub fn with_user_file(extra: &std::path::Path) -> crate::error::Result<Companies> {
         let mut c = Companies::builtin();
-        if extra.is_file() {
-            let text = std::fs::read_to_string(extra).map_err(|e| crate::error::LensError::io(extra, e))?;
-            let user: Companies = serde_json::from_str(&text).map_err(|e| crate::error::LensError::BadInput(format!("{}: {e}", extra.display())))?;
+        if let Some(user) = crate::lexicon::read_user_json::<Companies>(extra)? {
             c.companies.extend(user.normalized().companies);
         }
         Ok(c)

@@ -47,6 +47,17 @@ pub struct Expansion {
     pub named_statements: usize,
 }
 
+/// A user's data file beside the built-in one (`<library>/lexicon.json`, `companies.json`):
+/// `None` when it does not exist; a file that is not valid JSON of that shape is an error
+/// naming the file.
+pub(crate) fn read_user_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| LensError::io(path, e))?;
+    serde_json::from_str(&text).map(Some).map_err(|e| LensError::BadInput(format!("{}: {e}", path.display())))
+}
+
 fn contains_phrase(words: &[String], phrase: &str) -> bool {
     let p = plain_words(phrase);
     !p.is_empty() && p.len() <= words.len() && words.windows(p.len()).any(|w| w == p.as_slice())
@@ -75,9 +86,7 @@ impl Lexicon {
     /// The built-in lexicon plus the entries of `extra` (a user file), if it exists.
     pub fn with_user_file(extra: &Path) -> Result<Lexicon> {
         let mut lx = Lexicon::builtin();
-        if extra.is_file() {
-            let text = std::fs::read_to_string(extra).map_err(|e| LensError::io(extra, e))?;
-            let user: Lexicon = serde_json::from_str(&text).map_err(|e| LensError::BadInput(format!("{}: {e}", extra.display())))?;
+        if let Some(user) = read_user_json::<Lexicon>(extra)? {
             let user = user.with_ids();
             lx.metrics.extend(user.metrics);
             lx.statements.extend(user.statements);

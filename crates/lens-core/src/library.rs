@@ -395,8 +395,9 @@ impl Library {
         let kept: Vec<&String> = if kept.is_empty() { terms.iter().collect() } else { kept };
         let mut weighted: Vec<(String, f32)> = kept.iter().map(|t| ((*t).clone(), 1.0)).collect();
         let mut heading_extra: Vec<(String, f32)> = Vec::new();
+        // one lexicon pass serves the query expansion and the reranker's intent
+        let e = self.lexicon.expand(&q);
         if req.params.expansion_weight > 0.0 {
-            let e = self.lexicon.expand(&q);
             for t in self.index.query_terms(&e.line_items.join(" ")) {
                 if !terms.contains(&t) {
                     weighted.push((t, req.params.expansion_weight));
@@ -406,7 +407,7 @@ impl Library {
                 heading_extra.push((t, req.params.expansion_weight * req.params.heading_boost));
             }
         }
-        let intent = rank::intent(&q, &self.lexicon);
+        let intent = rank::intent_of(&q, e);
         let mut lists: Vec<Vec<IndexHit>> = Vec::new();
         for g in &groups {
             let hits = self.index.search_weighted(&weighted, &heading_extra, g.as_deref(), (k + 8).max(req.rank.depth), req.params)?;

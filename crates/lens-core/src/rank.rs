@@ -70,7 +70,11 @@ const FIGURE_WORDS: &[&str] = &[
 const NARRATIVE_WORDS: &[&str] = &["what drove", "drove the", "drivers of", "driven by", "what caused", "reasons for", "reason for"];
 
 pub fn intent(question: &str, lexicon: &Lexicon) -> Intent {
-    let mut e = lexicon.expand(question);
+    intent_of(question, lexicon.expand(question))
+}
+
+/// The intent of a question whose lexicon expansion is already at hand.
+pub fn intent_of(question: &str, mut e: crate::lexicon::Expansion) -> Intent {
     let l = question.to_lowercase();
     if NARRATIVE_WORDS.iter().any(|w| l.contains(w)) {
         // keep only statements named outright; a metric's statement is not where its drivers are
