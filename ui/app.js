@@ -217,7 +217,8 @@
   });
   if (window.__TAURI__ && window.__TAURI__.event) {
     window.__TAURI__.event.listen('tauri://drag-drop', (ev) => addFiles((ev.payload.paths || []).map((p) => ({ name: p, path: p }))));
-    window.__TAURI__.event.listen('library-changed', () => { if (!$('view-library').hidden) loadDocs(); });
+    // a watched folder changed: files were queued for ingest (follow their progress) or removed
+    window.__TAURI__.event.listen('library-changed', () => { pollIngest(); if (!$('view-library').hidden) loadDocs(); });
   } else {
     // the browser has no push channel: refresh the library view while it is open (watched folders)
     setInterval(() => { if (!$('view-library').hidden && !document.querySelector('#docs input')) loadDocs(); }, 5000);
@@ -320,9 +321,11 @@
     viewing = { doc, page, zoom: zoom || (viewing && viewing.zoom) || 1 };
     $('viewer').hidden = false;
     $('viewer-title').textContent = doc + ' · page ' + page;
-    const cited = current && current.citations.includes(doc + '#' + page);
+    // the boxes the ask returned for this page (none for other pages): the server draws them
+    const boxes = current ? current.boxes.filter((x) => x.doc_id === doc && x.page === page) : [];
+    const cited = boxes.length > 0;
     try {
-      const src = await api.pageImage(doc, page, cited ? current.quote : null, cited ? current.answer : null, Math.round(110 * viewing.zoom));
+      const src = await api.pageImage(doc, page, boxes, Math.round(110 * viewing.zoom));
       $('page-img').src = src;
       $('page-img').alt = 'Page ' + page + ' of ' + doc + (cited ? ', evidence highlighted' : '');
     } catch (e) { $('viewer-title').textContent = errText(e); }

@@ -59,14 +59,15 @@
     return done;
   }
 
-  // URL (or data URL) of a rendered page with the evidence boxed.
-  async function pageImage(doc, page, quote, answer, dpi) {
+  // URL (or data URL) of a rendered page with `boxes` ({l, b, r, t} in PDF points, as an ask
+  // returned them) drawn on it.
+  async function pageImage(doc, page, boxes, dpi) {
+    const rects = (boxes || []).map((x) => ({ l: x.l, b: x.b, r: x.r, t: x.t }));
     if (tauri) {
-      try { return await tauri.invoke('page_image', { doc, page, quote: quote || null, answer: answer || null, dpi: dpi || 110 }); } catch (e) { throw asError(e); }
+      try { return await tauri.invoke('page_image', { args: { doc, page, boxes: rects, dpi: dpi || 110 } }); } catch (e) { throw asError(e); }
     }
     const q = new URLSearchParams({ doc, page: String(page), dpi: String(dpi || 110), token });
-    if (quote) q.set('quote', quote);
-    if (answer) q.set('answer', answer);
+    if (rects.length) q.set('boxes', JSON.stringify(rects));
     return '/api/page.png?' + q.toString();
   }
 

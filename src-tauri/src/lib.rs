@@ -1,14 +1,14 @@
-//! Tauri shell over lens-core: registers two commands that forward to the shared
-//! [`lens_core::api::Api`] (the same API `lens serve` exposes over HTTP). Errors cross IPC as
-//! `{code, message}` so the UI can act on the code.
+//! Tauri shell: registers three commands that forward to the shared service layer
+//! ([`lens_api::Api`], the same one `lens serve` exposes over HTTP) and does nothing else.
+//! Errors cross IPC as `{code, message}` so the UI can act on the code.
 
 use base64::Engine;
-use lens_core::api::Api;
-use std::sync::Arc;
-use tauri::{Emitter, Manager};
+use lens_api::{Api, AskArgs, PageImageArgs};
 use lens_core::LensError;
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::Arc;
+use tauri::{Emitter, Manager};
 
 #[derive(Debug, Serialize)]
 pub struct ApiError {
@@ -39,7 +39,11 @@ static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::n
 #[tauri::command]
 async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_json::Value>) -> Result<serde_json::Value, ApiError> {
     let args = args.filter(|a| a.is_object()).unwrap_or_else(|| serde_json::json!({}));
-    let r = state.api.call(&cmd, &args)?;
+    let api = state.api.clone();
+    let cmd2 = cmd.clone();
+    let r = tauri::async_runtime::spawn_blocking(move || lens_api::dispatch(&api, &cmd2, args))
+        .await
+        .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
     // Cold-start benchmark (scripts/bench-app-start): the window is interactive once the UI has
     // listed the library; report the time since process start and quit.
     if cmd == "documents" && std::env::var_os("LENS_STARTUP_PROBE").is_some() {
@@ -53,20 +57,26 @@ async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_
 /// `ask`, streamed: events (`pages`, `text` pieces, `done`) arrive on `on_event` as they
 /// happen; the final response is also the command's result.
 #[tauri::command]
-async fn ask_stream(state: tauri::State<'_, AppState>, args: serde_json::Value, on_event: tauri::ipc::Channel<serde_json::Value>) -> Result<serde_json::Value, ApiError> {
+async fn ask_stream(
+    state: tauri::State<'_, AppState>,
+    args: AskArgs,
+    on_event: tauri::ipc::Channel<lens_core::ask::AskEvent>,
+) -> Result<lens_core::ask::AskResponse, ApiError> {
     let api = state.api.clone();
-    let r = tauri::async_runtime::spawn_blocking(move || api.ask_stream(&args, &mut |e| {
-        let _ = on_event.send(e);
-    }))
-    .await
-    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    // a closed channel (the window went away) stops the answerer
+    let r = tauri::async_runtime::spawn_blocking(move || api.ask_stream(&args, &mut |e| on_event.send(e).is_ok()))
+        .await
+        .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
     Ok(r)
 }
 
-/// A rendered page with the evidence boxed, as a `data:` URL (the CSP allows no other origin).
+/// A rendered page with the given boxes drawn, as a `data:` URL (the CSP allows no other origin).
 #[tauri::command]
-async fn page_image(state: tauri::State<'_, AppState>, doc: String, page: u32, quote: Option<String>, answer: Option<String>, dpi: Option<f32>) -> Result<String, ApiError> {
-    let png = state.api.page_png(&doc, page, quote.as_deref(), answer.as_deref(), dpi.unwrap_or(110.0))?;
+async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> Result<String, ApiError> {
+    let api = state.api.clone();
+    let png = tauri::async_runtime::spawn_blocking(move || api.page_png(&args.page_ref(), args.dpi, &args.boxes))
+        .await
+        .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
     Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png)))
 }
 

@@ -38,7 +38,8 @@ fn commands_answer_and_errors_carry_codes() {
     assert_eq!(err["code"], "not_found");
 
     // ingest a real filing through IPC, ask, and get the highlighted page back
-    let r = call("ingest_paths", serde_json::json!({"paths": [corpus_pdf("AMCOR_2022_8K_dated-2022-07-01")]})).unwrap().deserialize::<serde_json::Value>().unwrap();
+    let r =
+        call("ingest_paths", serde_json::json!({"paths": [corpus_pdf("AMCOR_2022_8K_dated-2022-07-01")]})).unwrap().deserialize::<serde_json::Value>().unwrap();
     assert_eq!(r["running"], true);
     // the ingest runs in the background: poll its progress until it is done
     let t0 = std::time::Instant::now();
@@ -53,19 +54,30 @@ fn commands_answer_and_errors_carry_codes() {
     assert_eq!(status["files"][0]["status"], "done", "{status}");
     assert_eq!(status["files"][0]["pages"], 9);
     assert_eq!(call("documents", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap().as_array().unwrap().len(), 1);
-    let a = call("ask", serde_json::json!({"question": "Which notes are covered by the supplemental indentures?"})).unwrap().deserialize::<serde_json::Value>().unwrap();
-    assert_eq!(a["not_found"], false, "{a}");
-    // the streamed ask takes a channel for its events and returns the same answer
-    let s = get_ipc_response(&w, request("ask_stream", serde_json::json!({"args": {"question": "Which notes are covered by the supplemental indentures?"}, "onEvent": "__CHANNEL__:7"})))
+    let a = call("ask", serde_json::json!({"question": "Which notes are covered by the supplemental indentures?"}))
         .unwrap()
         .deserialize::<serde_json::Value>()
         .unwrap();
+    assert_eq!(a["not_found"], false, "{a}");
+    // the streamed ask takes a channel for its events and returns the same answer
+    let s = get_ipc_response(
+        &w,
+        request("ask_stream", serde_json::json!({"args": {"question": "Which notes are covered by the supplemental indentures?"}, "onEvent": "__CHANNEL__:7"})),
+    )
+    .unwrap()
+    .deserialize::<serde_json::Value>()
+    .unwrap();
     assert_eq!((&s["answer"], &s["citations"]), (&a["answer"], &a["citations"]), "{s}");
     assert!(s["log_id"].as_i64().unwrap() > a["log_id"].as_i64().unwrap());
     let cited = a["citations"][0].as_str().unwrap().to_string();
     let (doc, page) = cited.rsplit_once('#').unwrap();
-    let img = get_ipc_response(&w, request("page_image", serde_json::json!({"doc": doc, "page": page.parse::<u32>().unwrap(), "quote": a["quote"]}))).unwrap().deserialize::<String>().unwrap();
+    // the page comes back with the boxes the ask returned drawn on it
+    assert!(!a["boxes"].as_array().unwrap().is_empty(), "{a}");
+    let img = get_ipc_response(&w, request("page_image", serde_json::json!({"args": {"doc": doc, "page": page.parse::<u32>().unwrap(), "boxes": a["boxes"]}})))
+        .unwrap()
+        .deserialize::<String>()
+        .unwrap();
     assert!(img.starts_with("data:image/png;base64,"));
-    let err = get_ipc_response(&w, request("page_image", serde_json::json!({"doc": doc, "page": 999}))).unwrap_err();
+    let err = get_ipc_response(&w, request("page_image", serde_json::json!({"args": {"doc": doc, "page": 999}}))).unwrap_err();
     assert_eq!(err["code"], "unknown_page");
 }

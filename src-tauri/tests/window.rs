@@ -9,11 +9,8 @@ fn app_window_starts_and_stays_up() {
     assert!(!display.is_empty(), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
     let lib = tempfile::tempdir().unwrap();
     let t0 = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lens-app"))
-        .env("LENS_LIBRARY", lib.path())
-        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
-        .spawn()
-        .expect("app starts");
+    let mut child =
+        Command::new(env!("CARGO_BIN_EXE_lens-app")).env("LENS_LIBRARY", lib.path()).env("WEBKIT_DISABLE_COMPOSITING_MODE", "1").spawn().expect("app starts");
     std::thread::sleep(Duration::from_secs(5));
     let status = child.try_wait().unwrap();
     assert!(status.is_none(), "the app exited early: {status:?}");

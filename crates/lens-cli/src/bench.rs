@@ -79,7 +79,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             };
             let mut lib = Library::open(&dir)?;
             let t0 = Instant::now();
-            let s = crate::ingest_paths(&mut lib, &paths, 1024, false)?;
+            let (s, _) = crate::ingest_paths(&mut lib, &paths, 1024, None, false)?;
             let secs = t0.elapsed().as_secs_f64();
             let rate = s.pages as f64 / secs;
             let db = dir_size(&dir.join("lens.sqlite")) + dir_size(&dir.join("lens.sqlite-wal"));
@@ -87,7 +87,12 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             println!("bench ingest: {} pages from {} files in {:.2}s", s.pages, s.files, secs);
             println!("  end to end (text + char boxes + SQLite + tantivy): {:.0} pages/s", rate);
             println!("  reference: PyMuPDF text extraction alone ~{PYMUPDF_PAGES_PER_S:.0} pages/s -> ratio {:.2}x (target >= 3x)", rate / PYMUPDF_PAGES_PER_S);
-            println!("  storage: SQLite {:.1} MiB ({:.1} KiB/page), index {:.1} MiB", db as f64 / 1048576.0, db as f64 / 1024.0 / s.pages.max(1) as f64, idx as f64 / 1048576.0);
+            println!(
+                "  storage: SQLite {:.1} MiB ({:.1} KiB/page), index {:.1} MiB",
+                db as f64 / 1048576.0,
+                db as f64 / 1024.0 / s.pages.max(1) as f64,
+                idx as f64 / 1048576.0
+            );
             println!("  peak RSS (ingest process): {:.0} MiB", peak_rss_mib());
             if library_was_temp(&dir) {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -102,19 +107,17 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let (mut locate_ms, mut render_ms, mut total_ms) = (Vec::new(), Vec::new(), Vec::new());
             let mut found = 0;
             for l in &labels {
-                let Some((d, p, _)) = l.gold_pages().into_iter().next() else { continue };
-                let Ok(doc) = lib.check_page(&d, p) else { continue };
-                let inputs = lens_core::ask::page_inputs(&lib, &[(d.clone(), p)])?;
+                let Some((page, _)) = l.gold_pages().into_iter().next() else { continue };
+                if lib.check_page(&page.doc_id, page.page).is_err() {
+                    continue;
+                }
+                let inputs = lens_core::ask::page_inputs(&lib, std::slice::from_ref(&page))?;
                 let a = answerer.answer(&l.query, &inputs)?;
                 let t = Instant::now();
-                let page = lib.store().page_of(&doc, p)?;
-                let boxes = lib.store().page_boxes(&doc, p)?;
-                let ev = lens_core::evidence::locate(&page.text, &boxes, a.quote.as_deref(), Some(&a.answer));
+                let ev = lib.evidence(&page, a.quote.as_deref(), Some(&a.answer))?;
                 let t_loc = t.elapsed().as_secs_f64() * 1000.0;
                 let t2 = Instant::now();
-                let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, dpi, &ev.boxes)?;
-                let png = lens_core::render::png_bytes(&img)?;
-                std::hint::black_box(png);
+                std::hint::black_box(lib.render_png(&page, dpi, &ev.boxes)?);
                 let t_ren = t2.elapsed().as_secs_f64() * 1000.0;
                 if !ev.boxes.is_empty() {
                     found += 1;
@@ -146,7 +149,11 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let mut secs = s.page_seconds.clone();
             secs.sort_by(|a, b| a.partial_cmp(b).unwrap());
             println!("bench ocr: {} ({} pages, {} failed) at {dpi} DPI on {} threads", pdf.display(), s.pages, s.failed, opts.threads);
-            println!("  per page (render + Tesseract): p50 {:.2} s  p95 {:.2} s  (reference design: ~1.5 s/page on a laptop)", eval::percentile(&secs, 50.0), eval::percentile(&secs, 95.0));
+            println!(
+                "  per page (render + Tesseract): p50 {:.2} s  p95 {:.2} s  (reference design: ~1.5 s/page on a laptop)",
+                eval::percentile(&secs, 50.0),
+                eval::percentile(&secs, 95.0)
+            );
             println!("  whole document: {:.1} s, {:.2} pages/s", s.seconds, s.pages as f64 / s.seconds.max(1e-6));
             println!("  peak RSS: {:.0} MiB (Tesseract runs as child processes)", peak_rss_mib());
             let _ = std::fs::remove_dir_all(&dir);
@@ -190,11 +197,20 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
                 if no_filter { "global" } else { "filter" },
                 retriever.name()
             );
-            println!("  query (filter + rank{}): p50 {:.2} ms  p95 {:.2} ms  (BM25 target p95 <= 5 ms)", if retriever.name() == "bm25" { "" } else { " + query embedding + vectors" }, p50, p95);
+            println!(
+                "  query (filter + rank{}): p50 {:.2} ms  p95 {:.2} ms  (BM25 target p95 <= 5 ms)",
+                if retriever.name() == "bm25" { "" } else { " + query embedding + vectors" },
+                p50,
+                p95
+            );
             println!("    of which document filter: p50 {:.2} ms  p95 {:.2} ms", eval::percentile(&filt, 50.0), eval::percentile(&filt, 95.0));
             println!("  snippets for 10 hits: p50 {:.2} ms  p95 {:.2} ms", eval::percentile(&snip, 50.0), eval::percentile(&snip, 95.0));
             println!("  whole search call: p50 {:.2} ms  p95 {:.2} ms", eval::percentile(&lat, 50.0), eval::percentile(&lat, 95.0));
-            println!("  reference rank_bm25: p50 ~{RANK_BM25_P50_MS:.0} ms, p95 ~{RANK_BM25_P95_MS:.0} ms -> {:.0}x / {:.0}x faster", RANK_BM25_P50_MS / p50, RANK_BM25_P95_MS / p95);
+            println!(
+                "  reference rank_bm25: p50 ~{RANK_BM25_P50_MS:.0} ms, p95 ~{RANK_BM25_P95_MS:.0} ms -> {:.0}x / {:.0}x faster",
+                RANK_BM25_P50_MS / p50,
+                RANK_BM25_P95_MS / p95
+            );
             println!("  peak RSS (search process): {:.0} MiB", peak_rss_mib());
             let pages = lib.num_indexed_pages().max(1);
             println!("  BM25 index: {} bytes = {:.0} bytes/page", dir_size(&dir.join("index")), dir_size(&dir.join("index")) as f64 / pages as f64);

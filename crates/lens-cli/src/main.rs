@@ -4,7 +4,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use lens_core::eval::{self, EvalOptions, Mode};
 use lens_core::ingest::{self, IngestEvent, IngestOptions};
-use lens_core::{Library, SearchRequest};
+use lens_core::settings::Settings;
+use lens_core::{Library, PageRef, Retriever, SearchRequest};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -277,43 +278,37 @@ fn open(lib: &Option<PathBuf>) -> Result<Library> {
     Ok(Library::open(&dir)?)
 }
 
-/// The retriever for a command: the flag, else the library's setting; loads the embedding
-/// model when the retriever needs one. `strict` (evals, benchmarks): hybrid without its model is
-/// an error rather than BM25 with a note, so a run is never mislabelled.
-fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>, strict: bool) -> Result<lens_core::library::Retriever> {
-    let mut st = lens_core::settings::Settings::load(lib.store())?;
-    if let Some(r) = flag {
-        st.retriever = r.to_string();
-    }
+/// The library's settings, with `--models` put over its models folder.
+fn settings(lib: &Library, models: &Option<PathBuf>) -> Result<Settings> {
+    let mut st = Settings::load(lib.store())?;
     if let Some(m) = models {
         st.models_dir = m.display().to_string();
     }
-    let r: lens_core::library::Retriever = st.retriever.parse()?;
-    if strict && r != lens_core::library::Retriever::Bm25 {
-        lib.load_embedder(Path::new(&st.models_dir), &st.embedder)?;
-        return Ok(r);
-    }
-    Ok(st.prepare_retriever(lib)?)
+    Ok(st)
+}
+
+/// The retriever a command asks for (see `retrieve::choose`); `strict` for evals and benches.
+pub(crate) fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>, strict: bool) -> Result<Retriever> {
+    let flag = flag.map(str::parse::<Retriever>).transpose()?;
+    Ok(lens_core::retrieve::choose(lib, &settings(lib, models)?, flag, strict)?)
 }
 
 fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<lens_core::dense::Embedder>> {
-    let st = lens_core::settings::Settings::load(lib.store())?;
-    let dir = models.clone().unwrap_or_else(|| PathBuf::from(&st.models_dir));
-    Ok(lib.load_embedder(&dir, &st.embedder)?)
+    let st = settings(lib, models)?;
+    Ok(lib.load_embedder(Path::new(&st.models_dir), &st.embedder)?)
 }
 
 fn run(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Ingest { paths, max_mb, no_ocr, ocr_lang, json } => {
             let mut lib = open(&cli.library)?;
-            let summary = ingest_paths(&mut lib, &paths, max_mb, json)?;
-            if summary.needs_ocr_pages > 0 && !no_ocr {
-                let opts = lens_core::ocr::OcrOptions { langs: ocr_lang, ..Default::default() };
-                // OCR problems never undo the text-layer ingest
-                if let Err(e) = run_ocr(&mut lib, &opts, json) {
-                    let code = e.downcast_ref::<lens_core::LensError>().map(|l| l.code()).unwrap_or("error");
-                    eprintln!("OCR not done [{code}]: {e}. The text-layer pages are ingested; run `lens ocr` once this is fixed.");
-                }
+            let ocr = lens_core::ocr::OcrOptions { langs: ocr_lang, ..Default::default() };
+            let (summary, ocr) = ingest_paths(&mut lib, &paths, max_mb, (!no_ocr).then_some(&ocr), json)?;
+            // OCR problems never undo the text-layer ingest
+            match ocr {
+                Some(Ok(s)) => print_ocr_summary(&s, json)?,
+                Some(Err(e)) => eprintln!("OCR not done [{}]: {e}. The text-layer pages are ingested; run `lens ocr` once this is fixed.", e.code()),
+                None => {}
             }
             if summary.failed > 0 && summary.added + summary.replaced + summary.unchanged == 0 {
                 std::process::exit(2);
@@ -322,7 +317,8 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Ocr { doc, lang, dpi, retry_failed, json } => {
             let mut lib = open(&cli.library)?;
             let opts = lens_core::ocr::OcrOptions { langs: lang, dpi, doc, retry_failed, ..Default::default() };
-            run_ocr(&mut lib, &opts, json)?;
+            let s = lens_core::ocr::run(&mut lib, &opts, &AtomicBool::new(false), &mut |e| print_ocr_event(e, json))?;
+            print_ocr_summary(&s, json)?;
         }
         Cmd::ScanExperiment { docs, labels, scan_dpi, ocr_dpi, json } => {
             let lib = open(&cli.library)?;
@@ -345,7 +341,10 @@ fn run(cli: Cli) -> Result<()> {
             for (name, c) in [("nDCG@5", &r.ndcg5), ("Hit@3", &r.hit3)] {
                 println!("  {name} OCR - text: {:+.3}  95% CI [{:+.3}, {:+.3}]  {}", c.delta, c.ci_low, c.ci_high, c.verdict);
             }
-            println!("  OCR: {:.1}s for {} pages on {} threads; per page p50 {:.2}s p95 {:.2}s", r.ocr_seconds, r.pages, opts.threads, r.ocr_page_p50_s, r.ocr_page_p95_s);
+            println!(
+                "  OCR: {:.1}s for {} pages on {} threads; per page p50 {:.2}s p95 {:.2}s",
+                r.ocr_seconds, r.pages, opts.threads, r.ocr_page_p50_s, r.ocr_page_p95_s
+            );
             if json {
                 println!("{}", serde_json::to_string(&r)?);
             }
@@ -429,7 +428,9 @@ fn run(cli: Cli) -> Result<()> {
                 opts.set(k, v)?;
             }
             let (rows, summary) = eval::run(&lib, &labels_v, &opts)?;
-            let name = name.unwrap_or_else(|| format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode)));
+            let name = name.unwrap_or_else(|| {
+                format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode))
+            });
             let dir = runs_dir.join(&name);
             eval::write_rows(&dir, &rows, &summary)?;
             print_summary(&summary, &name, &dir);
@@ -465,40 +466,38 @@ fn run(cli: Cli) -> Result<()> {
             let lib = open(&cli.library)?;
             let mut req = lens_core::ask::AskRequest::new(question);
             req.retriever = retriever(&lib, rflag.as_deref(), &cli.models, false)?;
-            req.answerer = answerer;
+            req.answerer = answerer.parse()?;
             req.k = k;
             req.docs = docs;
             req.filter = !no_filter;
             let r = lib.ask(&req)?;
             if let Some(out) = &render {
-                if let Some(c) = r.citations.first() {
-                    let (d, p) = eval::split_page_key(c).expect("citation is DOC#PAGE");
-                    let doc = lib.document(&d)?;
+                if let Some(c) = r.answer.citations.first() {
                     let boxes: Vec<lens_core::evidence::EvidenceBox> = r.boxes.iter().map(|b| b.rect.clone()).collect();
-                    let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, 110.0, &boxes)?;
-                    lens_core::render::save_png(&img, out)?;
+                    std::fs::write(out, lib.render_png(c, 110.0, &boxes)?).with_context(|| format!("writing {}", out.display()))?;
                 }
             }
             if json {
                 println!("{}", serde_json::to_string(&r)?);
             } else {
                 println!("Q: {}", r.question);
-                println!("A: {}", r.answer);
-                if !r.not_found {
-                    println!("cited: {}", r.citations.join(", "));
-                    if let Some(q) = &r.quote {
+                let a = &r.answer;
+                println!("A: {}", a.answer);
+                if !a.not_found {
+                    println!("cited: {}", join(&a.citations));
+                    if let Some(q) = &a.quote {
                         println!("quote: \"{q}\"");
                     }
-                    println!("evidence: found by {:?}, {} box(es)", r.found_by, r.boxes.len());
+                    println!("evidence: found by {}, {} box(es)", a.found_by, r.boxes.len());
                     for b in &r.boxes {
                         let e = &b.rect;
                         println!("  {}#{} [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.doc_id, b.page, e.l, e.b, e.r, e.t, e.text);
                     }
                 }
-                println!("pages read: {}", r.pages.join(", "));
-                println!("retrieve {:.1} ms, answer {:.1} ms ({}; {}); log #{}", r.retrieve_ms, r.answer_ms, r.answerer, r.retriever, r.log_id);
+                println!("pages read: {}", join(&r.pages));
+                println!("retrieve {:.1} ms, answer {:.1} ms ({}; {}); log #{}", r.retrieve_ms, a.answer_ms, a.answerer, r.retriever, r.log_id);
                 if let Some(out) = &render {
-                    if r.citations.is_empty() {
+                    if a.citations.is_empty() {
                         println!("nothing cited: no page rendered");
                     } else {
                         println!("rendered: {}", out.display());
@@ -508,17 +507,16 @@ fn run(cli: Cli) -> Result<()> {
         }
         Cmd::Render { page, quote, answer, dpi, out } => {
             let lib = open(&cli.library)?;
-            let (d, p) = eval::split_page_key(&page).ok_or_else(|| lens_core::LensError::BadInput(format!("`{page}` is not DOC#PAGE")))?;
+            let page: PageRef = page.parse()?;
             if !(lens_core::pdf::MIN_DPI..=lens_core::pdf::MAX_DPI).contains(&dpi) {
-                return Err(lens_core::LensError::BadInput(format!("DPI {dpi} is out of range ({}..={})", lens_core::pdf::MIN_DPI, lens_core::pdf::MAX_DPI)).into());
+                return Err(
+                    lens_core::LensError::BadInput(format!("DPI {dpi} is out of range ({}..={})", lens_core::pdf::MIN_DPI, lens_core::pdf::MAX_DPI)).into()
+                );
             }
-            let doc = lib.check_page(&d, p)?;
-            let pg = lib.store().page_of(&doc, p)?;
-            let boxes = lib.store().page_boxes(&doc, p)?;
-            let ev = lens_core::evidence::locate(&pg.text, &boxes, quote.as_deref(), answer.as_deref());
-            let img = lens_core::render::render_page(&lib.pdf_path(&doc)?, p, dpi, &ev.boxes)?;
+            let ev = lib.evidence(&page, quote.as_deref(), answer.as_deref())?;
+            let img = lens_core::render::render_page(&lib.page_source(&page)?, page.page, dpi, &ev.boxes)?;
             lens_core::render::save_png(&img, &out)?;
-            println!("{}: {}x{} px, evidence found by {:?}, {} box(es)", out.display(), img.width(), img.height(), ev.found_by, ev.boxes.len());
+            println!("{}: {}x{} px, evidence found by {}, {} box(es)", out.display(), img.width(), img.height(), ev.found_by, ev.boxes.len());
             for b in &ev.boxes {
                 println!("  [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.l, b.b, b.r, b.t, b.text);
             }
@@ -528,16 +526,37 @@ fn run(cli: Cli) -> Result<()> {
             let labels_v = eval::read_labels(&labels)?;
             let p = if Path::new(&pages_from).is_file() { PathBuf::from(&pages_from) } else { runs_dir.join(&pages_from).join("retrieval.jsonl") };
             let rows = eval::read_rows(&p).with_context(|| format!("run `{pages_from}`"))?;
-            let (arows, s) = lens_core::eval_answers::run(&lib, &labels_v, &rows, &lens_core::eval_answers::AnswerEvalOptions { k, answerer })?;
+            let (arows, s) =
+                lens_core::eval_answers::run(&lib, &labels_v, &rows, &lens_core::eval_answers::AnswerEvalOptions { k, answerer: answerer.parse()? })?;
             let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
             let out: String = arows.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
             let f = dir.join(format!("answers-{}.jsonl", s.answerer));
             std::fs::write(&f, out)?;
             let fmt = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
             println!("answers ({}) on pages from {pages_from}, top {k}: n={}", s.answerer, s.n);
-            println!("  yes/no {} (n={})  number recall {} (n={})  token F1 {}", fmt(s.yes_no), s.yes_no_n, fmt(s.number_recall), s.number_recall_n, fmt(s.token_f1));
-            println!("  citation precision {}  evidence shown {}  evidence precision {} (n={})", fmt(s.citation_precision), fmt(s.evidence_shown), fmt(s.evidence_precision), s.evidence_precision_n);
-            println!("  not found {}  refusals on unanswerable {} (n={})  latency p50 {:.3}s p95 {:.3}s", fmt(s.not_found_rate), fmt(s.refusal_rate), s.refusal_n, s.p50_s, s.p95_s);
+            println!(
+                "  yes/no {} (n={})  number recall {} (n={})  token F1 {}",
+                fmt(s.yes_no),
+                s.yes_no_n,
+                fmt(s.number_recall),
+                s.number_recall_n,
+                fmt(s.token_f1)
+            );
+            println!(
+                "  citation precision {}  evidence shown {}  evidence precision {} (n={})",
+                fmt(s.citation_precision),
+                fmt(s.evidence_shown),
+                fmt(s.evidence_precision),
+                s.evidence_precision_n
+            );
+            println!(
+                "  not found {}  refusals on unanswerable {} (n={})  latency p50 {:.3}s p95 {:.3}s",
+                fmt(s.not_found_rate),
+                fmt(s.refusal_rate),
+                s.refusal_n,
+                s.p50_s,
+                s.p95_s
+            );
             println!("  rows: {}", f.display());
             if json {
                 println!("{}", serde_json::to_string(&s)?);
@@ -557,7 +576,7 @@ fn run(cli: Cli) -> Result<()> {
                         Some(-1) => " [wrong]",
                         _ => "",
                     };
-                    println!("#{} {} [{}] {}\n    -> {}{}", e.id, e.time, e.answerer, e.question, e.answer, fb);
+                    println!("#{} {} [{}] {}\n    -> {}{}", e.id, e.time, e.answer.answerer, e.question, e.answer.answer, fb);
                 }
             }
         }
@@ -577,7 +596,13 @@ fn run(cli: Cli) -> Result<()> {
                         if !json {
                             println!(
                                 "dense     {} ({}/{}): {} pages, {} windows in {:.1}s ({:.1} pages/s)",
-                                p.doc_id, p.docs_done, p.docs_total, p.pages, p.windows, p.seconds, p.pages as f64 / p.seconds.max(1e-9)
+                                p.doc_id,
+                                p.docs_done,
+                                p.docs_total,
+                                p.pages,
+                                p.windows,
+                                p.seconds,
+                                p.pages as f64 / p.seconds.max(1e-9)
                             );
                         }
                     })?;
@@ -591,22 +616,33 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
                 DenseCmd::Status { json } => {
-                    let st = lens_core::settings::Settings::load(lib.store())?;
+                    let st = Settings::load(lib.store())?;
                     let done = lib.store().dense_doc_keys(&st.embedder)?;
                     let docs = lib.documents()?;
                     let (bytes, pages) = lib.store().dense_size(&st.embedder)?;
                     let with: Vec<&str> = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.as_str()).collect();
                     let per_page = if pages > 0 { bytes as f64 / pages as f64 } else { 0.0 };
                     if json {
-                        println!("{}", serde_json::json!({"model": st.embedder, "documents": docs.len(), "with_vectors": with, "pages": pages, "bytes": bytes, "bytes_per_page": per_page}));
+                        println!(
+                            "{}",
+                            serde_json::json!({"model": st.embedder, "documents": docs.len(), "with_vectors": with, "pages": pages, "bytes": bytes, "bytes_per_page": per_page})
+                        );
                     } else {
-                        println!("model {}: {} of {} documents have vectors; {} pages, {} bytes ({:.0} bytes/page)", st.embedder, with.len(), docs.len(), pages, bytes, per_page);
+                        println!(
+                            "model {}: {} of {} documents have vectors; {} pages, {} bytes ({:.0} bytes/page)",
+                            st.embedder,
+                            with.len(),
+                            docs.len(),
+                            pages,
+                            bytes,
+                            per_page
+                        );
                     }
                 }
             }
         }
         Cmd::Watch { what } => {
-            let api = lens_core::api::Api::new(lens_core::paths::library_dir(cli.library.as_deref()));
+            let api = lens_api::Api::new(lens_core::paths::library_dir(cli.library.as_deref()));
             match what {
                 WatchCmd::Add { folder } => println!("watching {}", api.add_watch(&folder)?),
                 WatchCmd::Remove { folder } => {
@@ -648,7 +684,14 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
-pub(crate) fn ingest_paths(lib: &mut Library, paths: &[PathBuf], max_mb: u64, json: bool) -> Result<ingest::IngestSummary> {
+/// Ingest (then OCR, when `ocr` is given), printing each event as it happens.
+pub(crate) fn ingest_paths(
+    lib: &mut Library,
+    paths: &[PathBuf],
+    max_mb: u64,
+    ocr: Option<&lens_core::ocr::OcrOptions>,
+    json: bool,
+) -> Result<(ingest::IngestSummary, Option<lens_core::Result<lens_core::ocr::OcrSummary>>)> {
     let cancel = AtomicBool::new(false);
     let opts = IngestOptions { max_bytes: max_mb * 1024 * 1024 };
     let mut on_event = |e: &IngestEvent| {
@@ -667,7 +710,7 @@ pub(crate) fn ingest_paths(lib: &mut Library, paths: &[PathBuf], max_mb: u64, js
             IngestEvent::Published { docs, pages } => println!("          published {docs} documents ({pages} pages) to search"),
         }
     };
-    let s = ingest::ingest(lib, paths, &opts, &cancel, &mut on_event)?;
+    let (s, o) = ingest::ingest_then_ocr(lib, paths, &opts, ocr, &cancel, &mut on_event, &mut |e| print_ocr_event(e, json))?;
     if !json {
         println!(
             "{} files: {} added, {} replaced, {} unchanged, {} failed; {} pages in {:.1}s ({:.0} pages/s){}{}",
@@ -685,32 +728,44 @@ pub(crate) fn ingest_paths(lib: &mut Library, paths: &[PathBuf], max_mb: u64, js
     } else {
         println!("{}", serde_json::to_string(&s)?);
     }
-    Ok(s)
+    Ok((s, o))
 }
 
-fn run_ocr(lib: &mut Library, opts: &lens_core::ocr::OcrOptions, json: bool) -> Result<lens_core::ocr::OcrSummary> {
-    let cancel = AtomicBool::new(false);
-    let s = lens_core::ocr::run(lib, opts, &cancel, &mut |e| {
-        if json {
-            println!("{}", serde_json::to_string(e).unwrap());
-            return;
-        }
-        match e {
-            lens_core::ocr::OcrEvent::Page { doc_id, page, words, seconds, done, total } => println!("ocr       {doc_id}#{page}: {words} words in {seconds:.2}s ({done}/{total})"),
-            lens_core::ocr::OcrEvent::Failed { doc_id, page, message } => println!("ocr failed {doc_id}#{page}: {message}"),
-        }
-    })?;
+fn print_ocr_event(e: &lens_core::ocr::OcrEvent, json: bool) {
     if json {
-        println!("{}", serde_json::to_string(&s)?);
+        println!("{}", serde_json::to_string(e).unwrap());
+        return;
+    }
+    match e {
+        lens_core::ocr::OcrEvent::Page { doc_id, page, words, seconds, done, total } => {
+            println!("ocr       {doc_id}#{page}: {words} words in {seconds:.2}s ({done}/{total})")
+        }
+        lens_core::ocr::OcrEvent::Failed { doc_id, page, message } => println!("ocr failed {doc_id}#{page}: {message}"),
+    }
+}
+
+fn print_ocr_summary(s: &lens_core::ocr::OcrSummary, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(s)?);
     } else if s.pages + s.failed > 0 {
         println!("OCR: {} pages read, {} failed, in {:.1}s ({:.2} pages/s)", s.pages, s.failed, s.seconds, s.pages as f64 / s.seconds.max(1e-6));
     }
-    Ok(s)
+    Ok(())
+}
+
+fn join<T: std::fmt::Display>(v: &[T]) -> String {
+    v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn print_summary(s: &eval::Summary, name: &str, dir: &Path) {
-    println!("run {name} ({:?} mode): n={} (skipped {} without gold; {} with gold documents missing from the library)", s.mode, s.n, s.skipped_no_gold, s.missing_gold_docs);
-    println!("  nDCG@5 {:.3}  Recall@5 {:.3}  Hit@3 {:.3}  MRR {:.3}  latency p50 {:.1} ms  p95 {:.1} ms", s.ndcg5, s.recall5, s.hit3, s.mrr, s.p50_ms, s.p95_ms);
+    println!(
+        "run {name} ({:?} mode): n={} (skipped {} without gold; {} with gold documents missing from the library)",
+        s.mode, s.n, s.skipped_no_gold, s.missing_gold_docs
+    );
+    println!(
+        "  nDCG@5 {:.3}  Recall@5 {:.3}  Hit@3 {:.3}  MRR {:.3}  latency p50 {:.1} ms  p95 {:.1} ms",
+        s.ndcg5, s.recall5, s.hit3, s.mrr, s.p50_ms, s.p95_ms
+    );
     for (title, groups) in [("query type", &s.by_query_type), ("content type", &s.by_content_type)] {
         if groups.len() <= 1 {
             continue;

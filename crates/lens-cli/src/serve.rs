@@ -3,7 +3,7 @@
 //! (header `x-lens-token` or `?token=`). Static UI files are compiled into the binary.
 
 use anyhow::{Context, Result};
-use lens_core::api::Api;
+use lens_api::{Api, AskArgs, PageImageArgs};
 use lens_core::LensError;
 use std::io::Read;
 use std::sync::Arc;
@@ -52,10 +52,13 @@ fn error_response(e: &LensError) -> Response<std::io::Cursor<Vec<u8>>> {
 
 fn query_params(url: &str) -> Vec<(String, String)> {
     let q = url.split_once('?').map(|x| x.1).unwrap_or("");
-    q.split('&').filter(|s| !s.is_empty()).map(|kv| {
-        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-        (decode(k), decode(v))
-    }).collect()
+    q.split('&')
+        .filter(|s| !s.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
 }
 
 fn decode(s: &str) -> String {
@@ -65,15 +68,13 @@ fn decode(s: &str) -> String {
     while i < b.len() {
         match b[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                match u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16) {
-                    Ok(v) => {
-                        out.push(v);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
+            b'%' if i + 2 < b.len() => match u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16) {
+                Ok(v) => {
+                    out.push(v);
+                    i += 2;
                 }
-            }
+                Err(_) => out.push(b'%'),
+            },
             c => out.push(c),
         }
         i += 1;
@@ -115,7 +116,10 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
         let resp = match UI.iter().find(|(p, _, _)| *p == path) {
             Some((_, ct, body)) => Response::from_data(body.to_vec())
                 .with_header(header("Content-Type", ct))
-                .with_header(header("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'"))
+                .with_header(header(
+                    "Content-Security-Policy",
+                    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'",
+                ))
                 .with_header(header("X-Content-Type-Options", "nosniff")),
             None => json_response(404, &serde_json::json!({ "code": "not_found", "message": format!("no such page {path}") })),
         };
@@ -124,20 +128,28 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
     }
     let given = req.headers().iter().find(|h| h.field.equiv("x-lens-token")).map(|h| h.value.to_string()).or_else(|| param("token"));
     if given.as_deref() != Some(secret) {
-        let _ = req.respond(json_response(401, &serde_json::json!({ "code": "unauthorized", "message": "missing or wrong token: open the URL `lens serve` printed" })));
+        let _ = req.respond(json_response(
+            401,
+            &serde_json::json!({ "code": "unauthorized", "message": "missing or wrong token: open the URL `lens serve` printed" }),
+        ));
         return;
     }
     let cmd = path.trim_start_matches("/api/").to_string();
     let resp = match (req.method().clone(), cmd.as_str()) {
         (Method::Get, "page.png") => {
-            let page = param("page").and_then(|p| p.parse::<u32>().ok());
-            let dpi = param("dpi").and_then(|d| d.parse::<f32>().ok()).unwrap_or(110.0);
-            match (param("doc"), page) {
-                (Some(doc), Some(page)) => match api.page_png(&doc, page, param("quote").as_deref(), param("answer").as_deref(), dpi) {
-                    Ok(png) => Response::from_data(png).with_header(header("Content-Type", "image/png")),
-                    Err(e) => error_response(&e),
-                },
-                _ => error_response(&LensError::BadInput("page.png needs doc and page".into())),
+            // doc, page, dpi and the boxes to draw (a JSON array, as the ask returned them)
+            let args = serde_json::json!({
+                "doc": param("doc"),
+                "page": param("page").and_then(|p| p.parse::<u32>().ok()),
+                "dpi": param("dpi").and_then(|d| d.parse::<f32>().ok()).unwrap_or(110.0),
+                "boxes": param("boxes").map(|b| serde_json::from_str(&b).unwrap_or(serde_json::Value::Null)).unwrap_or(serde_json::json!([])),
+            });
+            let png = serde_json::from_value::<PageImageArgs>(args)
+                .map_err(|e| LensError::BadInput(format!("page.png needs doc, page, and boxes as a JSON array: {e}")))
+                .and_then(|a| api.page_png(&a.page_ref(), a.dpi, &a.boxes));
+            match png {
+                Ok(png) => Response::from_data(png).with_header(header("Content-Type", "image/png")),
+                Err(e) => error_response(&e),
             }
         }
         (Method::Post, "upload") => {
@@ -148,7 +160,7 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
                 Err(e) => error_response(&LensError::BadInput(format!("upload failed: {e}"))),
                 Ok(_) if body.len() > MAX_UPLOAD => error_response(&LensError::BadInput(format!("{name}: larger than {} MiB", MAX_UPLOAD >> 20))),
                 Ok(_) => match api.upload(&name, &body) {
-                    Ok(v) => json_response(200, &v),
+                    Ok(v) => json_response(200, &serde_json::to_value(v).expect("job state serialises")),
                     Err(e) => error_response(&e),
                 },
             }
@@ -157,18 +169,18 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
             // newline-delimited JSON events, sent as they happen (chunked)
             let mut body = String::new();
             let _ = req.as_reader().take(1 << 20).read_to_string(&mut body);
-            let args: serde_json::Value = serde_json::from_str(&body).unwrap_or(serde_json::Value::Null);
+            let args = serde_json::from_str::<AskArgs>(&body).map_err(|e| LensError::BadInput(format!("ask_stream: {e}")));
             let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
             let api2 = api.clone();
             std::thread::spawn(move || {
-                let send = |v: &serde_json::Value| {
-                    let mut line = serde_json::to_vec(v).unwrap_or_default();
+                // false once the client has gone: the answerer stops
+                let send = |mut line: Vec<u8>| {
                     line.push(b'\n');
-                    let _ = tx.send(line);
+                    tx.send(line).is_ok()
                 };
-                let r = if args.is_object() { api2.ask_stream(&args, &mut |e| send(&e)) } else { Err(LensError::BadInput("the request body is not a JSON object".into())) };
+                let r = args.and_then(|a| api2.ask_stream(&a, &mut |e| send(serde_json::to_vec(&e).unwrap_or_default())));
                 if let Err(e) = r {
-                    send(&serde_json::json!({ "event": "error", "code": e.code(), "message": e.to_string() }));
+                    send(serde_json::to_vec(&serde_json::json!({ "event": "error", "code": e.code(), "message": e.to_string() })).unwrap_or_default());
                 }
             });
             let reader = ChannelReader { rx, buf: Vec::new(), pos: 0 };
@@ -179,11 +191,12 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
         (Method::Post, _) => {
             let mut body = String::new();
             let _ = req.as_reader().take(1 << 20).read_to_string(&mut body);
-            let args: serde_json::Value = if body.trim().is_empty() { serde_json::json!({}) } else { serde_json::from_str(&body).unwrap_or(serde_json::Value::Null) };
+            let args: serde_json::Value =
+                if body.trim().is_empty() { serde_json::json!({}) } else { serde_json::from_str(&body).unwrap_or(serde_json::Value::Null) };
             if args.is_null() {
                 error_response(&LensError::BadInput("the request body is not JSON".into()))
             } else {
-                match api.call(&cmd, &args) {
+                match lens_api::dispatch(api, &cmd, args) {
                     Ok(v) => json_response(200, &v),
                     Err(e) => error_response(&e),
                 }

@@ -13,6 +13,12 @@ fn main() {
         }
         let enc = t.elapsed().as_secs_f64();
         let chars: usize = pages.iter().map(|p| p.boxes.len()).sum();
-        println!("{a}: {} pages, {chars} chars, extract {e:.2}s ({:.0} pages/s), encode {enc:.3}s, {} bytes boxes ({:.2} B/char)", pages.len(), pages.len() as f64 / e, n, n as f64 / chars as f64);
+        println!(
+            "{a}: {} pages, {chars} chars, extract {e:.2}s ({:.0} pages/s), encode {enc:.3}s, {} bytes boxes ({:.2} B/char)",
+            pages.len(),
+            pages.len() as f64 / e,
+            n,
+            n as f64 / chars as f64
+        );
     }
 }

@@ -18,10 +18,16 @@ fn main() {
             let c = b.FPDFText_CountChars(tp);
             let t = std::time::Instant::now();
             let mut s = 0u64;
-            for j in 0..c { s += b.FPDFText_GetUnicode(tp, j) as u64; }
+            for j in 0..c {
+                s += b.FPDFText_GetUnicode(tp, j) as u64;
+            }
             t_uni += t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();
-            for j in 0..c { let (mut l, mut r, mut bo, mut tt) = (0.0,0.0,0.0,0.0); b.FPDFText_GetCharBox(tp, j, &mut l, &mut r, &mut bo, &mut tt); s += l as u64; }
+            for j in 0..c {
+                let (mut l, mut r, mut bo, mut tt) = (0.0, 0.0, 0.0, 0.0);
+                b.FPDFText_GetCharBox(tp, j, &mut l, &mut r, &mut bo, &mut tt);
+                s += l as u64;
+            }
             t_box += t.elapsed().as_secs_f64();
             std::hint::black_box(s);
             b.FPDFText_ClosePage(tp);

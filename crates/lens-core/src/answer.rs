@@ -5,6 +5,9 @@
 //! come back as those labels, mapped to page ids here: small models copy long ids badly.
 
 use crate::error::{LensError, Result};
+use crate::evidence::FoundBy;
+use crate::names::named_enum;
+use crate::pageref::PageRef;
 use crate::text::{is_stop_word, tokenize};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -25,6 +28,10 @@ pub struct PageInput {
 
 impl PageInput {
     /// The label with its source, as shown in prompts: `P1 (3M_2018_10K, page 60)`.
+    pub fn page_ref(&self) -> PageRef {
+        PageRef::new(self.doc_id.clone(), self.page)
+    }
+
     pub fn header(&self) -> String {
         format!("{} ({}, page {})", self.label, self.doc_id, self.page)
     }
@@ -35,25 +42,13 @@ pub fn label_pages(pages: Vec<(String, u32, String, String)>) -> Vec<PageInput> 
     pages.into_iter().enumerate().map(|(i, (doc_id, page, heading, text))| PageInput { label: format!("P{}", i + 1), doc_id, page, heading, text }).collect()
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct PageId {
-    pub doc_id: String,
-    pub page: u32,
-}
-
-impl std::fmt::Display for PageId {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "{}#{}", self.doc_id, self.page)
-    }
-}
-
 /// Map labels an answerer cited ("P2", "p2", "[P2]") back to page ids; unknown labels dropped.
-pub fn map_citations(labels: &[String], pages: &[PageInput]) -> Vec<PageId> {
-    let mut out: Vec<PageId> = Vec::new();
+pub fn map_citations(labels: &[String], pages: &[PageInput]) -> Vec<PageRef> {
+    let mut out: Vec<PageRef> = Vec::new();
     for l in labels {
         let l = l.trim().trim_matches(|c| c == '[' || c == ']').to_uppercase();
         if let Some(p) = pages.iter().find(|p| p.label == l) {
-            let id = PageId { doc_id: p.doc_id.clone(), page: p.page };
+            let id = p.page_ref();
             if !out.contains(&id) {
                 out.push(id);
             }
@@ -62,40 +57,60 @@ pub fn map_citations(labels: &[String], pages: &[PageInput]) -> Vec<PageId> {
     out
 }
 
-#[derive(Debug, Clone, Serialize)]
+named_enum!(
+    /// Which answerer writes the answer.
+    #[derive(Default)]
+    pub enum AnswererKind("answerer") {
+        /// The best supporting line of the pages, quoted (no model).
+        #[default]
+        Extractive = "extractive",
+    }
+);
+
+/// One answer, as every layer records it: the ask response, the question log and the eval rows
+/// all embed this (flattened), so its fields have one name and one type everywhere.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     pub answer: String,
-    pub citations: Vec<PageId>,
+    /// Pages the answer cites, in the answerer's order.
+    pub citations: Vec<PageRef>,
+    /// A short verbatim quote from the first cited page.
     pub quote: Option<String>,
     pub not_found: bool,
+    /// How the evidence was located on the first cited page (set after answering).
+    pub found_by: FoundBy,
     pub answer_ms: f64,
-    pub answerer: String,
+    pub answerer: AnswererKind,
 }
 
 impl Answer {
-    pub fn not_found(answerer: &str, ms: f64) -> Answer {
-        Answer { answer: NOT_FOUND.into(), citations: Vec::new(), quote: None, not_found: true, answer_ms: ms, answerer: answerer.into() }
+    pub fn not_found(answerer: AnswererKind, ms: f64) -> Answer {
+        Answer { answer: NOT_FOUND.into(), citations: Vec::new(), quote: None, not_found: true, found_by: FoundBy::None, answer_ms: ms, answerer }
     }
 }
 
-/// Every answerer (extractive, Qwen, ...) implements this.
+/// Every answerer (extractive, Qwen, ...) implements this. Answerers run without the library:
+/// they get the page texts and nothing else, so an ask never holds the library while a model
+/// generates.
 pub trait Answerer: Send + Sync {
-    fn name(&self) -> &str;
+    fn kind(&self) -> AnswererKind;
     fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer>;
     /// Answer, handing the answer text to `on_text` as it is produced (a model answerer calls
     /// it per token; one that answers at once, once). The pieces concatenate to `answer`.
-    fn answer_stream(&self, question: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str)) -> Result<Answer> {
+    /// `on_text` returns false to stop: the answerer then returns [`LensError::Cancelled`].
+    fn answer_stream(&self, question: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
         let a = self.answer(question, pages)?;
-        on_text(&a.answer);
+        if !on_text(&a.answer) {
+            return Err(LensError::Cancelled);
+        }
         Ok(a)
     }
 }
 
-/// Pick an answerer by name. Model-backed answerers are added here as they land.
-pub fn by_name(name: &str) -> Result<Box<dyn Answerer>> {
-    match name {
-        "extractive" => Ok(Box::new(Extractive::default())),
-        o => Err(LensError::BadInput(format!("unknown answerer `{o}` (available: extractive)"))),
+/// The built-in answerer of a kind. Model-backed answerers are added here as they land.
+pub fn builtin(kind: AnswererKind) -> Box<dyn Answerer> {
+    match kind {
+        AnswererKind::Extractive => Box::new(Extractive::default()),
     }
 }
 
@@ -199,7 +214,24 @@ impl Extractive {
         }
         let wants_number = {
             let l = question.to_lowercase();
-            ["how much", "how many", "what is the", "what was the", "amount", "total", "ratio", "percentage", "margin", "rate", "usd", "$", "million", "billion"].iter().any(|k| l.contains(k))
+            [
+                "how much",
+                "how many",
+                "what is the",
+                "what was the",
+                "amount",
+                "total",
+                "ratio",
+                "percentage",
+                "margin",
+                "rate",
+                "usd",
+                "$",
+                "million",
+                "billion",
+            ]
+            .iter()
+            .any(|k| l.contains(k))
         };
         // unit-level document frequency for IDF
         let mut all: Vec<(usize, String, HashSet<String>)> = Vec::new();
@@ -254,8 +286,8 @@ impl Extractive {
 }
 
 impl Answerer for Extractive {
-    fn name(&self) -> &str {
-        "extractive"
+    fn kind(&self) -> AnswererKind {
+        AnswererKind::Extractive
     }
 
     fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer> {
@@ -266,10 +298,10 @@ impl Answerer for Extractive {
         let ranked = self.rank_units(question, pages);
         let ms = || t0.elapsed().as_secs_f64() * 1000.0;
         let Some((_, coverage, pi, unit)) = ranked.into_iter().next() else {
-            return Ok(Answer::not_found(self.name(), ms()));
+            return Ok(Answer::not_found(self.kind(), ms()));
         };
         if coverage < self.min_coverage {
-            return Ok(Answer::not_found(self.name(), ms()));
+            return Ok(Answer::not_found(self.kind(), ms()));
         }
         let first = tokenize(question).first().map(|t| t.text.clone()).unwrap_or_default();
         let mut answer = unit.clone();
@@ -281,11 +313,12 @@ impl Answerer for Extractive {
         let p = &pages[pi];
         Ok(Answer {
             answer,
-            citations: vec![PageId { doc_id: p.doc_id.clone(), page: p.page }],
+            citations: vec![p.page_ref()],
             quote: Some(unit),
             not_found: false,
             answer_ms: ms(),
-            answerer: self.name().into(),
+            found_by: FoundBy::None,
+            answerer: self.kind(),
         })
     }
 }
@@ -308,14 +341,14 @@ mod tests {
     fn labels_and_citation_mapping() {
         let p = pages();
         assert_eq!(p[1].header(), "P2 (A, page 60)");
-        assert_eq!(map_citations(&["[p2]".into(), "P9".into(), "P2".into()], &p), vec![PageId { doc_id: "A".into(), page: 60 }]);
+        assert_eq!(map_citations(&["[p2]".into(), "P9".into(), "P2".into()], &p), vec![PageRef::new("A", 60)]);
     }
     #[test]
     fn picks_the_table_row() {
         let a = Extractive::default().answer("What were purchases of property, plant and equipment in the cash flow statement?", &pages()).unwrap();
         assert!(!a.not_found);
         assert!(a.answer.starts_with("Purchases of property"), "{}", a.answer);
-        assert_eq!(a.citations, vec![PageId { doc_id: "A".into(), page: 60 }]);
+        assert_eq!(a.citations, vec![PageRef::new("A", 60)]);
     }
     #[test]
     fn refuses_when_unsupported() {

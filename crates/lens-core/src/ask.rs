@@ -1,12 +1,25 @@
-//! Ask: retrieve pages, answer from them, locate the evidence on the cited page, log it.
+//! Ask, in three phases so that no lock is held while an answerer runs:
+//!
+//! 1. [`Library::retrieve_for`] (reads the library): validate, search, load the page texts;
+//! 2. [`answer_pages`] (no library): the answerer reads the pages and streams its text;
+//! 3. [`Library::finish_ask`] (reads and appends): locate the evidence on the cited page, log.
+//!
+//! [`Library::ask_with`] runs the three in a row for callers that own the library (the CLI,
+//! evals); the service layer runs phase 2 between two short holds of its library lock.
 
-use crate::answer::{self, Answer, PageInput};
+use crate::answer::{self, Answer, Answerer, AnswererKind, PageInput};
 use crate::error::{LensError, Result};
-use crate::evidence::{self, Evidence, FoundBy};
-use crate::library::{Library, Retriever, SearchRequest};
+use crate::evidence::{Evidence, EvidenceBox};
+use crate::filter::DocFilter;
+use crate::library::Library;
+use crate::pageref::PageRef;
+use crate::retrieve::{Retriever, SearchRequest};
 use crate::store::LogEntry;
 use serde::Serialize;
 use std::time::Instant;
+
+/// Most pages an answerer is given.
+pub const MAX_K: usize = 20;
 
 #[derive(Debug, Clone)]
 pub struct AskRequest {
@@ -15,22 +28,22 @@ pub struct AskRequest {
     pub filter: bool,
     /// Pages given to the answerer.
     pub k: usize,
-    pub answerer: String,
+    pub answerer: AnswererKind,
     pub retriever: Retriever,
 }
 
 impl AskRequest {
     pub fn new(q: impl Into<String>) -> Self {
-        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: "extractive".into(), retriever: Retriever::default() }
+        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: AnswererKind::default(), retriever: Retriever::default() }
     }
 }
 
-/// What `Library::ask_with` reports while it works: the pages it will read, the answer text
-/// as it is produced, and the whole response at the end.
+/// What an ask reports while it works: the pages it will read, the answer text as it is
+/// produced, and the whole response at the end.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "lowercase")]
 pub enum AskEvent {
-    Pages { pages: Vec<String>, filter: Option<crate::filter::DocFilter>, retrieve_ms: f64, retriever: String },
+    Pages { pages: Vec<PageRef>, filter: Option<DocFilter>, retrieve_ms: f64, retriever: Retriever },
     Text { text: String },
     Done { response: Box<AskResponse> },
 }
@@ -41,68 +54,87 @@ pub struct PageBox {
     pub doc_id: String,
     pub page: u32,
     #[serde(flatten)]
-    pub rect: evidence::EvidenceBox,
+    pub rect: EvidenceBox,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct AskResponse {
     pub log_id: i64,
     pub question: String,
-    pub answer: String,
-    pub citations: Vec<String>,
-    pub quote: Option<String>,
-    pub not_found: bool,
-    pub found_by: FoundBy,
+    #[serde(flatten)]
+    pub answer: Answer,
     pub boxes: Vec<PageBox>,
-    /// Pages read, in rank order, as `DOC#PAGE`.
-    pub pages: Vec<String>,
-    pub filter: Option<crate::filter::DocFilter>,
+    /// Pages read, in rank order.
+    pub pages: Vec<PageRef>,
+    pub filter: Option<DocFilter>,
     pub retrieve_ms: f64,
-    pub answer_ms: f64,
-    pub answerer: String,
-    pub retriever: String,
+    pub retriever: Retriever,
     /// Where the answerer ran (`cpu` for the extractive answerer).
     pub device: String,
     /// What retrieval had to say (fallbacks, cut questions).
     pub notes: Vec<String>,
 }
 
-/// Locate an answer's evidence on its first cited page (quote, then numbers).
-pub fn locate_answer(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>)> {
-    let Some(c) = a.citations.first() else { return Ok((Evidence::none(), Vec::new())) };
-    let doc = lib.check_page(&c.doc_id, c.page)?;
-    let page = lib.store().page_of(&doc, c.page)?;
-    let boxes = lib.store().page_boxes(&doc, c.page)?;
-    let ev = evidence::locate(&page.text, &boxes, a.quote.as_deref(), Some(&a.answer));
-    let pb = ev.boxes.iter().map(|b| PageBox { doc_id: doc.id.clone(), page: c.page, rect: b.clone() }).collect();
-    Ok((ev, pb))
+/// Phase 1's result: everything the answerer needs, and what the log will record.
+#[derive(Debug, Clone)]
+pub struct Retrieved {
+    pub question: String,
+    pub scope: Vec<String>,
+    /// The pages, labelled P1..Pn in rank order.
+    pub pages: Vec<PageInput>,
+    pub filter: Option<DocFilter>,
+    pub notes: Vec<String>,
+    pub retriever: Retriever,
+    pub retrieve_ms: f64,
 }
 
-/// Pages (by `DOC#PAGE`) as answerer input, labelled P1..Pn.
-pub fn page_inputs(lib: &Library, ids: &[(String, u32)]) -> Result<Vec<PageInput>> {
+impl Retrieved {
+    pub fn page_refs(&self) -> Vec<PageRef> {
+        self.pages.iter().map(PageInput::page_ref).collect()
+    }
+}
+
+/// Pages as answerer input, labelled P1..Pn.
+pub fn page_inputs(lib: &Library, ids: &[PageRef]) -> Result<Vec<PageInput>> {
     let mut v = Vec::new();
-    for (d, p) in ids {
-        let pg = lib.store().page(d, *p)?;
-        v.push((d.clone(), *p, pg.heading, pg.text));
+    for r in ids {
+        let pg = lib.store().page(&r.doc_id, r.page)?;
+        v.push((r.doc_id.clone(), r.page, pg.heading, pg.text));
     }
     Ok(answer::label_pages(v))
 }
 
-impl Library {
-    /// Retrieve, answer, locate, and log. Rejected input is never logged.
-    pub fn ask(&self, req: &AskRequest) -> Result<AskResponse> {
-        self.ask_with(req, &mut |_| {})
-    }
+/// Locate an answer's evidence on its first cited page (quote, then numbers).
+pub fn locate_answer(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>)> {
+    let Some(c) = a.citations.first() else { return Ok((Evidence::none(), Vec::new())) };
+    let ev = lib.evidence(c, a.quote.as_deref(), Some(&a.answer))?;
+    let pb = ev.boxes.iter().map(|b| PageBox { doc_id: c.doc_id.clone(), page: c.page, rect: b.clone() }).collect();
+    Ok((ev, pb))
+}
 
-    /// [`Library::ask`], reporting progress as it goes (the UI's streamed answer).
-    pub fn ask_with(&self, req: &AskRequest, on_event: &mut dyn FnMut(AskEvent)) -> Result<AskResponse> {
+/// Phase 2: the answerer reads the retrieved pages. `on_event` gets the `pages` event first,
+/// then each piece of text; returning false stops the answerer ([`LensError::Cancelled`]).
+pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<Answer> {
+    if !on_event(AskEvent::Pages { pages: r.page_refs(), filter: r.filter.clone(), retrieve_ms: r.retrieve_ms, retriever: r.retriever }) {
+        return Err(LensError::Cancelled);
+    }
+    if r.pages.is_empty() {
+        let a = Answer::not_found(answerer.kind(), 0.0);
+        on_event(AskEvent::Text { text: a.answer.clone() });
+        return Ok(a);
+    }
+    answerer.answer_stream(&r.question, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))
+}
+
+impl Library {
+    /// Phase 1: check the request, retrieve, and read the pages. Rejected input is never logged.
+    pub fn retrieve_for(&self, req: &AskRequest) -> Result<Retrieved> {
         if req.question.trim().is_empty() {
             return Err(LensError::BadInput("the question is empty".into()));
         }
-        if req.k == 0 || req.k > 20 {
-            return Err(LensError::BadInput(format!("k must be between 1 and 20 pages (got {})", req.k)));
+        if req.k == 0 || req.k > MAX_K {
+            return Err(LensError::BadInput(format!("k must be between 1 and {MAX_K} pages (got {})", req.k)));
         }
-        let answerer = answer::by_name(&req.answerer)?;
         let t0 = Instant::now();
         let mut sreq = SearchRequest::new(req.question.clone());
         sreq.docs = req.docs.clone();
@@ -110,58 +142,70 @@ impl Library {
         sreq.k = req.k;
         sreq.retriever = req.retriever;
         let sr = self.search(&sreq)?;
-        let ids: Vec<(String, u32)> = sr.hits.iter().map(|h| (h.doc_id.clone(), h.page)).collect();
-        let inputs = page_inputs(self, &ids)?;
-        let retrieve_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        on_event(AskEvent::Pages { pages: ids.iter().map(|(d, p)| format!("{d}#{p}")).collect(), filter: sr.filter.clone(), retrieve_ms, retriever: sr.retriever.name().into() });
-        let a = if inputs.is_empty() {
-            let a = Answer::not_found(answerer.name(), 0.0);
-            on_event(AskEvent::Text { text: a.answer.clone() });
-            a
-        } else {
-            answerer.answer_stream(&req.question, &inputs, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?
+        let ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
+        let pages = page_inputs(self, &ids)?;
+        Ok(Retrieved {
+            question: req.question.clone(),
+            scope: req.docs.clone(),
+            pages,
+            filter: sr.filter,
+            notes: sr.notes,
+            retriever: sr.retriever,
+            retrieve_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+
+    /// Phase 3: locate the evidence for `a` and log the question; the response to show.
+    pub fn finish_ask(&self, mut r: Retrieved, mut a: Answer) -> Result<AskResponse> {
+        // the library may have changed while the answerer ran: a cited document that is gone
+        // leaves the answer without a box, and says so
+        let (ev, boxes) = match locate_answer(self, &a) {
+            Ok(found) => found,
+            Err(e @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
+                r.notes.push(format!("the evidence was not located: {e} (it changed while the answer was written)"));
+                (Evidence::none(), Vec::new())
+            }
+            Err(e) => return Err(e),
         };
-        let (ev, boxes) = locate_answer(self, &a)?;
-        let pages: Vec<String> = ids.iter().map(|(d, p)| format!("{d}#{p}")).collect();
-        let citations: Vec<String> = a.citations.iter().map(|c| c.to_string()).collect();
-        let retriever = sr.retriever.name().to_string();
+        a.found_by = ev.found_by;
+        let pages = r.page_refs();
         let entry = LogEntry {
             id: 0,
             time: String::new(),
-            question: req.question.clone(),
-            scope: req.docs.clone(),
+            question: r.question.clone(),
+            scope: r.scope,
             pages: pages.clone(),
-            answer: a.answer.clone(),
-            citations: citations.clone(),
-            quote: a.quote.clone(),
-            not_found: a.not_found,
-            found_by: Some(format!("{:?}", ev.found_by).to_lowercase()),
-            retrieve_ms,
-            answer_ms: a.answer_ms,
-            answerer: a.answerer.clone(),
-            retriever: retriever.clone(),
+            answer: a.clone(),
+            retrieve_ms: r.retrieve_ms,
+            retriever: r.retriever,
             feedback: None,
             feedback_note: None,
         };
         let log_id = self.store().log_question(&entry)?;
-        let resp = AskResponse {
+        Ok(AskResponse {
             log_id,
-            question: req.question.clone(),
-            answer: a.answer,
-            citations,
-            quote: a.quote,
-            not_found: a.not_found,
-            found_by: ev.found_by,
+            question: r.question,
+            answer: a,
             boxes,
             pages,
-            filter: sr.filter,
-            retrieve_ms,
-            answer_ms: a.answer_ms,
-            answerer: a.answerer,
-            retriever,
+            filter: r.filter,
+            retrieve_ms: r.retrieve_ms,
+            retriever: r.retriever,
             device: "cpu".into(),
-            notes: sr.notes,
-        };
+            notes: r.notes,
+        })
+    }
+
+    /// Retrieve, answer with the request's built-in answerer, locate, and log.
+    pub fn ask(&self, req: &AskRequest) -> Result<AskResponse> {
+        self.ask_with(req, answer::builtin(req.answerer).as_ref(), &mut |_| true)
+    }
+
+    /// The three phases in a row with `answerer`, reporting progress (ending with `done`).
+    pub fn ask_with(&self, req: &AskRequest, answerer: &dyn Answerer, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<AskResponse> {
+        let r = self.retrieve_for(req)?;
+        let a = answer_pages(answerer, &r, on_event)?;
+        let resp = self.finish_ask(r, a)?;
         on_event(AskEvent::Done { response: Box::new(resp.clone()) });
         Ok(resp)
     }

@@ -77,7 +77,18 @@ impl Embedder {
         let id = |t: &str| tokenizer.token_to_id(t).ok_or_else(|| LensError::Model(format!("{}: no {t} token", tok_path.display())));
         let (cls, sep, pad) = (id("[CLS]")?, id("[SEP]")?, id("[PAD]").unwrap_or(0));
         let name = dir.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| DEFAULT_MODEL.into());
-        Ok(Embedder { model, tokenizer, device, name, dim: config.hidden_size, cls, sep, pad, max_tokens: MAX_TOKENS.min(config.max_position_embeddings), stride: STRIDE })
+        Ok(Embedder {
+            model,
+            tokenizer,
+            device,
+            name,
+            dim: config.hidden_size,
+            cls,
+            sep,
+            pad,
+            max_tokens: MAX_TOKENS.min(config.max_position_embeddings),
+            stride: STRIDE,
+        })
     }
 
     pub fn name(&self) -> &str {
@@ -319,30 +330,18 @@ pub fn build(store: &mut Store, emb: &Embedder, only: Option<&[String]>, cancel:
         rep.docs += 1;
         rep.pages += texts.len();
         rep.windows += windows.len();
-        progress(&BuildProgress { doc_id: id, docs_done: i + 1, docs_total: total, pages: texts.len(), windows: windows.len(), seconds: td.elapsed().as_secs_f64() });
+        progress(&BuildProgress {
+            doc_id: id,
+            docs_done: i + 1,
+            docs_total: total,
+            pages: texts.len(),
+            windows: windows.len(),
+            seconds: td.elapsed().as_secs_f64(),
+        });
     }
     rep.seconds = t0.elapsed().as_secs_f64();
     rep.pages_per_s = if rep.seconds > 0.0 { rep.pages as f64 / rep.seconds } else { 0.0 };
     Ok(rep)
-}
-
-/// Reciprocal rank fusion of ranked lists with weights: score = sum w / (k0 + rank).
-pub fn rrf(lists: &[(&[IndexHit], f32)], k0: f32, k: usize) -> Vec<IndexHit> {
-    let mut acc: HashMap<(i64, u32), f32> = HashMap::new();
-    let mut first_seen: Vec<(i64, u32)> = Vec::new();
-    for (list, w) in lists {
-        for (r, h) in list.iter().enumerate() {
-            let e = acc.entry((h.doc_key, h.page)).or_insert_with(|| {
-                first_seen.push((h.doc_key, h.page));
-                0.0
-            });
-            *e += w / (k0 + r as f32 + 1.0);
-        }
-    }
-    let mut out: Vec<IndexHit> = first_seen.into_iter().map(|(doc_key, page)| IndexHit { doc_key, page, score: acc[&(doc_key, page)] }).collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc_key.cmp(&b.doc_key)).then(a.page.cmp(&b.page)));
-    out.truncate(k);
-    out
 }
 
 #[cfg(test)]
@@ -358,18 +357,5 @@ mod tests {
             assert!((a - b).abs() < 0.01, "{a} vs {b}");
         }
         assert_eq!(u[1], vec![0.0; 4]);
-    }
-
-    #[test]
-    fn rrf_rewards_agreement() {
-        let h = |k, p| IndexHit { doc_key: k, page: p, score: 0.0 };
-        let a = [h(1, 1), h(1, 2), h(1, 3)];
-        let b = [h(1, 3), h(1, 4), h(1, 1)];
-        let f = rrf(&[(&a, 1.0), (&b, 1.0)], 60.0, 10);
-        assert_eq!((f[0].page, f[1].page), (1, 3));
-        assert_eq!(f.len(), 4);
-        // a zero-weight list changes nothing but adds its pages at the end
-        let f = rrf(&[(&a, 1.0), (&b, 0.0)], 60.0, 3);
-        assert_eq!(f.iter().map(|x| x.page).collect::<Vec<_>>(), vec![1, 2, 3]);
     }
 }

@@ -47,6 +47,8 @@ pub enum LensError {
     ModelMissing { what: String, dir: PathBuf, hint: String },
     #[error("model error: {0}")]
     Model(String),
+    #[error("{path}: this library was written by a newer 10-K Lens (schema version {found}; this build knows up to {known}); update the app, or choose another library folder")]
+    LibraryVersion { path: PathBuf, found: u32, known: u32 },
 }
 
 impl LensError {
@@ -71,10 +73,11 @@ impl LensError {
             LensError::Cancelled => "cancelled",
             LensError::ModelMissing { .. } => "model_missing",
             LensError::Model(_) => "model",
+            LensError::LibraryVersion { .. } => "library_version",
         }
     }
 
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         LensError::Io { path: path.into(), source }
     }
 }

@@ -2,12 +2,14 @@
 //! accuracy, number recall across unit scales, token F1, citation precision, evidence shown,
 //! evidence precision against the annotators' evidence text, refusals, latency.
 
-use crate::answer::{self, Answerer};
+use crate::answer::{self, Answer, AnswererKind};
 use crate::ask::{locate_answer, page_inputs};
-use crate::eval::{percentile, split_page_key, Label, Row};
-use crate::evidence::{normalized_string, numbers, same_number, FoundBy};
 use crate::error::Result;
-use crate::library::{Library, SearchRequest};
+use crate::eval::{percentile, Label, Row};
+use crate::evidence::{normalized_string, numbers, same_number, FoundBy};
+use crate::library::Library;
+use crate::pageref::PageRef;
+use crate::retrieve::SearchRequest;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
@@ -17,11 +19,8 @@ pub struct AnswerRow {
     pub id: String,
     pub query: String,
     pub reference: String,
-    pub answer: String,
-    pub citations: Vec<String>,
-    pub quote: Option<String>,
-    pub not_found: bool,
-    pub found_by: FoundBy,
+    #[serde(flatten)]
+    pub answer: Answer,
     pub yes_no: Option<bool>,
     pub number_recall: Option<f64>,
     pub token_f1: f64,
@@ -33,7 +32,7 @@ pub struct AnswerRow {
 #[derive(Debug, Clone, Serialize)]
 pub struct AnswerSummary {
     pub n: usize,
-    pub answerer: String,
+    pub answerer: AnswererKind,
     pub yes_no: Option<f64>,
     pub yes_no_n: usize,
     pub number_recall: Option<f64>,
@@ -111,65 +110,67 @@ pub fn yes_no(pred: &str, reference: &str) -> Option<bool> {
 
 pub struct AnswerEvalOptions {
     pub k: usize,
-    pub answerer: String,
+    pub answerer: AnswererKind,
 }
 
 pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalOptions) -> Result<(Vec<AnswerRow>, AnswerSummary)> {
-    let answerer: Box<dyn Answerer> = answer::by_name(&opts.answerer)?;
+    let answerer = answer::builtin(opts.answerer);
     let by_id: HashMap<&str, &Row> = run_rows.iter().map(|r| (r.id.as_str(), r)).collect();
     let mut rows = Vec::new();
     let mut refusals = Vec::new();
     for l in labels {
         let gold = l.gold_pages();
         let t0 = Instant::now();
-        let ids: Vec<(String, u32)> = match by_id.get(l.id.as_str()) {
-            Some(r) => r.ranked.iter().take(opts.k).filter_map(|k| split_page_key(k)).collect(),
+        let ids: Vec<PageRef> = match by_id.get(l.id.as_str()) {
+            Some(r) => r.ranked.iter().take(opts.k).filter_map(|k| k.parse().ok()).collect(),
             None if gold.is_empty() => {
                 // unanswerable: retrieve as the app would, to test refusal
                 let mut req = SearchRequest::new(l.query.clone());
                 req.k = opts.k;
-                lib.search(&req)?.hits.iter().map(|h| (h.doc_id.clone(), h.page)).collect()
+                lib.search(&req)?.hits.iter().map(|h| h.page_ref()).collect()
             }
             None => continue,
         };
-        let ids: Vec<(String, u32)> = ids.into_iter().filter(|(d, p)| lib.check_page(d, *p).is_ok()).collect();
+        let ids: Vec<PageRef> = ids.into_iter().filter(|r| lib.check_page(&r.doc_id, r.page).is_ok()).collect();
         let inputs = page_inputs(lib, &ids)?;
-        let a = if inputs.is_empty() { answer::Answer::not_found(answerer.name(), 0.0) } else { answerer.answer(&l.query, &inputs)? };
+        let mut a = if inputs.is_empty() { Answer::not_found(answerer.kind(), 0.0) } else { answerer.answer(&l.query, &inputs)? };
         let (ev, _) = locate_answer(lib, &a)?;
+        a.found_by = ev.found_by;
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
             refusals.push(a.not_found);
             continue;
         }
         let reference = answer_text(&l.answer);
-        let gold_set: HashSet<String> = gold.iter().map(|(d, p, _)| format!("{d}#{p}")).collect();
-        let citations: Vec<String> = a.citations.iter().map(|c| c.to_string()).collect();
-        let citation_precision = if citations.is_empty() { None } else { Some(citations.iter().filter(|c| gold_set.contains(*c)).count() as f64 / citations.len() as f64) };
+        let gold_set: HashSet<&PageRef> = gold.iter().map(|(r, _)| r).collect();
+        let citations = &a.citations;
+        let citation_precision =
+            if citations.is_empty() { None } else { Some(citations.iter().filter(|c| gold_set.contains(c)).count() as f64 / citations.len() as f64) };
         // annotators' evidence text per gold page (financebench)
-        let evidence_text: HashMap<String, String> = l
+        let evidence_text: HashMap<PageRef, String> = l
             .extra
             .get("evidence")
             .and_then(|v| v.as_array())
             .map(|arr| {
-                let mut m: HashMap<String, String> = HashMap::new();
+                let mut m: HashMap<PageRef, String> = HashMap::new();
                 for e in arr {
                     if let (Some(d), Some(p), Some(t)) = (e["doc"].as_str(), e["page"].as_u64(), e["text"].as_str()) {
-                        m.entry(format!("{d}#{p}")).or_default().push_str(&normalized_string(t));
+                        m.entry(PageRef::new(d, p as u32)).or_default().push_str(&normalized_string(t));
                     }
                 }
                 m
             })
             .unwrap_or_default();
-        let evidence_precision = if evidence_text.is_empty() || ev.boxes.is_empty() {
-            None
-        } else {
-            let page = citations.first().cloned().unwrap_or_default();
-            let inside = ev
-                .boxes
-                .iter()
-                .filter(|b| gold_set.contains(&page) && evidence_text.get(&page).is_some_and(|t| t.contains(&normalized_string(&b.text))))
-                .count();
-            Some(inside as f64 / ev.boxes.len() as f64)
+        let evidence_precision = match citations.first() {
+            Some(page) if !evidence_text.is_empty() && !ev.boxes.is_empty() => {
+                let inside = ev
+                    .boxes
+                    .iter()
+                    .filter(|b| gold_set.contains(page) && evidence_text.get(page).is_some_and(|t| t.contains(&normalized_string(&b.text))))
+                    .count();
+                Some(inside as f64 / ev.boxes.len() as f64)
+            }
+            _ => None,
         };
         rows.push(AnswerRow {
             id: l.id.clone(),
@@ -178,11 +179,7 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
             number_recall: number_recall(&a.answer, &reference),
             token_f1: token_f1(&a.answer, &reference),
             reference,
-            answer: a.answer,
-            citations,
-            quote: a.quote,
-            not_found: a.not_found,
-            found_by: ev.found_by,
+            answer: a,
             citation_precision,
             evidence_precision,
             seconds,
@@ -192,22 +189,22 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
     let yn: Vec<f64> = rows.iter().filter_map(|r| r.yes_no.map(|b| b as u8 as f64)).collect();
     let nr: Vec<f64> = rows.iter().filter_map(|r| r.number_recall).collect();
     let ep: Vec<f64> = rows.iter().filter_map(|r| r.evidence_precision).collect();
-    let answered: Vec<&AnswerRow> = rows.iter().filter(|r| !r.not_found).collect();
+    let answered: Vec<&AnswerRow> = rows.iter().filter(|r| !r.answer.not_found).collect();
     let mut secs: Vec<f64> = rows.iter().map(|r| r.seconds).collect();
     secs.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let summary = AnswerSummary {
         n: rows.len(),
-        answerer: opts.answerer.clone(),
+        answerer: opts.answerer,
         yes_no_n: yn.len(),
         yes_no: mean_opt(yn),
         number_recall_n: nr.len(),
         number_recall: mean_opt(nr),
         token_f1: mean_opt(rows.iter().map(|r| r.token_f1).collect()),
         citation_precision: mean_opt(rows.iter().filter_map(|r| r.citation_precision).collect()),
-        evidence_shown: mean_opt(answered.iter().map(|r| (r.found_by != FoundBy::None) as u8 as f64).collect()),
+        evidence_shown: mean_opt(answered.iter().map(|r| (r.answer.found_by != FoundBy::None) as u8 as f64).collect()),
         evidence_precision_n: ep.len(),
         evidence_precision: mean_opt(ep),
-        not_found_rate: mean_opt(rows.iter().map(|r| r.not_found as u8 as f64).collect()),
+        not_found_rate: mean_opt(rows.iter().map(|r| r.answer.not_found as u8 as f64).collect()),
         refusal_n: refusals.len(),
         refusal_rate: mean_opt(refusals.iter().map(|b| *b as u8 as f64).collect()),
         p50_s: percentile(&secs, 50.0),

@@ -3,23 +3,27 @@
 //! characters' boxes into one rectangle per line.
 
 use crate::boxes::CharBox;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FoundBy {
-    Quote,
-    Numbers,
-    None,
-}
+crate::names::named_enum!(
+    /// How evidence was located: the quote, else the answer's numbers, else not at all.
+    #[derive(Default)]
+    pub enum FoundBy("evidence match") {
+        Quote = "quote",
+        Numbers = "numbers",
+        #[default]
+        None = "none",
+    }
+);
 
 /// One highlighted line: rectangle in PDF points (origin bottom-left) and the text under it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceBox {
     pub l: f32,
     pub b: f32,
     pub r: f32,
     pub t: f32,
+    #[serde(default)]
     pub text: String,
 }
 

@@ -31,7 +31,9 @@ pub fn id_quarter(id: &str) -> Option<u8> {
 /// Quarters a question names: Q2, Q2'23, 2Q23, second quarter.
 pub fn question_quarters(q: &str) -> Vec<u8> {
     static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"(?i)\bq([1-4])\b|\bq([1-4])\s*'|\b([1-4])q\s*'?[0-9]{2}\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter").unwrap());
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?i)\bq([1-4])\b|\bq([1-4])\s*'|\b([1-4])q\s*'?[0-9]{2}\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter").unwrap()
+    });
     let mut out = Vec::new();
     for c in re.captures_iter(q) {
         let n = if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) {
@@ -313,7 +315,15 @@ pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions
 mod tests {
     use super::*;
     fn doc(key: i64, id: &str, company: &str, year: i32, form: &str, aliases: &[&str]) -> DocInfo {
-        DocInfo { key, id: id.into(), company: Some(company.into()), year: Some(year), form: Some(form.into()), aliases: aliases.iter().map(|s| s.to_string()).collect(), quarter: id_quarter(id) }
+        DocInfo {
+            key,
+            id: id.into(),
+            company: Some(company.into()),
+            year: Some(year),
+            form: Some(form.into()),
+            aliases: aliases.iter().map(|s| s.to_string()).collect(),
+            quarter: id_quarter(id),
+        }
     }
     fn docs() -> Vec<DocInfo> {
         vec![

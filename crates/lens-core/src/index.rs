@@ -150,12 +150,25 @@ impl PageIndex {
         self.search_weighted(&terms.iter().map(|t| (t.clone(), 1.0)).collect::<Vec<_>>(), &[], keys, k, p)
     }
 
-    pub fn search_weighted(&self, terms: &[(String, f32)], heading_extra: &[(String, f32)], keys: Option<&[i64]>, k: usize, p: Bm25Params) -> Result<Vec<IndexHit>> {
+    pub fn search_weighted(
+        &self,
+        terms: &[(String, f32)],
+        heading_extra: &[(String, f32)],
+        keys: Option<&[i64]>,
+        k: usize,
+        p: Bm25Params,
+    ) -> Result<Vec<IndexHit>> {
         if terms.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::with_capacity(terms.len() * 2);
-        let boosted = |q: TermQuery, w: f32| -> Box<dyn Query> { if w == 1.0 { Box::new(q) } else { Box::new(BoostQuery::new(Box::new(q), w)) } };
+        let boosted = |q: TermQuery, w: f32| -> Box<dyn Query> {
+            if w == 1.0 {
+                Box::new(q)
+            } else {
+                Box::new(BoostQuery::new(Box::new(q), w))
+            }
+        };
         for (t, w) in terms {
             should.push((Occur::Should, boosted(TermQuery::new(Term::from_field_text(self.f.text, t), IndexRecordOption::WithFreqs), *w)));
             if p.heading_boost > 0.0 {

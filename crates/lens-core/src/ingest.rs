@@ -47,11 +47,28 @@ pub enum Outcome {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum IngestEvent {
     /// A file was stored (visible once its batch is published).
-    Stored { path: String, doc_id: String, pages: u32, needs_ocr: u32, seconds: f64, outcome: Outcome },
-    Unchanged { path: String, doc_id: String },
-    Failed { path: String, code: String, message: String },
+    Stored {
+        path: String,
+        doc_id: String,
+        pages: u32,
+        needs_ocr: u32,
+        seconds: f64,
+        outcome: Outcome,
+    },
+    Unchanged {
+        path: String,
+        doc_id: String,
+    },
+    Failed {
+        path: String,
+        code: String,
+        message: String,
+    },
     /// A batch of documents became searchable.
-    Published { docs: usize, pages: usize },
+    Published {
+        docs: usize,
+        pages: usize,
+    },
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -168,7 +185,13 @@ pub(crate) fn hex(b: &[u8]) -> String {
 
 /// Ingest `paths` into `lib`. Bad files are reported through `on_event` and skipped; the
 /// call fails only when the library itself cannot be written.
-pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&IngestEvent)) -> Result<IngestSummary> {
+pub fn ingest(
+    lib: &mut Library,
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    cancel: &AtomicBool,
+    on_event: &mut dyn FnMut(&IngestEvent),
+) -> Result<IngestSummary> {
     let t0 = Instant::now();
     // One private pdfium instance per extraction thread; a missing pdfium is one clear error.
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).clamp(1, 4);
@@ -208,7 +231,12 @@ pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel
         let mut batch: Vec<(i64, Vec<String>)> = Vec::new();
         let mut replaced_shas: Vec<String> = Vec::new();
         let mut batch_pages = 0usize;
-        let publish = |lib: &mut Library, w: &mut crate::index::PageWriter, batch: &mut Vec<(i64, Vec<String>)>, batch_pages: &mut usize, on_event: &mut dyn FnMut(&IngestEvent)| -> Result<()> {
+        let publish = |lib: &mut Library,
+                       w: &mut crate::index::PageWriter,
+                       batch: &mut Vec<(i64, Vec<String>)>,
+                       batch_pages: &mut usize,
+                       on_event: &mut dyn FnMut(&IngestEvent)|
+         -> Result<()> {
             if batch.is_empty() {
                 return Ok(());
             }
@@ -242,7 +270,15 @@ pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel
                         .pages
                         .iter()
                         .zip(&d.headings)
-                        .map(|(p, h)| NewPage { page: p.page, text: &p.text, heading: h, boxes: &p.boxes, width: p.width, height: p.height, needs_ocr: p.needs_ocr })
+                        .map(|(p, h)| NewPage {
+                            page: p.page,
+                            text: &p.text,
+                            heading: h,
+                            boxes: &p.boxes,
+                            width: p.width,
+                            height: p.height,
+                            needs_ocr: p.needs_ocr,
+                        })
                         .collect();
                     // keep a copy so pages can be rendered even if the original moves
                     if let Some(copy) = lib.pdf_copy_path(&d.sha) {
@@ -297,4 +333,24 @@ pub fn ingest(lib: &mut Library, paths: &[PathBuf], opts: &IngestOptions, cancel
     }
     sum.seconds = t0.elapsed().as_secs_f64();
     Ok(sum)
+}
+
+/// [`ingest`], then OCR of the pages that have no text layer when `ocr` is given and the ingest
+/// stored any. The OCR run's outcome is returned beside the ingest's, never instead of it: an
+/// OCR failure (no Tesseract, a missing language) leaves the text-layer pages ingested.
+pub fn ingest_then_ocr(
+    lib: &mut Library,
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    ocr: Option<&crate::ocr::OcrOptions>,
+    cancel: &AtomicBool,
+    on_ingest: &mut dyn FnMut(&IngestEvent),
+    on_ocr: &mut dyn FnMut(&crate::ocr::OcrEvent),
+) -> Result<(IngestSummary, Option<Result<crate::ocr::OcrSummary>>)> {
+    let s = ingest(lib, paths, opts, cancel, on_ingest)?;
+    let o = match ocr {
+        Some(o) if s.needs_ocr_pages > 0 => Some(crate::ocr::run(lib, o, cancel, on_ocr)),
+        _ => None,
+    };
+    Ok((s, o))
 }

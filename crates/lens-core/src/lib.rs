@@ -1,34 +1,45 @@
 //! 10-K Lens core library: evidence-first question answering over PDFs.
 //!
-//! One module per stage; front ends (the `lens` CLI, the Tauri app, `lens serve`) only call
-//! into [`Library`] and the stage functions. See ARCHITECTURE.md for the walk through.
+//! One module per stage; front ends reach it through the service crate (`lens-api`) or, for
+//! the CLI's batch commands, through [`Library`] and the stage functions. No JSON dispatch, no
+//! background jobs and no front-end code live here. See ARCHITECTURE.md for the walk through.
 
-pub mod answer;
-pub mod api;
-pub mod ask;
-pub mod boxes;
+// the lowest layer: imports nothing from the rest of the core
 pub mod error;
+pub(crate) mod names;
+pub mod pageref;
+pub mod paths;
+
+// storage and text
+pub mod boxes;
+pub mod extract;
+pub mod meta;
+pub mod pdf;
+pub mod render;
+pub mod store;
+pub mod text;
+
+// indexing, retrieval
+pub mod dense;
+pub mod filter;
+pub mod index;
+pub mod lexicon;
+pub mod rank;
+pub mod retrieve;
+
+// the library and what runs on it
+pub mod answer;
+pub mod ask;
 pub mod eval;
 pub mod eval_answers;
 pub mod evidence;
-pub mod extract;
-pub mod filter;
-pub mod index;
 pub mod ingest;
-pub mod lexicon;
-pub mod rank;
-pub mod dense;
 pub mod library;
-pub mod meta;
 pub mod ocr;
-pub mod paths;
-pub mod pdf;
-pub mod render;
 pub mod scan;
 pub mod settings;
-pub mod store;
-pub mod text;
-pub mod watch;
 
 pub use error::{LensError, Result};
-pub use library::{Library, SearchHit, SearchRequest, SearchResponse};
+pub use library::Library;
+pub use pageref::PageRef;
+pub use retrieve::{Retriever, SearchHit, SearchRequest, SearchResponse};

@@ -1,23 +1,20 @@
 //! A library: the SQLite store plus the page index in one folder, and the operations every
 //! front end (CLI, desktop app, `lens serve`) shares: search, documents, aliases, removal.
 
+use crate::dense::{DenseCache, Embedder};
 use crate::error::{LensError, Result};
-use crate::filter::{self, Companies, DocFilter, DocInfo};
-use crate::index::{Bm25Params, IndexHit, PageIndex, PageWriter};
+use crate::evidence::{self, Evidence, EvidenceBox};
+use crate::filter::{self, Companies, DocInfo};
+use crate::index::{PageIndex, PageWriter};
 use crate::lexicon::Lexicon;
-use crate::rank::{self, RankParams};
-use crate::dense::{self, DenseCache, Embedder};
-use std::sync::{Arc, RwLock};
+use crate::pageref::PageRef;
+use crate::rank;
+use crate::retrieve::{SearchRequest, SearchResponse};
 use crate::store::{Document, Store};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
-
-/// Longest question accepted; longer ones are cut (with a note), not rejected.
-pub const MAX_QUESTION_CHARS: usize = 2000;
-/// Most distinct query terms used.
-pub const MAX_TERMS: usize = 64;
+use std::sync::{Arc, RwLock};
 
 pub struct Library {
     dir: Option<PathBuf>,
@@ -30,100 +27,6 @@ pub struct Library {
     /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
     /// replaces a page in place, so `ocr` clears the cache).
     profiles: RwLock<HashMap<(i64, u32), Arc<rank::PageProfile>>>,
-}
-
-/// Which ranking a search uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Retriever {
-    /// BM25 with statement-aware reranking.
-    #[default]
-    Bm25,
-    /// Dense embeddings only (best window per page).
-    Dense,
-    /// Reciprocal rank fusion of the two.
-    Hybrid,
-}
-
-impl std::str::FromStr for Retriever {
-    type Err = LensError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "bm25" => Ok(Retriever::Bm25),
-            "dense" => Ok(Retriever::Dense),
-            "hybrid" => Ok(Retriever::Hybrid),
-            "vision" => Err(LensError::BadInput("the vision retriever is not available in this build (use bm25, dense or hybrid)".into())),
-            _ => Err(LensError::BadInput(format!("unknown retriever `{s}` (bm25, dense, hybrid)"))),
-        }
-    }
-}
-
-impl Retriever {
-    pub fn name(self) -> &'static str {
-        match self {
-            Retriever::Bm25 => "bm25",
-            Retriever::Dense => "dense",
-            Retriever::Hybrid => "hybrid",
-        }
-    }
-}
-
-/// Weights of reciprocal rank fusion (BM25's list has weight 1).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Fusion {
-    pub dense_weight: f32,
-    pub k0: f32,
-}
-
-impl Default for Fusion {
-    fn default() -> Self {
-        Fusion { dense_weight: 0.25, k0: 60.0 }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct SearchRequest {
-    pub query: String,
-    /// Explicit document scope (ids); overrides the automatic filter.
-    pub docs: Vec<String>,
-    pub k: usize,
-    pub filter: bool,
-    pub params: Bm25Params,
-    /// Statement/table-aware reranking of the BM25 candidates.
-    pub rank: RankParams,
-    pub retriever: Retriever,
-    pub fusion: Fusion,
-    pub filter_opts: filter::FilterOptions,
-}
-
-impl SearchRequest {
-    pub fn new(query: impl Into<String>) -> Self {
-        SearchRequest { query: query.into(), docs: Vec::new(), k: 10, filter: true, params: Bm25Params::default(), rank: RankParams::default(), retriever: Retriever::default(), fusion: Fusion::default(), filter_opts: Default::default() }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchHit {
-    pub rank: usize,
-    pub doc_id: String,
-    pub page: u32,
-    pub score: f32,
-    pub snippet: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct SearchResponse {
-    pub hits: Vec<SearchHit>,
-    pub filter: Option<DocFilter>,
-    pub terms: Vec<String>,
-    pub notes: Vec<String>,
-    /// The ranking actually used (hybrid falls back to bm25 when no vectors are at hand).
-    pub retriever: Retriever,
-    pub elapsed_ms: f64,
-    /// Milliseconds spent choosing documents, ranking pages, and building snippets.
-    pub filter_ms: f64,
-    pub rank_ms: f64,
-    pub snippet_ms: f64,
 }
 
 /// What recovery did when a library was opened for writing.
@@ -141,12 +44,30 @@ impl Library {
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;
-        Ok(Library { dir: Some(dir.to_path_buf()), store, index, lexicon, companies, dense: DenseCache::default(), embedder: RwLock::new(None), profiles: Default::default() })
+        Ok(Library {
+            dir: Some(dir.to_path_buf()),
+            store,
+            index,
+            lexicon,
+            companies,
+            dense: DenseCache::default(),
+            embedder: RwLock::new(None),
+            profiles: Default::default(),
+        })
     }
 
     /// A library held entirely in memory (tests).
     pub fn in_memory() -> Result<Library> {
-        Ok(Library { dir: None, store: Store::open_in_memory()?, index: PageIndex::in_ram()?, lexicon: Lexicon::builtin(), companies: Companies::builtin(), dense: DenseCache::default(), embedder: RwLock::new(None), profiles: Default::default() })
+        Ok(Library {
+            dir: None,
+            store: Store::open_in_memory()?,
+            index: PageIndex::in_ram()?,
+            lexicon: Lexicon::builtin(),
+            companies: Companies::builtin(),
+            dense: DenseCache::default(),
+            embedder: RwLock::new(None),
+            profiles: Default::default(),
+        })
     }
 
     pub fn dir(&self) -> Option<&Path> {
@@ -162,7 +83,7 @@ impl Library {
         self.embedder.read().unwrap().clone()
     }
 
-    fn page_profile(&self, key: i64, page: u32) -> Result<Arc<rank::PageProfile>> {
+    pub(crate) fn page_profile(&self, key: i64, page: u32) -> Result<Arc<rank::PageProfile>> {
         if let Some(p) = self.profiles.read().unwrap().get(&(key, page)) {
             return Ok(p.clone());
         }
@@ -333,215 +254,32 @@ impl Library {
             .collect())
     }
 
-    /// Ranked pages for a question.
+    /// Ranked pages for a question (see [`crate::retrieve`]).
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        let t0 = Instant::now();
-        let mut notes = Vec::new();
-        let q = req.query.trim();
-        if q.is_empty() {
-            return Err(LensError::BadInput("the question is empty".into()));
-        }
-        let q: String = if q.chars().count() > MAX_QUESTION_CHARS {
-            notes.push(format!("the question was cut to its first {MAX_QUESTION_CHARS} characters"));
-            q.chars().take(MAX_QUESTION_CHARS).collect()
-        } else {
-            q.to_string()
-        };
-        let mut terms = self.index.query_terms(&q);
-        if terms.len() > MAX_TERMS {
-            terms.truncate(MAX_TERMS);
-            notes.push(format!("only the first {MAX_TERMS} distinct words were used"));
-        }
-        if terms.is_empty() {
-            notes.push("the question has no searchable words".into());
-        }
-        let complete = self.store.complete_keys()?;
-        let infos;
-        let mut applied = None;
-        let groups: Vec<Option<Vec<i64>>> = if !req.docs.is_empty() {
-            let mut keys = Vec::new();
-            for id in &req.docs {
-                keys.push(self.store.document(id)?.key);
-            }
-            vec![Some(keys)]
-        } else if req.filter {
-            infos = self.doc_infos_with(req.filter_opts.tickers)?;
-            match filter::detect_with(&q, &infos, &req.filter_opts) {
-                Some(f) => {
-                    let g = if req.filter_opts.decompose { f.key_groups.iter().cloned().map(Some).collect() } else { vec![Some(f.key_groups.concat())] };
-                    applied = Some(f);
-                    g
-                }
-                None => vec![None],
-            }
-        } else {
-            vec![None]
-        };
-        let filter_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let t1 = Instant::now();
-        let k = req.k.clamp(1, 1000);
-        // lexicon expansions: line items as extra text terms, statement names as heading terms
-        // Once the filter has picked a company's filings, its name only matches the pages
-        // that repeat it (exhibit lists of subsidiaries, signatures): drop it from the query.
-        let mut name_terms: HashSet<String> = HashSet::new();
-        if let Some(f) = &applied {
-            if req.params.drop_company_terms {
-                for a in &f.companies {
-                    name_terms.extend(self.index.query_terms(a));
-                }
-            }
-        }
-        let kept: Vec<&String> = terms.iter().filter(|t| !name_terms.contains(*t)).collect();
-        let kept: Vec<&String> = if kept.is_empty() { terms.iter().collect() } else { kept };
-        let mut weighted: Vec<(String, f32)> = kept.iter().map(|t| ((*t).clone(), 1.0)).collect();
-        let mut heading_extra: Vec<(String, f32)> = Vec::new();
-        // one lexicon pass serves the query expansion and the reranker's intent
-        let e = self.lexicon.expand(&q);
-        if req.params.expansion_weight > 0.0 {
-            for t in self.index.query_terms(&e.line_items.join(" ")) {
-                if !terms.contains(&t) {
-                    weighted.push((t, req.params.expansion_weight));
-                }
-            }
-            for t in self.index.query_terms(&e.headings.join(" ")) {
-                heading_extra.push((t, req.params.expansion_weight * req.params.heading_boost));
-            }
-        }
-        let intent = rank::intent_of(&q, e);
-        let mut lists: Vec<Vec<IndexHit>> = Vec::new();
-        for g in &groups {
-            let hits = self.index.search_weighted(&weighted, &heading_extra, g.as_deref(), (k + 8).max(req.rank.depth), req.params)?;
-            let mut hits: Vec<IndexHit> = hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect();
-            // equal scores are ordered by document id and page, so rankings do not depend on
-            // the order documents happened to be ingested in
-            let order = |a: &IndexHit, b: &IndexHit| b.score.total_cmp(&a.score).then_with(|| complete[&a.doc_key].cmp(&complete[&b.doc_key])).then(a.page.cmp(&b.page));
-            hits.sort_by(order);
-            if req.rank.depth > 0 && !hits.is_empty() {
-                let top = hits[0].score.max(f32::MIN_POSITIVE);
-                let n = req.rank.depth.max(k).min(hits.len());
-                for h in &mut hits[..n] {
-                    let prof = self.page_profile(h.doc_key, h.page)?;
-                    h.score = rank::score(h.score / top, &prof, &intent, &req.rank);
-                }
-                hits[..n].sort_by(order);
-                hits.truncate(n);
-            }
-            lists.push(hits);
-        }
-        // dense and hybrid: one query vector, the best windows of the same groups
-        let mut used = req.retriever;
-        if req.retriever != Retriever::Bm25 {
-            let emb = self.embedder();
-            let dense_keys = match &emb {
-                Some(e) => self.store.dense_doc_keys(e.name())?,
-                None => Default::default(),
-            };
-            let all_keys: Vec<i64> = complete.keys().copied().collect();
-            let in_scope = |g: &Option<Vec<i64>>| -> Vec<i64> { g.as_deref().unwrap_or(&all_keys).iter().copied().filter(|k| dense_keys.contains(k)).collect() };
-            let scoped: Vec<Vec<i64>> = groups.iter().map(in_scope).collect();
-            let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
-            let covered: usize = scoped.iter().map(Vec::len).sum();
-            match (&emb, covered) {
-                (None, _) if req.retriever == Retriever::Dense => {
-                    return Err(LensError::ModelMissing { what: "an embedding model".into(), dir: PathBuf::from("(none loaded)"), hint: "load one (settings: models dir) or search with the bm25 retriever".into() })
-                }
-                (None, _) => {
-                    notes.push("no embedding model is loaded: BM25 only".into());
-                    used = Retriever::Bm25;
-                }
-                (Some(_), 0) if req.retriever == Retriever::Dense => {
-                    return Err(LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into()));
-                }
-                (Some(_), 0) => {
-                    notes.push("no document in scope has dense vectors yet: BM25 only".into());
-                    used = Retriever::Bm25;
-                }
-                (Some(e), _) => {
-                    if covered < scope_total {
-                        notes.push(format!("{} of {} documents in scope have dense vectors", covered, scope_total));
-                    }
-                    let qv = e.embed_query(&q)?;
-                    let depth = (k + 8).max(req.rank.depth);
-                    for (list, keys) in lists.iter_mut().zip(&scoped) {
-                        let dh = self.dense.search(&self.store, e.name(), &qv, keys, depth)?;
-                        *list = if req.retriever == Retriever::Dense { dh } else { dense::rrf(&[(list, 1.0), (&dh, req.fusion.dense_weight)], req.fusion.k0, depth) };
-                    }
-                }
-            }
-        }
-        let merged = interleave(&lists, k);
-        let rank_ms = t1.elapsed().as_secs_f64() * 1000.0;
-        let t2 = Instant::now();
-        let mut hits = Vec::with_capacity(merged.len());
-        for (i, h) in merged.into_iter().enumerate() {
-            let text = self.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
-            hits.push(SearchHit { rank: i + 1, doc_id: complete[&h.doc_key].clone(), page: h.page, score: h.score, snippet: snippet(&self.index, &text, &terms, 220) });
-        }
-        let snippet_ms = t2.elapsed().as_secs_f64() * 1000.0;
-        Ok(SearchResponse { hits, filter: applied, terms, notes, retriever: used, elapsed_ms: t0.elapsed().as_secs_f64() * 1000.0, filter_ms, rank_ms, snippet_ms })
+        crate::retrieve::search(self, req)
     }
-}
 
-/// Round-robin merge of ranked lists, dropping duplicates, up to `k`.
-pub fn interleave(lists: &[Vec<IndexHit>], k: usize) -> Vec<IndexHit> {
-    if lists.len() == 1 {
-        return lists[0].iter().take(k).copied().collect();
-    }
-    let mut out: Vec<IndexHit> = Vec::new();
-    let mut seen = HashSet::new();
-    let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
-    'outer: for i in 0..longest {
-        for l in lists {
-            if let Some(h) = l.get(i) {
-                if seen.insert((h.doc_key, h.page)) {
-                    out.push(*h);
-                    if out.len() >= k {
-                        break 'outer;
-                    }
-                }
-            }
+    /// The evidence for `quote` (else `answer`'s numbers) on one page, boxed in page points.
+    pub fn evidence(&self, page: &PageRef, quote: Option<&str>, answer: Option<&str>) -> Result<Evidence> {
+        let d = self.check_page(&page.doc_id, page.page)?;
+        if quote.is_none() && answer.is_none() {
+            return Ok(Evidence::none());
         }
+        let p = self.store.page_of(&d, page.page)?;
+        let b = self.store.page_boxes(&d, page.page)?;
+        Ok(evidence::locate(&p.text, &b, quote, answer))
     }
-    out
-}
 
-/// The ~`width`-character stretch of `text` holding the most distinct query terms.
-pub fn snippet(index: &PageIndex, text: &str, terms: &[String], width: usize) -> String {
-    let toks = crate::text::tokenize(text);
-    let term_set: HashSet<&str> = terms.iter().map(String::as_str).collect();
-    // Stems are (nearly always) prefixes of their words: stem only tokens sharing a
-    // 3-character prefix with some query term.
-    let prefixes: HashSet<&str> = terms.iter().map(|t| &t[..t.char_indices().nth(3).map(|(i, _)| i).unwrap_or(t.len())]).collect();
-    let candidate = |t: &str| prefixes.contains(&t[..t.char_indices().nth(3).map(|(i, _)| i).unwrap_or(t.len())]);
-    let stems: Vec<Option<String>> = toks
-        .iter()
-        .map(|t| {
-            if !candidate(&t.text) {
-                return None;
-            }
-            index.stem_tokens(std::iter::once(t.text.as_str())).pop().flatten().filter(|s| term_set.contains(s.as_str()))
-        })
-        .collect();
-    let (mut best, mut best_start) = (0usize, 0usize);
-    for i in 0..toks.len() {
-        if stems[i].is_none() {
-            continue;
-        }
-        let mut seen = HashSet::new();
-        let mut j = i;
-        while j < toks.len() && toks[j].end - toks[i].start <= width {
-            if let Some(s) = &stems[j] {
-                seen.insert(s.as_str());
-            }
-            j += 1;
-        }
-        if seen.len() > best {
-            best = seen.len();
-            best_start = toks[i].start;
-        }
+    /// A page rendered at `dpi` with `boxes` drawn on it, as PNG bytes. Callers that must not
+    /// hold the library while pdfium renders take [`Library::page_source`] and render themselves.
+    pub fn render_png(&self, page: &PageRef, dpi: f32, boxes: &[EvidenceBox]) -> Result<Vec<u8>> {
+        let pdf = self.page_source(page)?;
+        crate::render::png_bytes(&crate::render::render_page(&pdf, page.page, dpi, boxes)?)
     }
-    // back off a few characters so the snippet starts before the first match
-    let start = text[..best_start].char_indices().rev().nth(30).map(|(i, _)| i).unwrap_or(0);
-    let s: String = text[start..].chars().take(width).collect();
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+
+    /// The PDF file to render `page` from, after checking the page exists.
+    pub fn page_source(&self, page: &PageRef) -> Result<PathBuf> {
+        let d = self.check_page(&page.doc_id, page.page)?;
+        self.pdf_path(&d)
+    }
 }

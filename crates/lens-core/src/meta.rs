@@ -17,8 +17,26 @@ pub struct DocMeta {
 
 /// Words dropped from company names to form the short alias ("3M Company" -> "3m").
 const CORP_SUFFIXES: &[&str] = &[
-    "inc", "incorporated", "corporation", "corp", "company", "co", "ltd", "limited", "plc", "llc", "lp", "the",
-    "holdings", "group", "international", "n.v", "nv", "sa", "ag", "se",
+    "inc",
+    "incorporated",
+    "corporation",
+    "corp",
+    "company",
+    "co",
+    "ltd",
+    "limited",
+    "plc",
+    "llc",
+    "lp",
+    "the",
+    "holdings",
+    "group",
+    "international",
+    "n.v",
+    "nv",
+    "sa",
+    "ag",
+    "se",
 ];
 
 fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
@@ -62,7 +80,10 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
     static FORM_TEXT: OnceLock<Regex> = OnceLock::new();
     let year_re = re(&YEAR, r"(?:^|[^0-9])((?:19|20)[0-9]{2})(?:Q[1-4])?(?:[^0-9]|$)");
     let form_file = re(&FORM_FILE, r"(?i)(?:^|[_\- ])(10-?K|10-?Q|8-?K|EARNINGS|ANNUAL[_ -]?REPORT)(?:[_\- .]|$)");
-    let fy_text = re(&FY_TEXT, r"(?i)fiscal\s+year\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})|quarterly\s+period\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})");
+    let fy_text = re(
+        &FY_TEXT,
+        r"(?i)fiscal\s+year\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})|quarterly\s+period\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})",
+    );
     let registrant = re(&REGISTRANT, r"(?i)exact\s+name\s+of\s+registrant");
     let form_text = re(&FORM_TEXT, r"(?i)\bFORM\s+(10-K|10-Q|8-K)\b");
 

@@ -27,7 +27,14 @@ pub struct OcrOptions {
 
 impl Default for OcrOptions {
     fn default() -> Self {
-        OcrOptions { langs: "eng".into(), dpi: 300.0, threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2), doc: None, retry_failed: false, tesseract: tesseract_bin() }
+        OcrOptions {
+            langs: "eng".into(),
+            dpi: 300.0,
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2),
+            doc: None,
+            retry_failed: false,
+            tesseract: tesseract_bin(),
+        }
     }
 }
 
@@ -56,7 +63,9 @@ pub fn lang_package(lang: &str) -> String {
 /// Check that Tesseract runs and has every requested language.
 pub fn check(tesseract: &str, langs: &str) -> Result<()> {
     let out = Command::new(tesseract).arg("--list-langs").output().map_err(|e| {
-        LensError::BadInput(format!("Tesseract is not installed or not on PATH ({e}); install the Debian packages tesseract-ocr and tesseract-ocr-eng (scripts/setup does)"))
+        LensError::BadInput(format!(
+            "Tesseract is not installed or not on PATH ({e}); install the Debian packages tesseract-ocr and tesseract-ocr-eng (scripts/setup does)"
+        ))
     })?;
     let listed = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     let have: Vec<&str> = listed.lines().skip(1).map(str::trim).collect();
@@ -101,7 +110,13 @@ pub fn words_to_text(words: &[Word], dpi: f32, page_height: f32) -> (String, Vec
     let mut last = CharBox::default();
     for w in words {
         if let Some(pl) = prev_line {
-            let sep: &str = if pl == w.line { " " } else if (pl.0, pl.1) != (w.line.0, w.line.1) { "\n\n" } else { "\n" };
+            let sep: &str = if pl == w.line {
+                " "
+            } else if (pl.0, pl.1) != (w.line.0, w.line.1) {
+                "\n\n"
+            } else {
+                "\n"
+            };
             for c in sep.chars() {
                 text.push(c);
                 boxes.push(CharBox::empty_after(&last));
@@ -231,7 +246,14 @@ fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event
                     w.replace_page(t.doc_key, t.page, &text, &heading)?;
                     sum.pages += 1;
                     sum.page_seconds.push(secs);
-                    on_event(&OcrEvent::Page { doc_id: t.doc_id.clone(), page: t.page, words: text.split_whitespace().count(), seconds: secs, done: sum.pages + sum.failed, total });
+                    on_event(&OcrEvent::Page {
+                        doc_id: t.doc_id.clone(),
+                        page: t.page,
+                        words: text.split_whitespace().count(),
+                        seconds: secs,
+                        done: sum.pages + sum.failed,
+                        total,
+                    });
                     pending.push((i, text, heading, boxes));
                     if pending.len() >= 16 {
                         flush(lib, &mut w, &mut pending)?;

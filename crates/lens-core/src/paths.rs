@@ -1,5 +1,7 @@
-//! Where things live: the library folder and the pdfium shared library.
+//! Where things live: the library folder (and the config file that chooses it) and the pdfium
+//! shared library. The lowest module: it imports nothing from the rest of the core.
 
+use crate::error::{LensError, Result};
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the library folder (overridden by `--library`).
@@ -16,7 +18,7 @@ pub fn library_dir(explicit: Option<&Path>) -> PathBuf {
     if let Some(p) = std::env::var_os(LIBRARY_ENV).filter(|v| !v.is_empty()) {
         return PathBuf::from(p);
     }
-    if let Some(p) = crate::settings::configured_library() {
+    if let Some(p) = configured_library() {
         return p;
     }
     match directories::ProjectDirs::from("", "", "10k-lens") {
@@ -54,9 +56,33 @@ pub fn pdfium_candidates() -> Vec<PathBuf> {
 }
 
 /// The first pdfium library found, or an error listing every place looked at.
-pub fn find_pdfium() -> crate::error::Result<PathBuf> {
+pub fn find_pdfium() -> Result<PathBuf> {
     let candidates = pdfium_candidates();
-    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| crate::error::LensError::PdfiumMissing {
-        searched: candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-    })
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| LensError::PdfiumMissing { searched: candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ") })
+}
+
+/// The config file holding the chosen library folder.
+pub fn config_file() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "10k-lens").map(|d| d.config_dir().join("config.json"))
+}
+
+/// The library folder chosen in the config file, if any.
+pub fn configured_library() -> Option<PathBuf> {
+    let text = std::fs::read_to_string(config_file()?).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v.get("library").and_then(|l| l.as_str()).filter(|s| !s.is_empty()).map(PathBuf::from)
+}
+
+/// Choose the library folder for the next start.
+pub fn set_configured_library(dir: &str) -> Result<PathBuf> {
+    let f = config_file().ok_or_else(|| LensError::BadInput("no config folder on this platform".into()))?;
+    if let Some(parent) = f.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| LensError::io(parent, e))?;
+    }
+    std::fs::write(&f, serde_json::to_string_pretty(&serde_json::json!({ "library": dir })).unwrap()).map_err(|e| LensError::io(&f, e))?;
+    Ok(f)
 }

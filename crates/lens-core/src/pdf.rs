@@ -38,8 +38,7 @@ fn clone_bind_error(e: &LensError) -> LensError {
 
 fn bind() -> std::result::Result<(Pdfium, PathBuf), LensError> {
     let path = crate::paths::find_pdfium()?;
-    let bindings = Pdfium::bind_to_library(&path)
-        .map_err(|e| LensError::PdfiumLoad { path: path.clone(), reason: e.to_string() })?;
+    let bindings = Pdfium::bind_to_library(&path).map_err(|e| LensError::PdfiumLoad { path: path.clone(), reason: e.to_string() })?;
     Ok((Pdfium::new(bindings), path))
 }
 

@@ -62,8 +62,26 @@ fn squash(s: &str) -> String {
 }
 
 const FIGURE_WORDS: &[&str] = &[
-    "how much", "how many", "amount", "ratio", "margin", "usd", "million", "billion", "percent", "%", "$", "growth", "change in",
-    "increase", "decrease", "rate", "total", "turnover", "per share", "round",
+    "how much",
+    "how many",
+    "amount",
+    "ratio",
+    "margin",
+    "usd",
+    "million",
+    "billion",
+    "percent",
+    "%",
+    "$",
+    "growth",
+    "change in",
+    "increase",
+    "decrease",
+    "rate",
+    "total",
+    "turnover",
+    "per share",
+    "round",
 ];
 
 /// Words of a question that wants the narrative (the MD&A's explanation), not the table.

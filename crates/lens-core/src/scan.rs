@@ -43,7 +43,13 @@ pub fn images_to_pdf(pages: &[ImagePage]) -> Vec<u8> {
             .as_bytes(),
         );
         debug_assert_eq!(offsets.len(), page_id);
-        let mut img = format!("<< /Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length {} >>\nstream\n", p.px_w, p.px_h, p.jpeg.len()).into_bytes();
+        let mut img = format!(
+            "<< /Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length {} >>\nstream\n",
+            p.px_w,
+            p.px_h,
+            p.jpeg.len()
+        )
+        .into_bytes();
         img.extend_from_slice(&p.jpeg);
         img.extend_from_slice(b"\nendstream");
         obj(&mut out, &mut offsets, &img);
@@ -125,7 +131,8 @@ pub fn experiment(
     let mut scan_lib = crate::Library::open(&work.join("lib-scan"))?;
     crate::ingest::ingest(&mut scan_lib, &[scan_dir], &opts, &never, &mut |_| {})?;
     let o = crate::ocr::run(&mut scan_lib, ocr, &never, on_ocr)?;
-    let mine: Vec<eval::Label> = labels.iter().filter(|l| !l.gold_pages().is_empty() && l.gold_pages().iter().all(|g| docs.contains(&g.0))).cloned().collect();
+    let mine: Vec<eval::Label> =
+        labels.iter().filter(|l| !l.gold_pages().is_empty() && l.gold_pages().iter().all(|g| docs.contains(&g.0.doc_id))).cloned().collect();
     let eo = EvalOptions { mode: Mode::Oracle, ..Default::default() };
     let (rows_t, sum_t) = eval::run(&text_lib, &mine, &eo)?;
     let (rows_o, sum_o) = eval::run(&scan_lib, &mine, &eo)?;

@@ -1,21 +1,20 @@
-//! User settings: kept in the library (answering, OCR) and, for the library folder itself, in a
-//! small config file in the platform config dir (it decides which library to open).
+//! User settings kept in the library: answering, retrieval, OCR, models. (The library folder
+//! itself is chosen in a config file outside any library: see [`crate::paths`].)
 
+use crate::answer::AnswererKind;
 use crate::error::{LensError, Result};
+use crate::retrieve::Retriever;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-
-pub const RETRIEVERS: &[&str] = &["bm25", "dense", "hybrid"];
-pub const ANSWERERS: &[&str] = &["extractive"];
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Settings {
     /// Pages given to the answerer.
     pub top_k: usize,
-    pub answerer: String,
-    pub retriever: String,
+    pub answerer: AnswererKind,
+    pub retriever: Retriever,
     /// Tesseract languages, `+`-joined.
     pub ocr_langs: String,
     /// Worker threads for OCR (0: one per core).
@@ -32,8 +31,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             top_k: 3,
-            answerer: "extractive".into(),
-            retriever: "hybrid".into(),
+            answerer: AnswererKind::Extractive,
+            retriever: Retriever::Hybrid,
             ocr_langs: "eng".into(),
             threads: 0,
             models_dir: default_models_dir().display().to_string(),
@@ -51,28 +50,6 @@ pub fn default_models_dir() -> PathBuf {
     directories::ProjectDirs::from("", "", "10k-lens").map(|d| d.data_dir().join("models")).unwrap_or_else(|| PathBuf::from(".lens/models"))
 }
 
-/// The config file holding the chosen library folder.
-pub fn config_file() -> Option<PathBuf> {
-    directories::ProjectDirs::from("", "", "10k-lens").map(|d| d.config_dir().join("config.json"))
-}
-
-/// The library folder chosen in the config file, if any.
-pub fn configured_library() -> Option<PathBuf> {
-    let text = std::fs::read_to_string(config_file()?).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v.get("library").and_then(|l| l.as_str()).filter(|s| !s.is_empty()).map(PathBuf::from)
-}
-
-/// Choose the library folder for the next start.
-pub fn set_configured_library(dir: &str) -> Result<PathBuf> {
-    let f = config_file().ok_or_else(|| LensError::BadInput("no config folder on this platform".into()))?;
-    if let Some(parent) = f.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| LensError::io(parent, e))?;
-    }
-    std::fs::write(&f, serde_json::to_string_pretty(&serde_json::json!({ "library": dir })).unwrap()).map_err(|e| LensError::io(&f, e))?;
-    Ok(f)
-}
-
 impl Settings {
     pub fn load(store: &Store) -> Result<Settings> {
         Ok(match store.setting("settings")? {
@@ -86,14 +63,8 @@ impl Settings {
         if !(1..=20).contains(&self.top_k) {
             return Err(LensError::BadInput(format!("top-k must be 1 to 20 pages (got {})", self.top_k)));
         }
-        if !ANSWERERS.contains(&self.answerer.as_str()) {
-            return Err(LensError::BadInput(format!("answerer `{}` is not available (available: {})", self.answerer, ANSWERERS.join(", "))));
-        }
-        if !RETRIEVERS.contains(&self.retriever.as_str()) {
-            return Err(LensError::BadInput(format!("retriever `{}` is not available in this build (available: {})", self.retriever, RETRIEVERS.join(", "))));
-        }
         // dense needs its model; hybrid is BM25 plus dense where vectors exist, and says so
-        if self.retriever == "dense" {
+        if self.retriever == Retriever::Dense {
             let dir = std::path::Path::new(&self.models_dir).join(&self.embedder);
             for f in ["config.json", "model.safetensors", "tokenizer.json"] {
                 if !dir.join(f).is_file() {
@@ -111,23 +82,23 @@ impl Settings {
         crate::ocr::check(&crate::ocr::OcrOptions::default().tesseract, &self.ocr_langs)
     }
 
+    /// These settings with `patch`'s fields (JSON, by field name) put over them. Unknown fields
+    /// and values of the wrong kind are refused by name; nothing is saved here.
+    pub fn patched(&self, patch: &serde_json::Map<String, serde_json::Value>) -> Result<Settings> {
+        let mut merged = serde_json::to_value(self).expect("settings serialise");
+        let m = merged.as_object_mut().expect("settings are an object");
+        for (k, v) in patch {
+            if !m.contains_key(k) {
+                return Err(LensError::BadInput(format!("unknown setting `{k}`")));
+            }
+            m.insert(k.clone(), v.clone());
+        }
+        serde_json::from_value(merged).map_err(|e| LensError::BadInput(format!("bad setting value: {e}")))
+    }
+
     pub fn save(&self, store: &Store) -> Result<()> {
         self.validate()?;
         store.set_setting("settings", &serde_json::to_string(self).expect("settings serialise"))
-    }
-
-    /// The retriever to search with; a dense one loads its embedding model into `lib` first.
-    /// Hybrid without a usable model falls back to BM25 (the search says so in its notes).
-    pub fn prepare_retriever(&self, lib: &crate::library::Library) -> Result<crate::library::Retriever> {
-        let r: crate::library::Retriever = self.retriever.parse()?;
-        if r != crate::library::Retriever::Bm25 {
-            match lib.load_embedder(std::path::Path::new(&self.models_dir), &self.embedder) {
-                Ok(_) => {}
-                Err(e) if r == crate::library::Retriever::Dense => return Err(e),
-                Err(_) => {}
-            }
-        }
-        Ok(r)
     }
 
     pub fn ocr_options(&self) -> crate::ocr::OcrOptions {
@@ -149,12 +120,21 @@ mod tests {
         let s = Settings { top_k: 5, ..Default::default() };
         s.save(&store).unwrap();
         assert_eq!(Settings::load(&store).unwrap().top_k, 5);
+        let patch = |v: serde_json::Value| Settings::default().patched(v.as_object().unwrap());
+        for (v, msg) in [
+            (serde_json::json!({"retriever": "vision"}), "retriever `vision` is not available in this build (available: bm25, dense, hybrid)"),
+            (serde_json::json!({"retriever": "colbert"}), "not available in this build"),
+            (serde_json::json!({"answerer": "qwen"}), "answerer `qwen`"),
+            (serde_json::json!({"top_k": "five"}), "bad setting value"),
+            (serde_json::json!({"colour": "red"}), "unknown setting `colour`"),
+        ] {
+            let e = patch(v).unwrap_err().to_string();
+            assert!(e.contains(msg), "{e}");
+        }
+        assert_eq!(patch(serde_json::json!({"retriever": "bm25"})).unwrap().retriever, Retriever::Bm25);
         for (bad, msg) in [
             (Settings { top_k: 0, ..Default::default() }, "top-k"),
-            (Settings { retriever: "vision".into(), ..Default::default() }, "not available in this build"),
-            (Settings { retriever: "colbert".into(), ..Default::default() }, "not available in this build"),
-            (Settings { retriever: "dense".into(), models_dir: "/nonexistent".into(), ..Default::default() }, "needs the embedding model"),
-            (Settings { answerer: "qwen".into(), ..Default::default() }, "answerer `qwen`"),
+            (Settings { retriever: Retriever::Dense, models_dir: "/nonexistent".into(), ..Default::default() }, "needs the embedding model"),
             (Settings { ocr_langs: "eng+xyz".into(), ..Default::default() }, "tesseract-ocr-xyz"),
             (Settings { threads: 500, ..Default::default() }, "threads"),
         ] {

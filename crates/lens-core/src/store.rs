@@ -5,14 +5,29 @@
 //! is written as `pending`, indexed, then flipped to `complete` in the same transaction that
 //! retires the previous version with the same id; readers only ever see `complete` rows.
 
+use crate::answer::Answer;
 use crate::boxes::{self, CharBox};
 use crate::error::{LensError, Result};
 use crate::meta::DocMeta;
+use crate::pageref::PageRef;
+use crate::retrieve::Retriever;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-const SCHEMA: &str = r#"
+/// Ordered schema migrations: a library's `PRAGMA user_version` counts those it has run, and
+/// opening it runs the rest, each in its own transaction. Never edit one that has shipped;
+/// append a new one. The first is the schema libraries had before versioning (they are at
+/// version 0 with every table present, hence `IF NOT EXISTS`).
+const MIGRATIONS: &[&str] = &[V1_BASE, V2_DOCUMENT_PATHS];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// 2: watched-folder removals look documents up by path.
+const V2_DOCUMENT_PATHS: &str = "CREATE INDEX IF NOT EXISTS documents_path ON documents(path);";
+
+const V1_BASE: &str = r#"
 CREATE TABLE IF NOT EXISTS documents(
   key INTEGER PRIMARY KEY,
   id TEXT NOT NULL,
@@ -171,14 +186,36 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.execute_batch(SCHEMA)?;
-        Ok(Store { conn })
+        let mut store = Store { conn };
+        store.migrate(path)?;
+        Ok(store)
     }
 
     pub fn open_in_memory() -> Result<Store> {
-        let conn = Connection::open_in_memory()?;
-        conn.execute_batch(SCHEMA)?;
-        Ok(Store { conn })
+        let mut store = Store { conn: Connection::open_in_memory()? };
+        store.migrate(Path::new(":memory:"))?;
+        Ok(store)
+    }
+
+    /// The schema version of this library (`PRAGMA user_version`).
+    pub fn schema_version(&self) -> Result<u32> {
+        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+    }
+
+    /// Run the migrations this library has not had yet. A library written by a newer build is
+    /// refused untouched.
+    fn migrate(&mut self, path: &Path) -> Result<()> {
+        let found = self.schema_version()?;
+        if found > SCHEMA_VERSION {
+            return Err(LensError::LibraryVersion { path: path.to_path_buf(), found, known: SCHEMA_VERSION });
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", i as u32 + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
     }
 
     pub fn conn(&self) -> &Connection {
@@ -199,10 +236,7 @@ impl Store {
     }
 
     pub fn document_by_key(&self, key: i64) -> Result<Option<Document>> {
-        Ok(self
-            .conn
-            .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND key=?1"), [key], doc_from_row)
-            .optional()?)
+        Ok(self.conn.query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND key=?1"), [key], doc_from_row).optional()?)
     }
 
     /// Insert a document and its pages as `pending` in one transaction; returns its key.
@@ -366,7 +400,9 @@ impl Store {
 
     /// Bytes of stored dense vectors for `model` and the number of pages they cover.
     pub fn dense_size(&self, model: &str) -> Result<(u64, u64)> {
-        Ok(self.conn.query_row("SELECT COALESCE(SUM(LENGTH(vecs)),0), COUNT(*) FROM dense_pages WHERE model=?1", [model], |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)))?)
+        Ok(self.conn.query_row("SELECT COALESCE(SUM(LENGTH(vecs)),0), COUNT(*) FROM dense_pages WHERE model=?1", [model], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
+        })?)
     }
 
     pub fn page_boxes(&self, doc: &Document, page: u32) -> Result<Vec<CharBox>> {
@@ -478,7 +514,9 @@ impl Store {
              WHERE d.status='complete' AND p.needs_ocr=1 AND (?1 OR p.ocr_error IS NULL) AND (?2 IS NULL OR d.id=?2) ORDER BY d.id,p.page",
         )?;
         let v = st
-            .query_map(params![retry_failed, doc_id], |r| Ok(OcrTodo { doc_key: r.get(0)?, doc_id: r.get(1)?, sha256: r.get(2)?, path: r.get(3)?, page: r.get(4)?, height: r.get(5)? }))?
+            .query_map(params![retry_failed, doc_id], |r| {
+                Ok(OcrTodo { doc_key: r.get(0)?, doc_id: r.get(1)?, sha256: r.get(2)?, path: r.get(3)?, page: r.get(4)?, height: r.get(5)? })
+            })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(v)
     }
@@ -514,16 +552,11 @@ pub struct LogEntry {
     pub time: String,
     pub question: String,
     pub scope: Vec<String>,
-    pub pages: Vec<String>,
-    pub answer: String,
-    pub citations: Vec<String>,
-    pub quote: Option<String>,
-    pub not_found: bool,
-    pub found_by: Option<String>,
+    pub pages: Vec<PageRef>,
+    #[serde(flatten)]
+    pub answer: Answer,
     pub retrieve_ms: f64,
-    pub answer_ms: f64,
-    pub answerer: String,
-    pub retriever: String,
+    pub retriever: Retriever,
     pub feedback: Option<i32>,
     pub feedback_note: Option<String>,
 }
@@ -535,17 +568,17 @@ impl Store {
             "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
             params![
                 e.question,
-                serde_json::to_string(&e.scope).unwrap(),
-                serde_json::to_string(&e.pages).unwrap(),
-                e.answer,
-                serde_json::to_string(&e.citations).unwrap(),
-                e.quote,
-                e.not_found,
-                e.found_by,
+                serde_json::to_string(&e.scope).expect("strings serialise"),
+                serde_json::to_string(&e.pages).expect("page refs serialise"),
+                e.answer.answer,
+                serde_json::to_string(&e.answer.citations).expect("page refs serialise"),
+                e.answer.quote,
+                e.answer.not_found,
+                e.answer.found_by.name(),
                 e.retrieve_ms,
-                e.answer_ms,
-                e.answerer,
-                e.retriever
+                e.answer.answer_ms,
+                e.answer.answerer.name(),
+                e.retriever.name()
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -568,24 +601,32 @@ impl Store {
         let mut st = self.conn.prepare(
             "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note FROM question_log ORDER BY id DESC LIMIT ?1",
         )?;
-        let parse = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
+        // rows are read leniently: a value this build does not know reads as its default
+        fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
+            serde_json::from_str(&s).unwrap_or_default()
+        }
+        fn named<T: std::str::FromStr + Default>(s: Option<String>) -> T {
+            s.and_then(|s| s.parse().ok()).unwrap_or_default()
+        }
         let rows = st
             .query_map([limit as i64], |r| {
                 Ok(LogEntry {
                     id: r.get(0)?,
                     time: r.get(1)?,
                     question: r.get(2)?,
-                    scope: parse(r.get(3)?),
-                    pages: parse(r.get(4)?),
-                    answer: r.get(5)?,
-                    citations: parse(r.get(6)?),
-                    quote: r.get(7)?,
-                    not_found: r.get(8)?,
-                    found_by: r.get(9)?,
+                    scope: list(r.get(3)?),
+                    pages: list(r.get(4)?),
+                    answer: Answer {
+                        answer: r.get(5)?,
+                        citations: list(r.get(6)?),
+                        quote: r.get(7)?,
+                        not_found: r.get(8)?,
+                        found_by: named(r.get(9)?),
+                        answer_ms: r.get(11)?,
+                        answerer: named(r.get(12)?),
+                    },
                     retrieve_ms: r.get(10)?,
-                    answer_ms: r.get(11)?,
-                    answerer: r.get(12)?,
-                    retriever: r.get(13)?,
+                    retriever: named(r.get(13)?),
                     feedback: r.get(14)?,
                     feedback_note: r.get(15)?,
                 })

@@ -3,9 +3,7 @@ use std::path::PathBuf;
 
 /// The shared corpus (`../shared/corpus` beside the checkout, or `$LENS_CORPUS`).
 pub fn corpus() -> PathBuf {
-    let p = std::env::var_os("LENS_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    let p = std::env::var_os("LENS_CORPUS").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
     assert!(p.join("financebench/pdfs").is_dir(), "corpus not found at {} (set LENS_CORPUS)", p.display());
     p
 }

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use lens_core::dense::{self, Embedder};
 use lens_core::ingest::{ingest, IngestOptions};
-use lens_core::library::Retriever;
+use lens_core::Retriever;
 use lens_core::{Library, SearchRequest};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -30,7 +30,8 @@ fn embeddings_match_the_reference_implementation() {
     let mut all_refs = Vec::new();
     for t in r["texts"].as_array().unwrap() {
         let wins = e.windows(t["text"].as_str().unwrap()).unwrap();
-        let want: Vec<Vec<u32>> = t["windows"].as_array().unwrap().iter().map(|w| w.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()).collect();
+        let want: Vec<Vec<u32>> =
+            t["windows"].as_array().unwrap().iter().map(|w| w.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()).collect();
         assert_eq!(wins, want, "windows of {:?}", t["text"]);
         // one at a time
         let embs = e.embed_windows(&wins).unwrap();

@@ -15,7 +15,9 @@ fn chars_in(p: &PageText, b: &lens_core::evidence::EvidenceBox) -> String {
     p.text
         .chars()
         .zip(&p.boxes)
-        .filter(|(_, cb)| !cb.is_empty() && (cb.l + cb.r) / 2.0 >= b.l && (cb.l + cb.r) / 2.0 <= b.r && (cb.b + cb.t) / 2.0 >= b.b && (cb.b + cb.t) / 2.0 <= b.t)
+        .filter(|(_, cb)| {
+            !cb.is_empty() && (cb.l + cb.r) / 2.0 >= b.l && (cb.l + cb.r) / 2.0 <= b.r && (cb.b + cb.t) / 2.0 >= b.b && (cb.b + cb.t) / 2.0 <= b.t
+        })
         .map(|(c, _)| c)
         .collect()
 }

@@ -2,7 +2,7 @@
 mod common;
 use common::*;
 use lens_core::ingest::{ingest, IngestEvent, IngestOptions, Outcome};
-use lens_core::{Library, LensError, SearchRequest};
+use lens_core::{LensError, Library, SearchRequest};
 use std::sync::atomic::AtomicBool;
 
 fn run_ingest(lib: &mut Library, paths: &[std::path::PathBuf]) -> (lens_core::ingest::IngestSummary, Vec<IngestEvent>) {
@@ -150,7 +150,15 @@ fn interrupted_ingest_leaves_nothing_half_visible() {
         let pages = lens_core::pdf::extract(&fb("ULTABEAUTY_2023Q4_EARNINGS"), &std::fs::read(fb("ULTABEAUTY_2023Q4_EARNINGS")).unwrap()).unwrap();
         let new: Vec<lens_core::store::NewPage> = pages
             .iter()
-            .map(|p| lens_core::store::NewPage { page: p.page, text: &p.text, heading: "", boxes: &p.boxes, width: p.width, height: p.height, needs_ocr: false })
+            .map(|p| lens_core::store::NewPage {
+                page: p.page,
+                text: &p.text,
+                heading: "",
+                boxes: &p.boxes,
+                width: p.width,
+                height: p.height,
+                needs_ocr: false,
+            })
             .collect();
         let meta = lens_core::meta::guess("ULTABEAUTY_2023Q4_EARNINGS", &[]);
         let (mut w, _) = lib.writer().unwrap();
@@ -180,14 +188,20 @@ fn ask_streams_pages_then_text_then_the_response() {
     run_ingest(&mut lib, &[fb("3M_2018_10K")]);
     let req = lens_core::ask::AskRequest::new("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement.");
     let mut events = Vec::new();
-    let r = lib.ask_with(&req, &mut |e| events.push(serde_json::to_value(&e).unwrap())).unwrap();
+    let answerer = lens_core::answer::builtin(req.answerer);
+    let r = lib
+        .ask_with(&req, answerer.as_ref(), &mut |e| {
+            events.push(serde_json::to_value(&e).unwrap());
+            true
+        })
+        .unwrap();
     let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
     assert_eq!(kinds.first(), Some(&"pages"), "{kinds:?}");
     assert_eq!(kinds.last(), Some(&"done"));
     assert!(kinds[1..kinds.len() - 1].iter().all(|k| *k == "text"), "{kinds:?}");
     let text: String = events.iter().filter(|e| e["event"] == "text").map(|e| e["text"].as_str().unwrap()).collect();
-    assert_eq!(text, r.answer);
+    assert_eq!(text, r.answer.answer);
     assert_eq!(events[0]["pages"].as_array().unwrap().len(), r.pages.len());
-    assert!(r.pages.contains(&"3M_2018_10K#60".to_string()), "{:?}", r.pages);
+    assert!(r.pages.contains(&lens_core::PageRef::new("3M_2018_10K", 60)), "{:?}", r.pages);
     assert_eq!(events.last().unwrap()["response"]["log_id"], r.log_id);
 }

@@ -78,7 +78,11 @@ fn missing_tesseract_or_failing_pages_are_reported_and_ingest_goes_on() {
 
     // A Tesseract that fails on every page: each page recorded as failed with the reason.
     let fake = work.path().join("fake-tesseract");
-    std::fs::write(&fake, "#!/bin/sh\nif [ \"$1\" = --list-langs ]; then printf 'List of available languages (1):\\neng\\n'; exit 0; fi\necho 'simulated crash' >&2\nexit 3\n").unwrap();
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$1\" = --list-langs ]; then printf 'List of available languages (1):\\neng\\n'; exit 0; fi\necho 'simulated crash' >&2\nexit 3\n",
+    )
+    .unwrap();
     std::process::Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
     let failing = OcrOptions { tesseract: fake.display().to_string(), ..Default::default() };
     let o = ocr::run(&mut lib, &failing, &never, &mut |_| {}).unwrap();

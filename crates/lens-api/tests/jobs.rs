@@ -1,7 +1,9 @@
-//! Watched folders: real PDFs copied in, changed and deleted are ingested, replaced and removed.
+//! Background jobs and watched folders: real PDFs copied in, changed and deleted are ingested,
+//! replaced and removed; the ingest queue reports progress and can be cancelled.
+#[path = "../../lens-core/tests/common.rs"]
 mod common;
 use common::*;
-use lens_core::api::Api;
+use lens_api::{dispatch, Api};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,7 +25,7 @@ fn new_changed_and_deleted_pdfs_follow_the_folder() {
     api.follow_watched(Arc::new(move |e| ev2.lock().unwrap().push(e))).unwrap();
     // a folder added while following is picked up at once
     let watched = api.add_watch(folder.path()).unwrap();
-    let docs = |api: &Api| api.call("documents", &serde_json::json!({})).unwrap();
+    let docs = |api: &Api| dispatch(api, "documents", serde_json::json!({})).unwrap();
 
     let f = folder.path().join("filing.pdf");
     std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), &f).unwrap();
@@ -39,9 +41,9 @@ fn new_changed_and_deleted_pdfs_follow_the_folder() {
     // deleted: removed from the library and from search
     std::fs::remove_file(&f).unwrap();
     wait_until("the deleted PDF is removed", || docs(&api).as_array().unwrap().is_empty());
-    let r = api.call("search", &serde_json::json!({"query": "Amcor net sales", "filter": false})).unwrap();
+    let r = dispatch(&api, "search", serde_json::json!({"query": "Amcor net sales", "filter": false})).unwrap();
     assert!(r["hits"].as_array().unwrap().is_empty());
-    wait_until("the removal is reported", || events.lock().unwrap().iter().any(|e| matches!(e, lens_core::watch::WatchEvent::Removed { .. })));
+    wait_until("the removal is reported", || events.lock().unwrap().iter().any(|e| matches!(e, lens_api::watch::WatchEvent::Removed { .. })));
     api.stop_watching();
 
     // the watch list survives a restart
@@ -57,25 +59,25 @@ fn background_ingest_reports_progress_and_can_be_cancelled() {
     let lib = tempfile::tempdir().unwrap();
     let api = Api::new(lib.path().to_path_buf());
     let files = vec![fb("AMCOR_2022_8K_dated-2022-07-01"), fb("ULTABEAUTY_2023Q4_EARNINGS")];
-    let st = api.start_ingest(files.clone());
+    let st = api.start_ingest(files.clone()).unwrap();
     assert!(st.running);
     assert_eq!(st.files.len(), 2);
-    wait_until("the job finishes", || api.call("ingest_status", &serde_json::json!({})).unwrap()["running"] == false);
-    let st = api.call("ingest_status", &serde_json::json!({})).unwrap();
+    wait_until("the job finishes", || dispatch(&api, "ingest_status", serde_json::json!({})).unwrap()["running"] == false);
+    let st = dispatch(&api, "ingest_status", serde_json::json!({})).unwrap();
     assert!(st["files"].as_array().unwrap().iter().all(|f| f["status"] == "done"), "{st}");
     // readers see what the background job published
-    assert_eq!(api.call("documents", &serde_json::json!({})).unwrap().as_array().unwrap().len(), 2);
+    assert_eq!(dispatch(&api, "documents", serde_json::json!({})).unwrap().as_array().unwrap().len(), 2);
 
     // a second job, cancelled at once: every file ends done/unchanged or cancelled, never half
-    let st = api.start_ingest(vec![fb("AMCOR_2023Q4_EARNINGS"), fb("MGMRESORTS_2022Q4_EARNINGS"), fb("JOHNSON_JOHNSON_2022Q4_EARNINGS")]);
+    let st = api.start_ingest(vec![fb("AMCOR_2023Q4_EARNINGS"), fb("MGMRESORTS_2022Q4_EARNINGS"), fb("JOHNSON_JOHNSON_2022Q4_EARNINGS")]).unwrap();
     assert_eq!(st.files.len(), 3, "a new job starts with its own file list");
-    api.call("cancel_ingest", &serde_json::json!({})).unwrap();
-    wait_until("the cancelled job stops", || api.call("ingest_status", &serde_json::json!({})).unwrap()["running"] == false);
-    let st = api.call("ingest_status", &serde_json::json!({})).unwrap();
+    dispatch(&api, "cancel_ingest", serde_json::json!({})).unwrap();
+    wait_until("the cancelled job stops", || dispatch(&api, "ingest_status", serde_json::json!({})).unwrap()["running"] == false);
+    let st = dispatch(&api, "ingest_status", serde_json::json!({})).unwrap();
     for f in st["files"].as_array().unwrap() {
         assert!(["done", "unchanged", "cancelled"].contains(&f["status"].as_str().unwrap()), "{st}");
     }
-    let docs = api.call("documents", &serde_json::json!({})).unwrap();
+    let docs = dispatch(&api, "documents", serde_json::json!({})).unwrap();
     let done = st["files"].as_array().unwrap().iter().filter(|f| f["status"] == "done").count();
     assert_eq!(docs.as_array().unwrap().len(), 2 + done);
 }

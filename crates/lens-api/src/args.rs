@@ -1,0 +1,214 @@
+//! The typed arguments and results of the commands. JSON field names here are the API's: the
+//! UI (`ui/app.js`) and the tests use them as written.
+
+use lens_core::answer::AnswererKind;
+use lens_core::ask::AskRequest;
+use lens_core::error::{LensError, Result};
+use lens_core::evidence::EvidenceBox;
+use lens_core::pageref::PageRef;
+use lens_core::retrieve::{self, Retriever};
+use lens_core::settings::Settings;
+use lens_core::Library;
+use serde::{Deserialize, Serialize};
+
+fn yes() -> bool {
+    true
+}
+fn ten() -> usize {
+    10
+}
+fn hundred() -> usize {
+    100
+}
+fn default_dpi() -> f32 {
+    110.0
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AppInfo {
+    pub library: String,
+    pub version: &'static str,
+    pub answerers: Vec<&'static str>,
+    pub retrievers: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SearchArgs {
+    pub query: String,
+    #[serde(default = "ten")]
+    pub k: usize,
+    /// Search only these documents (overrides the filter).
+    #[serde(default)]
+    pub docs: Vec<String>,
+    /// Restrict to the companies / years / forms the question names.
+    #[serde(default = "yes")]
+    pub filter: bool,
+    /// Default: the library's setting.
+    #[serde(default)]
+    pub retriever: Option<Retriever>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AskArgs {
+    pub question: String,
+    #[serde(default)]
+    pub docs: Vec<String>,
+    #[serde(default = "yes")]
+    pub filter: bool,
+    /// Pages given to the answerer (default: the library's `top_k`).
+    #[serde(default)]
+    pub k: Option<usize>,
+    #[serde(default)]
+    pub answerer: Option<AnswererKind>,
+    #[serde(default)]
+    pub retriever: Option<Retriever>,
+}
+
+impl AskArgs {
+    pub fn new(question: impl Into<String>) -> AskArgs {
+        AskArgs { question: question.into(), docs: Vec::new(), filter: true, k: None, answerer: None, retriever: None }
+    }
+
+    /// The core request: these arguments over the library's settings. Loads the embedding model
+    /// when the retriever needs it.
+    pub fn request(&self, lib: &Library, st: &Settings) -> Result<AskRequest> {
+        let mut r = AskRequest::new(self.question.clone());
+        r.k = self.k.unwrap_or(st.top_k);
+        r.answerer = self.answerer.unwrap_or(st.answerer);
+        r.retriever = retrieve::choose(lib, st, self.retriever, false)?;
+        r.docs = self.docs.clone();
+        r.filter = self.filter;
+        Ok(r)
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FeedbackArgs {
+    pub id: i64,
+    /// +1 (right) or -1 (wrong)
+    pub value: i32,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LogArgs {
+    #[serde(default = "hundred")]
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DocArgs {
+    pub doc: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AliasArgs {
+    pub doc: String,
+    pub alias: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AliasesArgs {
+    #[serde(default)]
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AliasRow {
+    pub alias: String,
+    /// `meta` (found in the document), `user`
+    pub source: String,
+}
+
+/// Edits of a document's metadata; an empty string clears a field, a missing one keeps it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetadataArgs {
+    pub doc: String,
+    #[serde(default)]
+    pub company: Option<String>,
+    /// A number, or a string holding one (as a form field sends it).
+    #[serde(default)]
+    pub year: Option<serde_json::Value>,
+    #[serde(default)]
+    pub form: Option<String>,
+}
+
+impl MetadataArgs {
+    pub fn year(&self) -> Result<Option<i32>> {
+        match &self.year {
+            Some(serde_json::Value::Number(n)) => {
+                n.as_i64().and_then(|y| i32::try_from(y).ok()).map(Some).ok_or_else(|| LensError::BadInput(format!("`{n}` is not a year")))
+            }
+            Some(serde_json::Value::String(s)) if !s.trim().is_empty() => {
+                s.trim().parse::<i32>().map(Some).map_err(|_| LensError::BadInput(format!("`{s}` is not a year")))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SettingsView {
+    pub settings: Settings,
+    pub library_dir: String,
+    pub config_file: Option<String>,
+    pub answerers: Vec<&'static str>,
+    pub retrievers: Vec<&'static str>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SetSettingsArgs {
+    /// Fields to change, by name.
+    #[serde(default)]
+    pub settings: serde_json::Map<String, serde_json::Value>,
+    /// Another library folder, used from the next start.
+    #[serde(default)]
+    pub library_dir: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetSettingsResult {
+    pub settings: Settings,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub restart_needed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_file: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct PathsArgs {
+    #[serde(default)]
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct FolderArgs {
+    pub folder: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DenseStatus {
+    pub model: String,
+    pub documents: usize,
+    pub with_vectors: Vec<String>,
+    pub job: crate::jobs::DenseState,
+}
+
+/// A page image: which page, how large, and the boxes to draw (those an ask returned; none for
+/// a plain page).
+#[derive(Debug, Clone, Deserialize)]
+pub struct PageImageArgs {
+    pub doc: String,
+    pub page: u32,
+    #[serde(default = "default_dpi")]
+    pub dpi: f32,
+    #[serde(default)]
+    pub boxes: Vec<EvidenceBox>,
+}
+
+impl PageImageArgs {
+    pub fn page_ref(&self) -> PageRef {
+        PageRef::new(self.doc.clone(), self.page)
+    }
+}

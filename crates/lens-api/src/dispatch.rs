@@ -1,0 +1,115 @@
+//! One command name and JSON arguments in, JSON out: the thin layer the Tauri `api` command and
+//! `lens serve`'s `POST /api/NAME` share. Each arm parses typed arguments and calls one method
+//! of [`Api`]; streamed asks, uploads and page images have their own entry points in the shells.
+
+use crate::args::*;
+use crate::Api;
+use lens_core::error::{LensError, Result};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// Every command `dispatch` knows, for the UI's capability list and error messages.
+pub const COMMANDS: &[&str] = &[
+    "app_info",
+    "documents",
+    "search",
+    "ask",
+    "cancel_ask",
+    "feedback",
+    "log",
+    "remove",
+    "set_metadata",
+    "aliases",
+    "add_alias",
+    "remove_alias",
+    "get_settings",
+    "set_settings",
+    "ingest_paths",
+    "ingest_status",
+    "cancel_ingest",
+    "dense_build",
+    "dense_status",
+    "cancel_dense",
+    "watches",
+    "add_watch",
+    "remove_watch",
+];
+
+fn parse<T: DeserializeOwned>(cmd: &str, a: Value) -> Result<T> {
+    let a = if a.is_null() { json!({}) } else { a };
+    serde_json::from_value(a).map_err(|e| LensError::BadInput(format!("{cmd}: {e}")))
+}
+
+fn out<T: Serialize>(v: T) -> Result<Value> {
+    Ok(serde_json::to_value(v).expect("API results serialise"))
+}
+
+/// Run one command.
+pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
+    match cmd {
+        "app_info" => out(api.app_info()),
+        "documents" => out(api.documents()?),
+        "search" => out(api.search(&parse(cmd, a)?)?),
+        "ask" => out(api.ask(&parse(cmd, a)?)?),
+        "cancel_ask" => out(json!({ "cancelled": api.cancel_asks() })),
+        "feedback" => {
+            api.feedback(&parse(cmd, a)?)?;
+            out(json!({ "ok": true }))
+        }
+        "log" => out(api.log(parse::<LogArgs>(cmd, a)?.limit)?),
+        "remove" => {
+            api.remove(&parse::<DocArgs>(cmd, a)?.doc)?;
+            out(json!({ "ok": true }))
+        }
+        "set_metadata" => out(api.set_metadata(&parse(cmd, a)?)?),
+        "aliases" => out(api.aliases(parse::<AliasesArgs>(cmd, a)?.doc.as_deref())?),
+        "add_alias" => {
+            let a: AliasArgs = parse(cmd, a)?;
+            out(json!({ "alias": api.add_alias(&a.doc, &a.alias)? }))
+        }
+        "remove_alias" => {
+            let a: AliasArgs = parse(cmd, a)?;
+            out(json!({ "removed": api.remove_alias(&a.doc, &a.alias)? }))
+        }
+        "get_settings" => out(api.settings()?),
+        "set_settings" => out(api.set_settings(&parse(cmd, a)?)?),
+        "ingest_paths" => out(api.start_ingest(parse::<PathsArgs>(cmd, a)?.paths.into_iter().map(PathBuf::from).collect())?),
+        "ingest_status" => out(api.ingest_status()),
+        "cancel_ingest" => out(json!({ "ok": true, "running": api.cancel_ingest() })),
+        "dense_build" => out(api.start_dense()?),
+        "dense_status" => out(api.dense_status()?),
+        "cancel_dense" => out(json!({ "ok": true, "running": api.cancel_dense() })),
+        "watches" => out(api.watches()?),
+        "add_watch" => out(json!({ "folder": api.add_watch(Path::new(&parse::<FolderArgs>(cmd, a)?.folder))? })),
+        "remove_watch" => out(json!({ "removed": api.remove_watch(&parse::<FolderArgs>(cmd, a)?.folder)? })),
+        other => Err(LensError::NotFound(format!("unknown command `{other}`"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_command_is_dispatched_and_arguments_are_typed() {
+        let dir = tempfile::tempdir().unwrap();
+        let api = Api::new(dir.path().to_path_buf());
+        for cmd in COMMANDS {
+            // no arguments: either it runs, or it names what is missing; never "unknown command"
+            if let Err(e) = dispatch(&api, cmd, Value::Null) {
+                assert_ne!(e.code(), "not_found", "{cmd}: {e}");
+                assert!(["bad_input", "model_missing"].contains(&e.code()), "{cmd}: {e}");
+            }
+        }
+        let e = dispatch(&api, "search", json!({"query": 3})).unwrap_err();
+        assert_eq!(e.code(), "bad_input");
+        assert!(e.to_string().starts_with("search: invalid type"), "{e}");
+        let e = dispatch(&api, "ask", json!({"question": "q", "retriever": "vision"})).unwrap_err();
+        assert!(e.to_string().contains("retriever `vision` is not available in this build"), "{e}");
+        assert_eq!(dispatch(&api, "nope", json!({})).unwrap_err().code(), "not_found");
+        let e = dispatch(&api, "ingest_paths", json!({"paths": []})).unwrap_err();
+        assert!(e.to_string().contains("no files given"), "{e}");
+    }
+}

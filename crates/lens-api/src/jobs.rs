@@ -1,0 +1,300 @@
+//! Background jobs the UI polls: the ingest queue (ingest, then OCR) and the dense-vector build.
+//! Each runs on its own `Library` (its own SQLite connection and index writer) in a thread, and
+//! marks the service's shared library stale when it published something.
+
+use lens_core::error::{LensError, Result};
+use lens_core::ingest::{self, IngestEvent, IngestOptions};
+use lens_core::ocr::OcrEvent;
+use lens_core::settings::Settings;
+use lens_core::Library;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A failure as the UI shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobError {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<&LensError> for JobError {
+    fn from(e: &LensError) -> Self {
+        JobError { code: e.code().into(), message: e.to_string() }
+    }
+}
+
+/// Where one file of an ingest job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileStatus {
+    Queued,
+    Reading,
+    /// stored; published with its batch
+    Stored,
+    Unchanged,
+    Failed,
+    /// stored, its scanned pages being read by OCR
+    Ocr,
+    Done,
+    Cancelled,
+}
+
+/// Progress of one file in a background ingest.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileProgress {
+    pub path: String,
+    pub name: String,
+    pub status: FileStatus,
+    pub doc_id: Option<String>,
+    pub pages: u32,
+    pub ocr_total: u32,
+    pub ocr_done: u32,
+    pub message: Option<String>,
+}
+
+/// The ingest queue, as the UI polls it (`ingest_status`).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct IngestState {
+    pub running: bool,
+    pub cancelled: bool,
+    pub files: Vec<FileProgress>,
+    pub error: Option<JobError>,
+}
+
+#[derive(Default)]
+struct Queue {
+    state: IngestState,
+    paths: Vec<PathBuf>,
+    cancel: Arc<AtomicBool>,
+}
+
+pub struct IngestJobs {
+    dir: PathBuf,
+    stale: Arc<AtomicBool>,
+    q: Arc<Mutex<Queue>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl IngestJobs {
+    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>) -> IngestJobs {
+        IngestJobs { dir, stale, q: Arc::new(Mutex::new(Queue::default())) }
+    }
+
+    /// Queue paths; a worker starts when none runs. Returns the queue's state at once.
+    pub fn start(&self, paths: Vec<PathBuf>) -> IngestState {
+        let mut q = lock(&self.q);
+        // a worker runs while `running`; it clears the flag (under this lock) when it stops
+        let start_worker = !q.state.running;
+        if start_worker {
+            q.state = IngestState { running: true, ..Default::default() };
+            q.cancel = Arc::new(AtomicBool::new(false));
+        }
+        for p in &paths {
+            let name = p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| p.display().to_string());
+            q.state.files.push(FileProgress {
+                path: p.display().to_string(),
+                name,
+                status: FileStatus::Queued,
+                doc_id: None,
+                pages: 0,
+                ocr_total: 0,
+                ocr_done: 0,
+                message: None,
+            });
+        }
+        q.paths.extend(paths);
+        let snapshot = q.state.clone();
+        drop(q);
+        if start_worker {
+            let (q, stale, dir) = (self.q.clone(), self.stale.clone(), self.dir.clone());
+            std::thread::spawn(move || ingest_worker(&dir, &q, &stale));
+        }
+        snapshot
+    }
+
+    pub fn state(&self) -> IngestState {
+        lock(&self.q).state.clone()
+    }
+
+    /// Stop after the current file or page; true when a job was running.
+    pub fn cancel(&self) -> bool {
+        let q = lock(&self.q);
+        q.cancel.store(true, Ordering::Relaxed);
+        q.state.running
+    }
+}
+
+fn update(q: &Mutex<Queue>, path: &str, f: impl FnOnce(&mut FileProgress)) {
+    let mut q = lock(q);
+    if let Some(fp) = q.state.files.iter_mut().rev().find(|fp| fp.path == path) {
+        f(fp);
+    }
+}
+
+fn set_all(q: &mut Queue, from: &[FileStatus], to: FileStatus, message: Option<&str>) {
+    for f in q.state.files.iter_mut().filter(|f| from.contains(&f.status)) {
+        if let Some(m) = message.filter(|_| f.status == FileStatus::Ocr) {
+            f.message = Some(m.to_string());
+        }
+        f.status = to;
+    }
+}
+
+/// Drains the queue on its own `Library`.
+fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
+    let mut lib = match Library::open(dir) {
+        Ok(l) => l,
+        Err(e) => {
+            let mut g = lock(q);
+            g.state.error = Some((&e).into());
+            g.state.running = false;
+            g.paths.clear();
+            return;
+        }
+    };
+    loop {
+        let (batch, cancel) = {
+            let mut g = lock(q);
+            let cancelled = g.cancel.load(Ordering::Relaxed);
+            if g.paths.is_empty() || cancelled {
+                set_all(&mut g, &[FileStatus::Queued, FileStatus::Reading], FileStatus::Cancelled, None);
+                g.paths.clear();
+                g.state.cancelled = cancelled;
+                g.state.running = false;
+                return;
+            }
+            let batch = std::mem::take(&mut g.paths);
+            set_all(&mut g, &[FileStatus::Queued], FileStatus::Reading, None);
+            (batch, g.cancel.clone())
+        };
+        let ocr = Settings::load(lib.store()).map(|s| s.ocr_options()).unwrap_or_default();
+        // OCR events name documents: the paths are recorded as documents are stored
+        let paths_by_doc = std::cell::RefCell::new(HashMap::<String, String>::new());
+        let mut on_ingest = |e: &IngestEvent| match e {
+            IngestEvent::Stored { path, doc_id, pages, needs_ocr, .. } => {
+                paths_by_doc.borrow_mut().insert(doc_id.clone(), path.clone());
+                update(q, path, |f| {
+                    f.status = if *needs_ocr > 0 { FileStatus::Ocr } else { FileStatus::Stored };
+                    f.doc_id = Some(doc_id.clone());
+                    f.pages = *pages;
+                    f.ocr_total = *needs_ocr;
+                });
+            }
+            IngestEvent::Unchanged { path, doc_id } => update(q, path, |f| {
+                f.status = FileStatus::Unchanged;
+                f.doc_id = Some(doc_id.clone());
+            }),
+            IngestEvent::Failed { path, code, message } => update(q, path, |f| {
+                f.status = FileStatus::Failed;
+                f.message = Some(format!("[{code}] {message}"));
+            }),
+            IngestEvent::Published { .. } => stale.store(true, Ordering::Release),
+        };
+        let mut on_ocr = |e: &OcrEvent| {
+            let (OcrEvent::Page { doc_id, .. } | OcrEvent::Failed { doc_id, .. }) = e;
+            if let Some(p) = paths_by_doc.borrow().get(doc_id) {
+                update(q, p, |f| f.ocr_done += 1);
+            }
+        };
+        let r = ingest::ingest_then_ocr(&mut lib, &batch, &IngestOptions::default(), Some(&ocr), &cancel, &mut on_ingest, &mut on_ocr);
+        stale.store(true, Ordering::Release);
+        let mut g = lock(q);
+        match r {
+            // what was stored before a cancel is published: those files are done
+            Err(LensError::Cancelled) => {
+                set_all(&mut g, &[FileStatus::Stored, FileStatus::Ocr], FileStatus::Done, Some("OCR not run: cancelled (run it later with `lens ocr`)"))
+            }
+            Err(e) => g.state.error = Some((&e).into()),
+            Ok((_, Some(Err(e)))) => {
+                let m = format!("OCR not done [{}]: {e}", e.code());
+                set_all(&mut g, &[FileStatus::Stored, FileStatus::Ocr], FileStatus::Done, Some(&m));
+            }
+            Ok(_) => set_all(&mut g, &[FileStatus::Stored, FileStatus::Ocr], FileStatus::Done, None),
+        }
+    }
+}
+
+/// The background dense-vector build, as the UI polls it (`dense_status`).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct DenseState {
+    pub running: bool,
+    pub cancelled: bool,
+    pub model: String,
+    pub docs_done: usize,
+    pub docs_total: usize,
+    pub current: Option<String>,
+    pub pages: usize,
+    pub seconds: f64,
+    pub error: Option<JobError>,
+}
+
+#[derive(Default)]
+struct DenseJob {
+    state: DenseState,
+    cancel: Arc<AtomicBool>,
+}
+
+pub struct DenseJobs {
+    dir: PathBuf,
+    job: Arc<Mutex<DenseJob>>,
+}
+
+impl DenseJobs {
+    pub fn new(dir: PathBuf) -> DenseJobs {
+        DenseJobs { dir, job: Arc::new(Mutex::new(DenseJob::default())) }
+    }
+
+    pub fn state(&self) -> DenseState {
+        lock(&self.job).state.clone()
+    }
+
+    pub fn cancel(&self) -> bool {
+        let j = lock(&self.job);
+        j.cancel.store(true, Ordering::Relaxed);
+        j.state.running
+    }
+
+    /// Load the model (errors now, not in the background), then embed in a thread.
+    pub fn start(&self, models_dir: &Path, name: &str) -> Result<DenseState> {
+        let emb = Arc::new(lens_core::dense::Embedder::load(&models_dir.join(name))?);
+        let mut j = lock(&self.job);
+        if j.state.running {
+            return Ok(j.state.clone());
+        }
+        j.state = DenseState { running: true, model: name.to_string(), ..Default::default() };
+        j.cancel = Arc::new(AtomicBool::new(false));
+        let snapshot = j.state.clone();
+        let cancel = j.cancel.clone();
+        drop(j);
+        let (job, dir) = (self.job.clone(), self.dir.clone());
+        std::thread::spawn(move || {
+            let t0 = std::time::Instant::now();
+            let res = Library::open(&dir).and_then(|mut lib| {
+                lens_core::dense::build(lib.store_mut(), &emb, None, &cancel, &mut |p| {
+                    let mut j = lock(&job);
+                    j.state.docs_done = p.docs_done;
+                    j.state.docs_total = p.docs_total;
+                    j.state.current = Some(p.doc_id.clone());
+                    j.state.pages += p.pages;
+                    j.state.seconds = t0.elapsed().as_secs_f64();
+                })
+            });
+            let mut j = lock(&job);
+            match res {
+                Ok(_) => {}
+                Err(LensError::Cancelled) => j.state.cancelled = true,
+                Err(e) => j.state.error = Some((&e).into()),
+            }
+            j.state.current = None;
+            j.state.seconds = t0.elapsed().as_secs_f64();
+            j.state.running = false;
+        });
+        Ok(snapshot)
+    }
+}

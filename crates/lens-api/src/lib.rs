@@ -1,0 +1,304 @@
+//! The service layer every front end shares: the desktop app's Tauri commands and `lens serve`'s
+//! HTTP routes both call [`Api`]'s typed methods, through [`dispatch()`] when the call arrives
+//! as a command name and JSON arguments. Background jobs ([`jobs`]) and watched folders
+//! ([`watch`]) live here too; `lens-core` stays a plain library.
+//!
+//! Lock model: one [`Library`] behind a mutex, opened on first use. Every method holds it only
+//! for reads and short writes; an ask holds it to retrieve, lets go while the answerer runs
+//! (seconds for a model), and takes it again to locate the evidence and log. Ingest and dense
+//! builds run on their own `Library` in a background thread and mark the shared one stale, so it
+//! reloads its index before the next call.
+
+pub mod args;
+pub mod dispatch;
+pub mod jobs;
+pub mod watch;
+
+pub use args::*;
+pub use dispatch::dispatch;
+
+use lens_core::answer::{self, Answerer, AnswererKind};
+use lens_core::ask::{self, AskEvent, AskResponse};
+use lens_core::error::{LensError, Result};
+use lens_core::evidence::EvidenceBox;
+use lens_core::pageref::PageRef;
+use lens_core::retrieve::{self, SearchRequest, SearchResponse};
+use lens_core::settings::Settings;
+use lens_core::store::{Document, LogEntry};
+use lens_core::Library;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+pub struct Api {
+    dir: PathBuf,
+    /// a handle on itself, for the threads it starts (watcher)
+    me: Weak<Api>,
+    lib: Mutex<Option<Library>>,
+    /// set when a background job changed the library: readers reload before the next call
+    stale: Arc<AtomicBool>,
+    ingest: jobs::IngestJobs,
+    dense: jobs::DenseJobs,
+    watching: Mutex<Option<(watch::WatchService, watch::Sink)>>,
+    /// answerers in use, by kind (built on first use; tests and model loaders put their own)
+    answerers: Mutex<HashMap<AnswererKind, Arc<dyn Answerer>>>,
+    /// stop flags of the asks now answering
+    asks: Mutex<Vec<Arc<AtomicBool>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Api {
+    /// The library folder is opened lazily, on the first call.
+    pub fn new(dir: PathBuf) -> Arc<Api> {
+        Arc::new_cyclic(|me| {
+            let stale = Arc::new(AtomicBool::new(false));
+            Api {
+                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone()),
+                dense: jobs::DenseJobs::new(dir.clone()),
+                dir,
+                me: me.clone(),
+                lib: Mutex::new(None),
+                stale,
+                watching: Mutex::new(None),
+                answerers: Mutex::new(HashMap::new()),
+                asks: Mutex::new(Vec::new()),
+            }
+        })
+    }
+
+    pub fn library_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Run `f` on the (lazily opened) library, one caller at a time. Keep `f` short: every other
+    /// call of the app waits for it.
+    pub fn with_library<T>(&self, f: impl FnOnce(&mut Library) -> Result<T>) -> Result<T> {
+        let mut g = lock(&self.lib);
+        if g.is_none() {
+            *g = Some(Library::open(&self.dir)?);
+        } else if self.stale.swap(false, Ordering::AcqRel) {
+            g.as_ref().expect("checked").refresh()?;
+        }
+        f(g.as_mut().expect("opened above"))
+    }
+
+    pub fn app_info(&self) -> AppInfo {
+        AppInfo {
+            library: self.dir.display().to_string(),
+            version: env!("CARGO_PKG_VERSION"),
+            answerers: AnswererKind::names(),
+            retrievers: retrieve::Retriever::names(),
+        }
+    }
+
+    pub fn documents(&self) -> Result<Vec<Document>> {
+        self.with_library(|l| l.documents())
+    }
+
+    pub fn search(&self, a: &SearchArgs) -> Result<SearchResponse> {
+        self.with_library(|l| {
+            let st = Settings::load(l.store())?;
+            let mut r = SearchRequest::new(a.query.clone());
+            r.k = a.k;
+            r.docs = a.docs.clone();
+            r.filter = a.filter;
+            r.retriever = retrieve::choose(l, &st, a.retriever, false)?;
+            l.search(&r)
+        })
+    }
+
+    // ---- ask
+
+    /// Use `answerer` for asks of its kind (a loaded model, or a test double).
+    pub fn set_answerer(&self, answerer: Arc<dyn Answerer>) {
+        lock(&self.answerers).insert(answerer.kind(), answerer);
+    }
+
+    fn answerer(&self, kind: AnswererKind) -> Arc<dyn Answerer> {
+        lock(&self.answerers).entry(kind).or_insert_with(|| Arc::from(answer::builtin(kind))).clone()
+    }
+
+    pub fn ask(&self, a: &AskArgs) -> Result<AskResponse> {
+        self.ask_stream(a, &mut |_| true)
+    }
+
+    /// An ask, streamed: `on_event` gets `pages`, then `text` pieces, then `done`; returning false
+    /// from it (the client went away) stops the answerer. The library is not held while the
+    /// answerer runs.
+    pub fn ask_stream(&self, a: &AskArgs, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<AskResponse> {
+        let (retrieved, kind) = self.with_library(|l| {
+            let st = Settings::load(l.store())?;
+            let req = a.request(l, &st)?;
+            Ok((l.retrieve_for(&req)?, req.answerer))
+        })?;
+        let answerer = self.answerer(kind);
+        let stop = Arc::new(AtomicBool::new(false));
+        lock(&self.asks).push(stop.clone());
+        let answered = ask::answer_pages(answerer.as_ref(), &retrieved, &mut |e| !stop.load(Ordering::Relaxed) && on_event(e));
+        lock(&self.asks).retain(|s| !Arc::ptr_eq(s, &stop));
+        let resp = self.with_library(|l| l.finish_ask(retrieved, answered?))?;
+        on_event(AskEvent::Done { response: Box::new(resp.clone()) });
+        Ok(resp)
+    }
+
+    /// Stop every ask that is answering now (they end with `cancelled`, nothing logged).
+    pub fn cancel_asks(&self) -> usize {
+        let asks = lock(&self.asks);
+        for s in asks.iter() {
+            s.store(true, Ordering::Relaxed);
+        }
+        asks.len()
+    }
+
+    // ---- log
+
+    pub fn log(&self, limit: usize) -> Result<Vec<LogEntry>> {
+        self.with_library(|l| l.store().question_log(limit))
+    }
+
+    pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {
+        let note = a.note.as_deref().filter(|s| !s.trim().is_empty());
+        self.with_library(|l| l.store().set_feedback(a.id, a.value, note))
+    }
+
+    // ---- documents
+
+    pub fn remove(&self, doc: &str) -> Result<()> {
+        self.with_library(|l| l.remove(doc))
+    }
+
+    pub fn set_metadata(&self, a: &MetadataArgs) -> Result<Document> {
+        let year = a.year()?;
+        self.with_library(|l| {
+            l.store().set_metadata(&a.doc, a.company.as_deref(), year, a.form.as_deref())?;
+            l.document(&a.doc)
+        })
+    }
+
+    pub fn add_alias(&self, doc: &str, alias: &str) -> Result<String> {
+        self.with_library(|l| l.add_alias(doc, alias))
+    }
+
+    pub fn remove_alias(&self, doc: &str, alias: &str) -> Result<bool> {
+        self.with_library(|l| l.store().remove_alias(doc, alias))
+    }
+
+    /// Aliases of one document, or of all, by document id.
+    pub fn aliases(&self, doc: Option<&str>) -> Result<BTreeMap<String, Vec<AliasRow>>> {
+        self.with_library(|l| {
+            if let Some(d) = doc {
+                l.document(d)?;
+            }
+            let mut out: BTreeMap<String, Vec<AliasRow>> = BTreeMap::new();
+            for (alias, d, source) in l.store().aliases()? {
+                if doc.is_none_or(|x| x == d) {
+                    out.entry(d).or_default().push(AliasRow { alias, source });
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// A rendered page with `boxes` (PDF points) drawn on it, as PNG. The library is held only
+    /// to find the file; pdfium renders after.
+    pub fn page_png(&self, page: &PageRef, dpi: f32, boxes: &[EvidenceBox]) -> Result<Vec<u8>> {
+        let pdf = self.with_library(|l| l.page_source(page))?;
+        lens_core::render::png_bytes(&lens_core::render::render_page(&pdf, page.page, dpi, boxes)?)
+    }
+
+    // ---- settings
+
+    pub fn settings(&self) -> Result<SettingsView> {
+        let settings = self.with_library(|l| Settings::load(l.store()))?;
+        Ok(SettingsView {
+            settings,
+            library_dir: self.dir.display().to_string(),
+            config_file: lens_core::paths::config_file().map(|p| p.display().to_string()),
+            answerers: AnswererKind::names(),
+            retrievers: retrieve::Retriever::names(),
+        })
+    }
+
+    /// Put `a.settings` over the stored settings (validated, all or nothing); a new library
+    /// folder is written to the config file and takes effect at the next start.
+    pub fn set_settings(&self, a: &SetSettingsArgs) -> Result<SetSettingsResult> {
+        let settings = self.with_library(|l| {
+            let st = Settings::load(l.store())?.patched(&a.settings)?;
+            st.save(l.store())?;
+            Ok(st)
+        })?;
+        let mut out = SetSettingsResult { settings, restart_needed: false, config_file: None };
+        if let Some(dir) = a.library_dir.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+            if Path::new(dir) != self.dir {
+                let f = lens_core::paths::set_configured_library(dir)?;
+                out.restart_needed = true;
+                out.config_file = Some(f.display().to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    // ---- background jobs
+
+    /// Queue files or folders for ingest (then OCR); returns the queue at once.
+    pub fn start_ingest(&self, paths: Vec<PathBuf>) -> Result<jobs::IngestState> {
+        if paths.is_empty() {
+            return Err(LensError::BadInput("no files given".into()));
+        }
+        Ok(self.ingest.start(paths))
+    }
+
+    pub fn ingest_status(&self) -> jobs::IngestState {
+        self.ingest.state()
+    }
+
+    pub fn cancel_ingest(&self) -> bool {
+        self.ingest.cancel()
+    }
+
+    /// Save an uploaded file into the library's uploads folder and queue it. Non-PDFs are
+    /// refused with a message naming the file.
+    pub fn upload(&self, name: &str, bytes: &[u8]) -> Result<jobs::IngestState> {
+        let base = Path::new(name).file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        if base.is_empty() || base.starts_with('.') {
+            return Err(LensError::BadInput(format!("`{name}` is not a usable file name")));
+        }
+        if !lens_core::ingest::is_pdf_name(Path::new(&base)) {
+            return Err(LensError::NotPdf { path: PathBuf::from(base) });
+        }
+        let dir = self.dir.join("uploads");
+        std::fs::create_dir_all(&dir).map_err(|e| LensError::io(&dir, e))?;
+        let path = dir.join(&base);
+        std::fs::write(&path, bytes).map_err(|e| LensError::io(&path, e))?;
+        self.start_ingest(vec![path])
+    }
+
+    /// Embed, in the background, every document without vectors for the configured model. The
+    /// model is loaded first, so a missing one is reported now.
+    pub fn start_dense(&self) -> Result<jobs::DenseState> {
+        let (models_dir, name) = self.with_library(|l| {
+            let st = Settings::load(l.store())?;
+            Ok((PathBuf::from(&st.models_dir), st.embedder))
+        })?;
+        self.dense.start(&models_dir, &name)
+    }
+
+    pub fn dense_status(&self) -> Result<DenseStatus> {
+        let job = self.dense.state();
+        self.with_library(|l| {
+            let st = Settings::load(l.store())?;
+            let done = l.store().dense_doc_keys(&st.embedder)?;
+            let docs = l.documents()?;
+            let with_vectors = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.clone()).collect();
+            Ok(DenseStatus { model: st.embedder, documents: docs.len(), with_vectors, job })
+        })
+    }
+
+    pub fn cancel_dense(&self) -> bool {
+        self.dense.cancel()
+    }
+}

@@ -1,0 +1,133 @@
+//! An ask lets go of the library while its answerer runs: other calls of the app are served
+//! meanwhile, the ask can be stopped, and a library changed under it does not break it.
+#[path = "../../lens-core/tests/common.rs"]
+mod common;
+use common::*;
+use lens_api::{Api, AskArgs};
+use lens_core::answer::{Answer, Answerer, AnswererKind, Extractive, PageInput};
+use lens_core::error::{LensError, Result};
+use lens_core::PageRef;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The extractive answer, streamed word by word over `seconds`, like a slow model; tells
+/// `started` when it begins.
+struct Slow {
+    seconds: f64,
+    started: Mutex<mpsc::Sender<()>>,
+}
+
+impl Answerer for Slow {
+    fn kind(&self) -> AnswererKind {
+        AnswererKind::Extractive
+    }
+    fn answer(&self, q: &str, pages: &[PageInput]) -> Result<Answer> {
+        Extractive::default().answer(q, pages)
+    }
+    fn answer_stream(&self, q: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
+        let _ = self.started.lock().unwrap().send(());
+        let a = self.answer(q, pages)?;
+        let words: Vec<String> = a.answer.split_inclusive(' ').map(str::to_string).collect();
+        let pause = Duration::from_secs_f64(self.seconds / words.len().max(1) as f64);
+        for w in &words {
+            std::thread::sleep(pause);
+            if !on_text(w) {
+                return Err(LensError::Cancelled);
+            }
+        }
+        Ok(a)
+    }
+}
+
+const QUESTION: &str = "Which notes are covered by the supplemental indentures?";
+
+/// A library with one real 8-K, and an API whose extractive answerer takes `seconds`.
+fn setup(seconds: f64) -> (tempfile::TempDir, Arc<Api>, mpsc::Receiver<()>) {
+    let dir = tempfile::tempdir().unwrap();
+    let api = Api::new(dir.path().to_path_buf());
+    api.start_ingest(vec![fb("AMCOR_2022_8K_dated-2022-07-01")]).unwrap();
+    let t0 = Instant::now();
+    while api.ingest_status().running {
+        assert!(t0.elapsed() < Duration::from_secs(60), "ingest did not finish");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(api.documents().unwrap().len(), 1);
+    let (tx, rx) = mpsc::channel();
+    api.set_answerer(Arc::new(Slow { seconds, started: Mutex::new(tx) }));
+    (dir, api, rx)
+}
+
+#[test]
+fn other_calls_are_served_while_an_answer_is_written() {
+    let (_dir, api, started) = setup(3.0);
+    let order = Arc::new(Mutex::new(Vec::<&str>::new()));
+    let asker = {
+        let (api, order) = (api.clone(), order.clone());
+        std::thread::spawn(move || {
+            let r = api.ask(&AskArgs::new(QUESTION));
+            order.lock().unwrap().push("ask");
+            r
+        })
+    };
+    started.recv_timeout(Duration::from_secs(30)).expect("the answerer started");
+    let t0 = Instant::now();
+    let docs = api.documents().unwrap();
+    order.lock().unwrap().push("documents");
+    let png = api.page_png(&PageRef::new(&docs[0].id, 1), 50.0, &[]).unwrap();
+    order.lock().unwrap().push("page_png");
+    let log = api.log(10).unwrap();
+    order.lock().unwrap().push("log");
+    let waited = t0.elapsed();
+    let r = asker.join().unwrap().unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    assert!(log.is_empty(), "the answer being written is not logged yet");
+    assert_eq!(*order.lock().unwrap(), vec!["documents", "page_png", "log", "ask"]);
+    assert!(!r.answer.not_found, "{:?}", r.answer);
+    assert_eq!(api.log(10).unwrap()[0].id, r.log_id);
+    eprintln!("documents + page_png + log while answering: {:.0} ms (answer took {:.0} ms)", waited.as_secs_f64() * 1000.0, r.answer.answer_ms);
+}
+
+#[test]
+fn an_answer_can_be_stopped_and_nothing_is_logged() {
+    let (_dir, api, started) = setup(20.0);
+    let asker = {
+        let api = api.clone();
+        std::thread::spawn(move || {
+            let t0 = Instant::now();
+            (api.ask(&AskArgs::new(QUESTION)), t0.elapsed())
+        })
+    };
+    started.recv_timeout(Duration::from_secs(30)).expect("the answerer started");
+    assert_eq!(api.cancel_asks(), 1);
+    let (r, took) = asker.join().unwrap();
+    assert_eq!(r.unwrap_err().code(), "cancelled");
+    assert!(took < Duration::from_secs(20), "stopped before the answer was done ({took:?})");
+    assert!(api.log(10).unwrap().is_empty());
+    assert_eq!(api.cancel_asks(), 0, "no ask is left running");
+
+    // a client that goes away (its event sink refuses) stops the answer too
+    let mut seen = 0;
+    let e = api.ask_stream(&AskArgs::new(QUESTION), &mut |_| {
+        seen += 1;
+        seen < 3
+    });
+    assert_eq!(e.unwrap_err().code(), "cancelled");
+    assert!(api.log(10).unwrap().is_empty());
+}
+
+#[test]
+fn a_document_removed_while_answering_leaves_an_answer_without_boxes() {
+    let (_dir, api, started) = setup(1.0);
+    let asker = {
+        let api = api.clone();
+        std::thread::spawn(move || api.ask(&AskArgs::new(QUESTION)))
+    };
+    started.recv_timeout(Duration::from_secs(30)).expect("the answerer started");
+    let doc = api.documents().unwrap()[0].id.clone();
+    api.remove(&doc).unwrap();
+    let r = asker.join().unwrap().unwrap();
+    assert!(r.boxes.is_empty());
+    assert!(r.notes.iter().any(|n| n.contains("evidence was not located")), "{:?}", r.notes);
+    assert_eq!(api.log(1).unwrap()[0].id, r.log_id, "the answer is still logged");
+}

@@ -1,0 +1,56 @@
+//! Step 3: dense retrieval. One query vector; per group, the pages whose best window is
+//! closest ([`crate::dense`]). Only documents with vectors for the loaded model take part.
+
+use super::Retriever;
+use crate::error::{LensError, Result};
+use crate::index::IndexHit;
+use crate::library::Library;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// One dense list per group, or `None` when this search is BM25 only: the retriever does not
+/// read vectors, or hybrid found no model or no vectors in scope (a note says which). The dense
+/// retriever errs where hybrid falls back.
+pub fn ranked(
+    lib: &Library,
+    question: &str,
+    groups: &[Option<Vec<i64>>],
+    complete: &HashMap<i64, String>,
+    retriever: Retriever,
+    depth: usize,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<Vec<IndexHit>>>> {
+    if !retriever.uses_dense() {
+        return Ok(None);
+    }
+    let strict = retriever == Retriever::Dense;
+    let Some(emb) = lib.embedder() else {
+        if strict {
+            return Err(LensError::ModelMissing {
+                what: "an embedding model".into(),
+                dir: PathBuf::from("(none loaded)"),
+                hint: "load one (settings: models dir) or search with the bm25 retriever".into(),
+            });
+        }
+        notes.push("no embedding model is loaded: BM25 only".into());
+        return Ok(None);
+    };
+    let with_vectors = lib.store.dense_doc_keys(emb.name())?;
+    let all_keys: Vec<i64> = complete.keys().copied().collect();
+    let scoped: Vec<Vec<i64>> =
+        groups.iter().map(|g| g.as_deref().unwrap_or(&all_keys).iter().copied().filter(|k| with_vectors.contains(k)).collect()).collect();
+    let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
+    let covered: usize = scoped.iter().map(Vec::len).sum();
+    if covered == 0 {
+        if strict {
+            return Err(LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into()));
+        }
+        notes.push("no document in scope has dense vectors yet: BM25 only".into());
+        return Ok(None);
+    }
+    if covered < scope_total {
+        notes.push(format!("{covered} of {scope_total} documents in scope have dense vectors"));
+    }
+    let qv = emb.embed_query(question)?;
+    scoped.iter().map(|keys| lib.dense.search(&lib.store, emb.name(), &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
+}
