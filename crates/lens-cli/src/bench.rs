@@ -140,7 +140,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let _ = std::fs::remove_dir_all(&dir);
             let mut lib = Library::open(&dir)?;
             let never = std::sync::atomic::AtomicBool::new(false);
-            lens_core::ingest::ingest(&mut lib, &[pdf.clone()], &Default::default(), &never, &mut |_| {})?;
+            lens_core::ingest::ingest(&mut lib, std::slice::from_ref(&pdf), &Default::default(), &never, &mut |_| {})?;
             let mut opts = lens_core::ocr::OcrOptions { dpi, ..Default::default() };
             if let Some(t) = threads {
                 opts.threads = t;

@@ -193,9 +193,7 @@ fn find_numbers(page_text: &str, answer: &str) -> Vec<usize> {
     let mut char_at = vec![0usize; page_text.len() + 1];
     let mut ci = 0;
     for (b, c) in page_text.char_indices() {
-        for k in b..b + c.len_utf8() {
-            char_at[k] = ci;
-        }
+        char_at[b..b + c.len_utf8()].fill(ci);
         ci += 1;
     }
     char_at[page_text.len()] = ci;

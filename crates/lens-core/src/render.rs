@@ -31,8 +31,8 @@ pub fn draw_boxes(img: &mut RgbaImage, boxes: &[EvidenceBox], page_height: f32, 
                 if edge {
                     *p = Rgba([OUTLINE[0], OUTLINE[1], OUTLINE[2], 255]);
                 } else {
-                    for k in 0..3 {
-                        p.0[k] = (p.0[k] as f32 * (1.0 - FILL_ALPHA) + FILL[k] as f32 * FILL_ALPHA).round() as u8;
+                    for (c, f) in p.0.iter_mut().zip(FILL) {
+                        *c = (*c as f32 * (1.0 - FILL_ALPHA) + f as f32 * FILL_ALPHA).round() as u8;
                     }
                 }
             }

@@ -24,7 +24,7 @@ pub fn images_to_pdf(pages: &[ImagePage]) -> Vec<u8> {
     let obj = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: &[u8]| {
         offsets.push(out.len());
         let id = offsets.len();
-        write!(out, "{id} 0 obj\n").unwrap();
+        writeln!(out, "{id} 0 obj").unwrap();
         out.extend_from_slice(body);
         out.extend_from_slice(b"\nendobj\n");
     };
@@ -59,7 +59,7 @@ pub fn images_to_pdf(pages: &[ImagePage]) -> Vec<u8> {
     let xref = out.len();
     write!(out, "xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).unwrap();
     for o in &offsets {
-        write!(out, "{o:010} 00000 n \n").unwrap();
+        writeln!(out, "{o:010} 00000 n ").unwrap();
     }
     write!(out, "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", offsets.len() + 1).unwrap();
     out

@@ -324,10 +324,8 @@ pub fn heading_lines(text: &str) -> Vec<String> {
         seen += 1;
         let lower = l.to_lowercase();
         let statement = is_statement_title(&lower);
-        if statement || (seen <= 10 && looks_like_heading(l)) {
-            if lower != "table of contents" && !lower.starts_with("page ") {
-                out.push(l.to_string());
-            }
+        if (statement || (seen <= 10 && looks_like_heading(l))) && lower != "table of contents" && !lower.starts_with("page ") {
+            out.push(l.to_string());
         }
         if seen > 60 && !out.is_empty() {
             break;

@@ -61,15 +61,15 @@ fn reingest_is_noop_and_changed_file_replaces_atomically() {
     let f = src.path().join("REPORT_2023_10K.pdf");
     std::fs::copy(fb("ULTABEAUTY_2023Q4_EARNINGS"), &f).unwrap();
     let mut lib = Library::open(dir.path()).unwrap();
-    let (s, _) = run_ingest(&mut lib, &[f.clone()]);
+    let (s, _) = run_ingest(&mut lib, std::slice::from_ref(&f));
     assert_eq!(s.added, 1);
-    let (s, ev) = run_ingest(&mut lib, &[f.clone()]);
+    let (s, ev) = run_ingest(&mut lib, std::slice::from_ref(&f));
     assert_eq!((s.added, s.unchanged), (0, 1));
     assert!(matches!(ev[0], IngestEvent::Unchanged { .. }));
 
     // Same name, other content: replaced; old pages gone from search, new ones present.
     std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), &f).unwrap();
-    let (s, ev) = run_ingest(&mut lib, &[f.clone()]);
+    let (s, ev) = run_ingest(&mut lib, std::slice::from_ref(&f));
     assert_eq!(s.replaced, 1);
     assert!(ev.iter().any(|e| matches!(e, IngestEvent::Stored { outcome: Outcome::Replaced, .. })));
     assert_eq!(lib.documents().unwrap().len(), 1);

@@ -23,7 +23,7 @@ fn scanned_page_is_searchable_and_highlighted_on_the_word() {
     assert_eq!(lens_core::scan::make_image_only(&fb("3M_2018_10K"), &[60], 150.0, &scan).unwrap(), 1);
     let mut lib = Library::open(&work.path().join("lib")).unwrap();
     let never = AtomicBool::new(false);
-    let s = ingest(&mut lib, &[scan.clone()], &IngestOptions::default(), &never, &mut |_| {}).unwrap();
+    let s = ingest(&mut lib, std::slice::from_ref(&scan), &IngestOptions::default(), &never, &mut |_| {}).unwrap();
     assert_eq!((s.added, s.needs_ocr_pages), (1, 1), "an image-only page has no text layer");
     let mut req = SearchRequest::new("purchases of property plant and equipment");
     req.filter = false;
