@@ -15,106 +15,13 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Ordered schema migrations: a library's `PRAGMA user_version` counts those it has run, and
-/// opening it runs the rest, each in its own transaction. Never edit one that has shipped;
-/// append a new one. The first is the schema libraries had before versioning (they are at
-/// version 0 with every table present, hence `IF NOT EXISTS`).
-const MIGRATIONS: &[&str] = &[V1_BASE, V2_DOCUMENT_PATHS];
+/// Ordered schema migrations (`crates/lens-core/migrations/`): a library's `PRAGMA user_version`
+/// counts those it has run, and opening it runs the rest, each in its own transaction. Never edit
+/// one that has shipped; append a new one.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/001_base.sql"), include_str!("../migrations/002_document_paths.sql")];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
-
-/// 2: watched-folder removals look documents up by path.
-const V2_DOCUMENT_PATHS: &str = "CREATE INDEX IF NOT EXISTS documents_path ON documents(path);";
-
-const V1_BASE: &str = r#"
-CREATE TABLE IF NOT EXISTS documents(
-  key INTEGER PRIMARY KEY,
-  id TEXT NOT NULL,
-  path TEXT NOT NULL,
-  title TEXT NOT NULL,
-  pages INTEGER NOT NULL,
-  bytes INTEGER NOT NULL,
-  sha256 TEXT NOT NULL,
-  company TEXT, year INTEGER, form TEXT,
-  needs_ocr_pages INTEGER NOT NULL DEFAULT 0,
-  status TEXT NOT NULL,
-  ingested_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
-);
-CREATE UNIQUE INDEX IF NOT EXISTS documents_complete_id ON documents(id) WHERE status = 'complete';
-CREATE TABLE IF NOT EXISTS pages(
-  doc_key INTEGER NOT NULL,
-  page INTEGER NOT NULL,
-  text TEXT NOT NULL,
-  heading TEXT NOT NULL,
-  width REAL NOT NULL, height REAL NOT NULL,
-  needs_ocr INTEGER NOT NULL,
-  source TEXT NOT NULL DEFAULT 'text',
-  ocr_error TEXT,
-  PRIMARY KEY(doc_key, page)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS page_boxes(
-  doc_key INTEGER NOT NULL,
-  page INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  PRIMARY KEY(doc_key, page)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS aliases(
-  alias TEXT NOT NULL,
-  doc_id TEXT NOT NULL,
-  source TEXT NOT NULL,
-  PRIMARY KEY(alias, doc_id)
-);
-CREATE TABLE IF NOT EXISTS ingest_jobs(
-  id INTEGER PRIMARY KEY,
-  path TEXT NOT NULL,
-  doc_id TEXT,
-  sha256 TEXT,
-  status TEXT NOT NULL,
-  error_code TEXT,
-  error TEXT,
-  pages INTEGER,
-  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
-  finished_at TEXT
-);
-CREATE TABLE IF NOT EXISTS watched_folders(
-  path TEXT PRIMARY KEY,
-  added_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now'))
-);
-CREATE TABLE IF NOT EXISTS settings(key TEXT PRIMARY KEY, value TEXT NOT NULL);
--- index entries of these document keys must be deleted from the search index
-CREATE TABLE IF NOT EXISTS tombstones(doc_key INTEGER PRIMARY KEY);
--- dense (embedding) vectors: one row per page and model; `vecs` holds the page's windows,
--- each an f32 scale followed by `dim` int8 components
-CREATE TABLE IF NOT EXISTS dense_pages(
-  model TEXT NOT NULL,
-  doc_key INTEGER NOT NULL,
-  page INTEGER NOT NULL,
-  dim INTEGER NOT NULL,
-  vecs BLOB NOT NULL,
-  PRIMARY KEY(model, doc_key, page)
-) WITHOUT ROWID;
--- documents whose vectors are complete for a model
-CREATE TABLE IF NOT EXISTS dense_docs(model TEXT NOT NULL, doc_key INTEGER NOT NULL, pages INTEGER NOT NULL, PRIMARY KEY(model, doc_key));
-CREATE TABLE IF NOT EXISTS question_log(
-  id INTEGER PRIMARY KEY,
-  time TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
-  question TEXT NOT NULL,
-  scope TEXT NOT NULL DEFAULT '[]',
-  pages TEXT NOT NULL,
-  answer TEXT NOT NULL,
-  citations TEXT NOT NULL,
-  quote TEXT,
-  not_found INTEGER NOT NULL,
-  found_by TEXT,
-  retrieve_ms REAL NOT NULL,
-  answer_ms REAL NOT NULL,
-  answerer TEXT NOT NULL,
-  retriever TEXT NOT NULL,
-  feedback INTEGER,
-  feedback_note TEXT
-);
-"#;
 
 /// A complete document as the rest of the system sees it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -6,7 +6,8 @@ use lens_core::settings::Settings;
 use lens_core::store::SCHEMA_VERSION;
 use lens_core::{Library, PageRef, Retriever};
 
-const V0: &str = include_str!("../../../tests/fixtures/schema-v0.sql");
+/// The schema before versioning: migration 1 is exactly it (shipped migrations never change).
+const V0: &str = include_str!("../migrations/001_base.sql");
 
 /// A library folder as commit 759825d left it: the v0 schema (user_version 0) and a document,
 /// a page, settings, a watched folder and a logged answer in that build's formats.
