@@ -207,7 +207,7 @@ fn ask_cites_quotes_highlights_and_logs() {
 
     // render: the box, and clear errors for bad pages and DPI.
     let out = ok(&lens(lib.path(), &["render", "3M_2018_10K#60", "--quote", "Purchases of property, plant and equipment", "--out", png.to_str().unwrap()]));
-    assert!(out.contains("found by Quote, 1 box"), "{out}");
+    assert!(out.contains("found by quote, 1 box"), "{out}");
     let o = lens(lib.path(), &["render", "3M_2018_10K#999", "--out", png.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("[unknown_page]") && String::from_utf8_lossy(&o.stderr).contains("160 pages"));
     let o = lens(lib.path(), &["render", "NOPE#1", "--out", png.to_str().unwrap()]);
