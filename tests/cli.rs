@@ -177,7 +177,10 @@ fn ask_cites_quotes_highlights_and_logs() {
     assert_eq!(v["not_found"], false);
     assert_eq!(v["citations"][0], "3M_2018_10K#60", "{v}");
     assert!(v["answer"].as_str().unwrap().contains("1,577"), "{v}");
-    assert_eq!(v["found_by"], "quote");
+    // a figure the calculator knows: the answer is worked from the statement's cell
+    assert_eq!(v["found_by"], "calculation", "{v}");
+    assert_eq!(v["calculation"]["operands"][0]["page"], "3M_2018_10K#60", "{v}");
+    assert_eq!(v["calculation"]["result"], "$1,577 million", "{v}");
     assert!(!v["boxes"].as_array().unwrap().is_empty());
     let png_bytes = std::fs::read(&png).unwrap();
     assert_eq!(&png_bytes[..4], b"\x89PNG");

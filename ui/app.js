@@ -291,12 +291,37 @@
     $('ask-btn').disabled = false;
   });
 
+  // the worked calculation: result, formula, and each operand with its page (click: the page,
+  // its cells boxed)
+  function renderCalculation(c) {
+    $('calc').hidden = !c;
+    if (!c) return;
+    $('calc-result').textContent = c.result ? c.metric + ' = ' + c.result : c.metric + ' could not be computed: ' + (c.problem || 'unknown');
+    $('calc-result').className = c.result ? '' : 'error';
+    $('calc-formula').textContent = c.formula;
+    const tb = $('calc-operands').querySelector('tbody');
+    tb.textContent = '';
+    for (const o of c.operands) {
+      const tr = el('tr');
+      for (const t of [o.name, o.period, o.value, o.unit]) tr.appendChild(el('td', null, t));
+      const td = el('td');
+      const b = el('button', 'link', o.page);
+      b.title = o.quote;
+      b.addEventListener('click', () => { const i = o.page.lastIndexOf('#'); openPage(o.page.slice(0, i), Number(o.page.slice(i + 1))); });
+      td.appendChild(b);
+      tr.appendChild(td);
+      tb.appendChild(tr);
+    }
+    $('calc-operands').hidden = c.operands.length === 0;
+  }
+
   function renderAnswer(r) {
     $('answer').hidden = false;
     $('answer-text').textContent = r.answer;
     $('answer-text').classList.toggle('not-found', r.not_found);
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
+    renderCalculation(r.calculation);
     const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
     $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
     $('fb-msg').textContent = '';

@@ -85,6 +85,10 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     const answer = await page.textContent('#answer-text');
     assert.match(answer, /1,577/);
     assert.match(await page.textContent('#pages-read'), /3M_2018_10K#60/);
+    // the worked calculation: the result and its operand, which links to its page
+    await page.waitForSelector('#calc:not([hidden])');
+    assert.match(await page.textContent('#calc-result'), /\$1,577 million/);
+    assert.match(await page.textContent('#calc-operands'), /FY2018.*-1577.*millions.*3M_2018_10K#60/s);
     await page.waitForFunction(() => { const i = document.getElementById('page-img'); return i.complete && i.naturalWidth > 0; });
     const src = await page.getAttribute('#page-img', 'src');
     assert.match(src, /page=60/);

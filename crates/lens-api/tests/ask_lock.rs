@@ -65,9 +65,10 @@ fn other_calls_are_served_while_an_answer_is_written() {
     let asker = {
         let (api, order) = (api.clone(), order.clone());
         std::thread::spawn(move || {
+            let t0 = Instant::now();
             let r = api.ask(&AskArgs::new(QUESTION));
             order.lock().unwrap().push("ask");
-            r
+            (r, t0.elapsed())
         })
     };
     started.recv_timeout(Duration::from_secs(30)).expect("the answerer started");
@@ -79,13 +80,14 @@ fn other_calls_are_served_while_an_answer_is_written() {
     let log = api.log(10).unwrap();
     order.lock().unwrap().push("log");
     let waited = t0.elapsed();
-    let r = asker.join().unwrap().unwrap();
+    let (r, asked) = asker.join().unwrap();
+    let r = r.unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     assert!(log.is_empty(), "the answer being written is not logged yet");
     assert_eq!(*order.lock().unwrap(), vec!["documents", "page_png", "log", "ask"]);
     assert!(!r.answer.not_found, "{:?}", r.answer);
     assert_eq!(api.log(10).unwrap()[0].id, r.log_id);
-    eprintln!("documents + page_png + log while answering: {:.0} ms (answer took {:.0} ms)", waited.as_secs_f64() * 1000.0, r.answer.answer_ms);
+    eprintln!("documents + page_png + log while answering: {:.0} ms (the ask took {:.0} ms)", waited.as_secs_f64() * 1000.0, asked.as_secs_f64() * 1000.0);
 }
 
 #[test]

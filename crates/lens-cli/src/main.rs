@@ -473,7 +473,9 @@ fn run(cli: Cli) -> Result<()> {
             let r = lib.ask(&req)?;
             if let Some(out) = &render {
                 if let Some(c) = r.answer.citations.first() {
-                    let boxes: Vec<lens_core::evidence::EvidenceBox> = r.boxes.iter().map(|b| b.rect.clone()).collect();
+                    // the boxes on that page (a worked answer has boxes on every operand's page)
+                    let boxes: Vec<lens_core::evidence::EvidenceBox> =
+                        r.boxes.iter().filter(|b| b.doc_id == c.doc_id && b.page == c.page).map(|b| b.rect.clone()).collect();
                     std::fs::write(out, lib.render_png(c, 110.0, &boxes)?).with_context(|| format!("writing {}", out.display()))?;
                 }
             }
@@ -493,6 +495,9 @@ fn run(cli: Cli) -> Result<()> {
                         let e = &b.rect;
                         println!("  {}#{} [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.doc_id, b.page, e.l, e.b, e.r, e.t, e.text);
                     }
+                }
+                if let Some(c) = &a.calculation {
+                    print_calculation(c);
                 }
                 println!("pages read: {}", join(&r.pages));
                 println!("retrieve {:.1} ms, answer {:.1} ms ({}; {}); log #{}", r.retrieve_ms, a.answer_ms, a.answerer, r.retriever, r.log_id);
@@ -557,6 +562,19 @@ fn run(cli: Cli) -> Result<()> {
                 s.p50_s,
                 s.p95_s
             );
+            println!("  worked answers: {} computed, {} match the reference", s.calc_answered, s.calc_correct);
+            for (t, g) in &s.by_query_type {
+                println!(
+                    "    {:<20} n={:<3} number recall {} (n={})  token F1 {}  computed {} / correct {}",
+                    t,
+                    g.n,
+                    fmt(g.number_recall),
+                    g.number_recall_n,
+                    fmt(g.token_f1),
+                    g.calc_answered,
+                    g.calc_correct
+                );
+            }
             println!("  rows: {}", f.display());
             if json {
                 println!("{}", serde_json::to_string(&s)?);
@@ -751,6 +769,19 @@ fn print_ocr_summary(s: &lens_core::ocr::OcrSummary, json: bool) -> Result<()> {
         println!("OCR: {} pages read, {} failed, in {:.1}s ({:.2} pages/s)", s.pages, s.failed, s.seconds, s.pages as f64 / s.seconds.max(1e-6));
     }
     Ok(())
+}
+
+fn print_calculation(c: &lens_core::calc::Calculation) {
+    match (&c.result, &c.problem) {
+        (Some(r), _) => println!("calculation: {} = {r}", c.metric),
+        (None, p) => println!("calculation: {} could not be computed: {}", c.metric, p.as_deref().unwrap_or("unknown")),
+    }
+    if !c.formula.is_empty() {
+        println!("  formula: {}", c.formula);
+    }
+    for o in &c.operands {
+        println!("  {} {} = {} ({}) on {}: \"{}\"", o.name, o.period, o.value, o.unit, o.page, o.quote);
+    }
 }
 
 fn join<T: std::fmt::Display>(v: &[T]) -> String {

@@ -4,6 +4,7 @@
 //! Pages are shown to answerers as P1..Pn (with document and page in the label) and citations
 //! come back as those labels, mapped to page ids here: small models copy long ids badly.
 
+use crate::calc::Calculation;
 use crate::error::{LensError, Result};
 use crate::evidence::FoundBy;
 use crate::names::named_enum;
@@ -81,11 +82,44 @@ pub struct Answer {
     pub found_by: FoundBy,
     pub answer_ms: f64,
     pub answerer: AnswererKind,
+    /// The worked calculation, when the question asks for a figure the calculator knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calculation: Option<Calculation>,
 }
 
 impl Answer {
     pub fn not_found(answerer: AnswererKind, ms: f64) -> Answer {
-        Answer { answer: NOT_FOUND.into(), citations: Vec::new(), quote: None, not_found: true, found_by: FoundBy::None, answer_ms: ms, answerer }
+        Answer {
+            answer: NOT_FOUND.into(),
+            citations: Vec::new(),
+            quote: None,
+            not_found: true,
+            found_by: FoundBy::None,
+            answer_ms: ms,
+            answerer,
+            calculation: None,
+        }
+    }
+
+    /// The answer a computed result gives: the result and what it is, citing every operand's
+    /// page, quoting the first operand's row.
+    pub fn from_calculation(answerer: AnswererKind, c: Calculation, ms: f64) -> Answer {
+        let mut citations: Vec<PageRef> = Vec::new();
+        for o in &c.operands {
+            if !citations.contains(&o.page) {
+                citations.push(o.page.clone());
+            }
+        }
+        Answer {
+            answer: format!("{} ({})", c.result.clone().unwrap_or_default(), c.metric),
+            citations,
+            quote: c.operands.first().map(|o| o.quote.clone()),
+            not_found: false,
+            found_by: FoundBy::Calculation,
+            answer_ms: ms,
+            answerer,
+            calculation: Some(c),
+        }
     }
 }
 
@@ -319,6 +353,7 @@ impl Answerer for Extractive {
             answer_ms: ms(),
             found_by: FoundBy::None,
             answerer: self.kind(),
+            calculation: None,
         })
     }
 }

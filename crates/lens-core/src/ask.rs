@@ -8,6 +8,7 @@
 //! evals); the service layer runs phase 2 between two short holds of its library lock.
 
 use crate::answer::{self, Answer, Answerer, AnswererKind, PageInput};
+use crate::calc::Calculation;
 use crate::error::{LensError, Result};
 use crate::evidence::{Evidence, EvidenceBox};
 use crate::filter::DocFilter;
@@ -86,6 +87,9 @@ pub struct Retrieved {
     pub notes: Vec<String>,
     pub retriever: Retriever,
     pub retrieve_ms: f64,
+    /// The worked calculation, when the question asks for a figure the calculator knows
+    /// ([`crate::calc`]); answerers use its result instead of doing arithmetic.
+    pub calculation: Option<Calculation>,
 }
 
 impl Retrieved {
@@ -112,6 +116,15 @@ pub fn locate_answer(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox
     Ok((ev, pb))
 }
 
+/// The evidence of an answer: a worked answer's operand cells, else the quote (or the answer's
+/// numbers) located on the first cited page.
+pub fn evidence_for(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>)> {
+    match a.calculation.as_ref().filter(|c| c.result.is_some()) {
+        Some(c) => Ok((Evidence { found_by: crate::evidence::FoundBy::Calculation, boxes: Vec::new(), matched: String::new() }, calculation_boxes(c))),
+        None => locate_answer(lib, a),
+    }
+}
+
 /// Phase 2: the answerer reads the retrieved pages. `on_event` gets the `pages` event first,
 /// then each piece of text; returning false stops the answerer ([`LensError::Cancelled`]).
 pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<Answer> {
@@ -123,7 +136,23 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
         on_event(AskEvent::Text { text: a.answer.clone() });
         return Ok(a);
     }
-    answerer.answer_stream(&r.question, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))
+    // a computed result is the answer; without one, the answerer's, with the calculation's
+    // problem (an operand not found) attached for the reader
+    if let Some(c) = r.calculation.as_ref().filter(|c| c.result.is_some()) {
+        let a = Answer::from_calculation(answerer.kind(), c.clone(), 0.0);
+        if !on_event(AskEvent::Text { text: a.answer.clone() }) {
+            return Err(LensError::Cancelled);
+        }
+        return Ok(a);
+    }
+    let mut a = answerer.answer_stream(&r.question, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?;
+    a.calculation = r.calculation.clone();
+    Ok(a)
+}
+
+/// The boxes of a worked answer: each operand's row label and cell, on its own page.
+pub fn calculation_boxes(c: &Calculation) -> Vec<PageBox> {
+    c.operands.iter().flat_map(|o| o.boxes.iter().map(|b| PageBox { doc_id: o.page.doc_id.clone(), page: o.page.page, rect: b.clone() })).collect()
 }
 
 impl Library {
@@ -144,6 +173,7 @@ impl Library {
         let sr = self.search(&sreq)?;
         let ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
         let pages = page_inputs(self, &ids)?;
+        let calculation = if ids.is_empty() { None } else { crate::calc::work(self, &req.question, &ids)? };
         Ok(Retrieved {
             question: req.question.clone(),
             scope: req.docs.clone(),
@@ -152,6 +182,7 @@ impl Library {
             notes: sr.notes,
             retriever: sr.retriever,
             retrieve_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            calculation,
         })
     }
 
@@ -159,7 +190,7 @@ impl Library {
     pub fn finish_ask(&self, mut r: Retrieved, mut a: Answer) -> Result<AskResponse> {
         // the library may have changed while the answerer ran: a cited document that is gone
         // leaves the answer without a box, and says so
-        let (ev, boxes) = match locate_answer(self, &a) {
+        let (ev, boxes) = match evidence_for(self, &a) {
             Ok(found) => found,
             Err(e @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
                 r.notes.push(format!("the evidence was not located: {e} (it changed while the answer was written)"));

@@ -3,7 +3,7 @@
 //! evidence precision against the annotators' evidence text, refusals, latency.
 
 use crate::answer::{self, Answer, AnswererKind};
-use crate::ask::{locate_answer, page_inputs};
+use crate::ask::{self, page_inputs, Retrieved};
 use crate::error::Result;
 use crate::eval::{percentile, Label, Row};
 use crate::evidence::{normalized_string, numbers, same_number, FoundBy};
@@ -18,6 +18,8 @@ use std::time::Instant;
 pub struct AnswerRow {
     pub id: String,
     pub query: String,
+    /// The label's first query type ("metrics-generated", ...), for breakdowns.
+    pub query_type: String,
     pub reference: String,
     #[serde(flatten)]
     pub answer: Answer,
@@ -26,6 +28,8 @@ pub struct AnswerRow {
     pub token_f1: f64,
     pub citation_precision: Option<f64>,
     pub evidence_precision: Option<f64>,
+    /// A computed result: is it the reference's figure (within 1%, or the rounding asked)?
+    pub calc_correct: Option<bool>,
     pub seconds: f64,
 }
 
@@ -48,6 +52,32 @@ pub struct AnswerSummary {
     pub refusal_n: usize,
     pub p50_s: f64,
     pub p95_s: f64,
+    /// Questions answered with a computed result, and how many of those match the reference.
+    pub calc_answered: usize,
+    pub calc_correct: usize,
+    /// Per query type: (questions, number recall over those with numbers, computed, correct).
+    pub by_query_type: std::collections::BTreeMap<String, TypeScores>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct TypeScores {
+    pub n: usize,
+    pub number_recall: Option<f64>,
+    pub number_recall_n: usize,
+    pub token_f1: Option<f64>,
+    pub calc_answered: usize,
+    pub calc_correct: usize,
+}
+
+/// Is a computed result the reference's figure? Within 1% relative, or within half a unit of the
+/// reference's last printed decimal (a rounded reference).
+pub fn calc_correct(result: &str, reference: &str) -> bool {
+    let Some((got, ..)) = numbers(result).into_iter().next() else { return false };
+    numbers(reference).into_iter().filter(|(n, ..)| !n.is_year).any(|(want, s, e)| {
+        let printed = &reference[s..e];
+        let places = printed.split_once('.').map_or(0, |(_, f)| f.trim_end_matches('%').len() as i32);
+        same_number(got.value, want.value, 0.01) || (got.value.abs() - want.value.abs()).abs() <= 0.5 * 10f64.powi(-places) + 1e-9
+    })
 }
 
 fn answer_text(v: &serde_json::Value) -> String {
@@ -132,9 +162,21 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
             None => continue,
         };
         let ids: Vec<PageRef> = ids.into_iter().filter(|r| lib.check_page(&r.doc_id, r.page).is_ok()).collect();
-        let inputs = page_inputs(lib, &ids)?;
-        let mut a = if inputs.is_empty() { Answer::not_found(answerer.kind(), 0.0) } else { answerer.answer(&l.query, &inputs)? };
-        let (ev, _) = locate_answer(lib, &a)?;
+        // the ask's phases 1 and 2 on the run's pages: the calculator, else the answerer
+        let calculation = if ids.is_empty() { None } else { crate::calc::work(lib, &l.query, &ids)? };
+        let pages = page_inputs(lib, &ids)?;
+        let r = Retrieved {
+            question: l.query.clone(),
+            scope: Vec::new(),
+            pages,
+            filter: None,
+            notes: Vec::new(),
+            retriever: Default::default(),
+            retrieve_ms: 0.0,
+            calculation,
+        };
+        let mut a = ask::answer_pages(answerer.as_ref(), &r, &mut |_| true)?;
+        let (ev, boxes) = ask::evidence_for(lib, &a)?;
         a.found_by = ev.found_by;
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
@@ -161,20 +203,25 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
                 m
             })
             .unwrap_or_default();
-        let evidence_precision = match citations.first() {
-            Some(page) if !evidence_text.is_empty() && !ev.boxes.is_empty() => {
-                let inside = ev
-                    .boxes
-                    .iter()
-                    .filter(|b| gold_set.contains(page) && evidence_text.get(page).is_some_and(|t| t.contains(&normalized_string(&b.text))))
-                    .count();
-                Some(inside as f64 / ev.boxes.len() as f64)
-            }
-            _ => None,
+        // the share of drawn boxes that lie in the annotators' evidence on a gold page
+        let evidence_precision = if evidence_text.is_empty() || boxes.is_empty() {
+            None
+        } else {
+            let inside = boxes
+                .iter()
+                .filter(|b| {
+                    let page = PageRef::new(b.doc_id.clone(), b.page);
+                    gold_set.contains(&page) && evidence_text.get(&page).is_some_and(|t| t.contains(&normalized_string(&b.rect.text)))
+                })
+                .count();
+            Some(inside as f64 / boxes.len() as f64)
         };
+        let calc_correct = a.calculation.as_ref().and_then(|c| c.result.as_deref()).map(|res| calc_correct(res, &reference));
         rows.push(AnswerRow {
             id: l.id.clone(),
             query: l.query.clone(),
+            calc_correct,
+            query_type: l.types().into_iter().next().unwrap_or_else(|| "none".into()),
             yes_no: yes_no(&a.answer, &reference),
             number_recall: number_recall(&a.answer, &reference),
             token_f1: token_f1(&a.answer, &reference),
@@ -209,6 +256,27 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
         refusal_rate: mean_opt(refusals.iter().map(|b| *b as u8 as f64).collect()),
         p50_s: percentile(&secs, 50.0),
         p95_s: percentile(&secs, 95.0),
+        by_query_type: {
+            let mut m: std::collections::BTreeMap<String, TypeScores> = Default::default();
+            for t in rows.iter().map(|r| r.query_type.clone()).collect::<std::collections::BTreeSet<_>>() {
+                let of: Vec<&AnswerRow> = rows.iter().filter(|r| r.query_type == t).collect();
+                let nr: Vec<f64> = of.iter().filter_map(|r| r.number_recall).collect();
+                m.insert(
+                    t,
+                    TypeScores {
+                        n: of.len(),
+                        number_recall_n: nr.len(),
+                        number_recall: mean_opt(nr),
+                        token_f1: mean_opt(of.iter().map(|r| r.token_f1).collect()),
+                        calc_answered: of.iter().filter(|r| r.calc_correct.is_some()).count(),
+                        calc_correct: of.iter().filter(|r| r.calc_correct == Some(true)).count(),
+                    },
+                );
+            }
+            m
+        },
+        calc_answered: rows.iter().filter(|r| r.calc_correct.is_some()).count(),
+        calc_correct: rows.iter().filter(|r| r.calc_correct == Some(true)).count(),
     };
     Ok((rows, summary))
 }

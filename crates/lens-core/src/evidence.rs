@@ -11,6 +11,8 @@ crate::names::named_enum!(
     pub enum FoundBy("evidence match") {
         Quote = "quote",
         Numbers = "numbers",
+        /// the boxes are the operands' cells of a worked calculation
+        Calculation = "calculation",
         #[default]
         None = "none",
     }

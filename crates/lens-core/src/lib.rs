@@ -30,6 +30,7 @@ pub mod retrieve;
 // the library and what runs on it
 pub mod answer;
 pub mod ask;
+pub mod calc;
 pub mod eval;
 pub mod eval_answers;
 pub mod evidence;

@@ -16,17 +16,23 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+/// The statement tables of one page, shared.
+pub type PageTables = Arc<Vec<crate::calc::table::Table>>;
+
 pub struct Library {
     dir: Option<PathBuf>,
     pub(crate) store: Store,
     pub(crate) index: PageIndex,
     pub(crate) lexicon: Lexicon,
     pub(crate) companies: Companies,
+    metrics: crate::calc::catalogue::Catalogue,
     pub(crate) dense: DenseCache,
     embedder: RwLock<Option<Arc<Embedder>>>,
     /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
     /// replaces a page in place, so `ocr` clears the cache).
     profiles: RwLock<HashMap<(i64, u32), Arc<rank::PageProfile>>>,
+    /// Statement tables of pages read by worked answers (same lifetime as the profiles).
+    tables: RwLock<HashMap<(i64, u32), PageTables>>,
 }
 
 /// What recovery did when a library was opened for writing.
@@ -44,15 +50,18 @@ impl Library {
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;
+        let metrics = crate::calc::catalogue::Catalogue::with_user_file(&dir.join("metrics.json"))?;
         Ok(Library {
             dir: Some(dir.to_path_buf()),
             store,
             index,
             lexicon,
             companies,
+            metrics,
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
             profiles: Default::default(),
+            tables: Default::default(),
         })
     }
 
@@ -64,9 +73,11 @@ impl Library {
             index: PageIndex::in_ram()?,
             lexicon: Lexicon::builtin(),
             companies: Companies::builtin(),
+            metrics: crate::calc::catalogue::Catalogue::builtin(),
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
             profiles: Default::default(),
+            tables: Default::default(),
         })
     }
 
@@ -93,9 +104,25 @@ impl Library {
         Ok(p)
     }
 
-    /// Forget cached page profiles (after pages were re-read, e.g. by OCR).
+    /// The statement tables of a page ([`crate::calc::table::tables`]), computed on first use and
+    /// cached; an unknown page has none.
+    pub fn page_tables(&self, page: &PageRef) -> PageTables {
+        let Ok(d) = self.check_page(&page.doc_id, page.page) else { return Arc::default() };
+        if let Some(t) = self.tables.read().unwrap().get(&(d.key, page.page)) {
+            return t.clone();
+        }
+        let t = match (self.store.page_of(&d, page.page), self.store.page_boxes(&d, page.page)) {
+            (Ok(p), Ok(b)) => Arc::new(crate::calc::table::tables(&p.text, &b)),
+            _ => Arc::default(),
+        };
+        self.tables.write().unwrap().insert((d.key, page.page), t.clone());
+        t
+    }
+
+    /// Forget cached page profiles and tables (after pages were re-read, e.g. by OCR).
     pub fn forget_profiles(&self) {
         self.profiles.write().unwrap().clear();
+        self.tables.write().unwrap().clear();
     }
 
     /// Load the embedding model from `models_dir/<name>` unless one is loaded already.
@@ -106,6 +133,11 @@ impl Library {
         let e = Arc::new(Embedder::load(&models_dir.join(name))?);
         self.set_embedder(e.clone());
         Ok(e)
+    }
+
+    /// The metric catalogue of worked answers (built in, plus `<library>/metrics.json`).
+    pub fn metrics(&self) -> &crate::calc::catalogue::Catalogue {
+        &self.metrics
     }
 
     pub fn lexicon(&self) -> &Lexicon {

@@ -18,7 +18,8 @@ use std::path::Path;
 /// Ordered schema migrations (`crates/lens-core/migrations/`): a library's `PRAGMA user_version`
 /// counts those it has run, and opening it runs the rest, each in its own transaction. Never edit
 /// one that has shipped; append a new one.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/001_base.sql"), include_str!("../migrations/002_document_paths.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("../migrations/001_base.sql"), include_str!("../migrations/002_document_paths.sql"), include_str!("../migrations/003_log_calculation.sql")];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -472,7 +473,7 @@ impl Store {
     /// Append to the question log; returns the entry id.
     pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
         self.conn.execute(
-            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
             params![
                 e.question,
                 serde_json::to_string(&e.scope).expect("strings serialise"),
@@ -485,7 +486,8 @@ impl Store {
                 e.retrieve_ms,
                 e.answer.answer_ms,
                 e.answer.answerer.name(),
-                e.retriever.name()
+                e.retriever.name(),
+                e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise"))
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -506,7 +508,7 @@ impl Store {
     /// Most recent log entries first.
     pub fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
         let mut st = self.conn.prepare(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note FROM question_log ORDER BY id DESC LIMIT ?1",
+            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation FROM question_log ORDER BY id DESC LIMIT ?1",
         )?;
         // rows are read leniently: a value this build does not know reads as its default
         fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
@@ -531,6 +533,7 @@ impl Store {
                         found_by: named(r.get(9)?),
                         answer_ms: r.get(11)?,
                         answerer: named(r.get(12)?),
+                        calculation: r.get::<_, Option<String>>(16)?.and_then(|c| serde_json::from_str(&c).ok()),
                     },
                     retrieve_ms: r.get(10)?,
                     retriever: named(r.get(13)?),

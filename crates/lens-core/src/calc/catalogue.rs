@@ -1,0 +1,150 @@
+//! The metric catalogue as data (`resources/metrics.json`, extended per library by
+//! `<library>/metrics.json`): line items with the names questions use and the labels statements
+//! print, and metrics as formulas over them.
+
+use super::formula::{self, Expr, Year};
+use crate::error::{LensError, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+crate::names::named_enum!(
+    /// What a metric's value is.
+    pub enum Unit("metric unit") {
+        Amount = "amount",
+        Ratio = "ratio",
+        Percent = "percent",
+        Days = "days",
+    }
+);
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct ItemDef {
+    /// What questions call it.
+    pub names: Vec<String>,
+    /// Row labels statements print it under, best first (lowercase).
+    pub labels: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub struct MetricDef {
+    pub names: Vec<String>,
+    pub formula: String,
+    pub unit: Unit,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+pub struct Catalogue {
+    #[serde(default)]
+    pub items: BTreeMap<String, ItemDef>,
+    #[serde(default)]
+    pub metrics: BTreeMap<String, MetricDef>,
+}
+
+const BUILTIN: &str = include_str!("../../../../resources/metrics.json");
+
+/// Does `hay` contain `needle` as whole words?
+pub fn has_words(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle) {
+        let (s, e) = (from + i, from + i + needle.len());
+        let ok_before = hay[..s].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let ok_after = hay[e..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        if ok_before && ok_after {
+            return true;
+        }
+        from = s + needle.len().max(1);
+        if from >= hay.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// Lowercase, curly quotes straightened, whitespace collapsed.
+pub fn norm(s: &str) -> String {
+    s.to_lowercase().replace(['’', '‘'], "'").split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl Catalogue {
+    pub fn builtin() -> Catalogue {
+        serde_json::from_str(BUILTIN).expect("resources/metrics.json parses")
+    }
+
+    /// The built-in catalogue with a library's own entries put over it (same ids replace).
+    pub fn with_user_file(path: &Path) -> Result<Catalogue> {
+        let mut c = Catalogue::builtin();
+        if path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|e| LensError::io(path, e))?;
+            let user: Catalogue = serde_json::from_str(&text).map_err(|e| LensError::BadInput(format!("{}: {e}", path.display())))?;
+            c.items.extend(user.items);
+            c.metrics.extend(user.metrics);
+        }
+        for (id, m) in &c.metrics {
+            c.formula(&m.formula).map_err(|e| LensError::BadInput(format!("metric `{id}`: formula `{}`: {e}", m.formula)))?;
+        }
+        Ok(c)
+    }
+
+    /// A readable name of an item id.
+    pub fn item_name(&self, id: &str) -> String {
+        self.items.get(id).and_then(|i| i.names.first()).cloned().unwrap_or_else(|| id.replace('_', " "))
+    }
+
+    /// The item named in `text` by its longest name or label, as whole words.
+    pub fn item_in(&self, text: &str) -> Option<&str> {
+        let t = norm(text);
+        let mut best: Option<(&str, usize)> = None;
+        for (id, it) in &self.items {
+            for n in it.names.iter().chain(&it.labels) {
+                let n = norm(n);
+                if n.len() > best.map_or(0, |b| b.1) && has_words(&t, &n) {
+                    best = Some((id, n.len()));
+                }
+            }
+        }
+        best.map(|b| b.0)
+    }
+
+    /// The metric named in `question` (longest name wins).
+    pub fn metric_in(&self, question: &str) -> Option<(&str, &MetricDef)> {
+        let t = norm(question);
+        let mut best: Option<(&str, &MetricDef, usize)> = None;
+        for (id, m) in &self.metrics {
+            for n in &m.names {
+                let n = norm(n);
+                if n.len() > best.map_or(0, |b| b.2) && has_words(&t, &n) {
+                    best = Some((id, m, n.len()));
+                }
+            }
+        }
+        best.map(|b| (b.0, b.1))
+    }
+
+    /// A catalogue formula: item ids (or names) and `avg()`, `change()`, `prev()`, `abs()`.
+    pub fn formula(&self, f: &str) -> std::result::Result<Expr, String> {
+        formula::parse(f, &|w: &str| {
+            let id = w.trim();
+            if self.items.contains_key(id) {
+                return Ok(Expr::Item(id.to_string(), Year::Rel(0)));
+            }
+            self.item_in(id).map(|i| Expr::Item(i.to_string(), Year::Rel(0))).ok_or_else(|| format!("unknown line item `{id}`"))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_catalogue_parses_and_finds_names() {
+        let c = Catalogue::with_user_file(Path::new("/nonexistent")).unwrap();
+        assert_eq!(c.metric_in("What is FY2018 days payable outstanding (DPO) for Walmart?").unwrap().0, "dpo");
+        assert_eq!(c.metric_in("the FY2019 - FY2021 3 year average unadjusted operating income % margin").unwrap().0, "operating_margin");
+        assert_eq!(c.item_in("total amount of inventories for Best Buy").unwrap(), "inventory");
+        assert_eq!(c.item_in("Purchases of property, plant and equipment (PP&E)").unwrap(), "capex");
+        assert!(has_words("net income attributable to", "net income"));
+        assert!(!has_words("net incomes", "net income"));
+    }
+}
