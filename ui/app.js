@@ -313,6 +313,26 @@
       tb.appendChild(tr);
     }
     $('calc-operands').hidden = c.operands.length === 0;
+    // every operand's page as a thumbnail with its cells boxed, in order; a click opens it
+    const strip = $('calc-strip');
+    strip.textContent = '';
+    const seen = [];
+    for (const o of c.operands) if (!seen.includes(o.page)) seen.push(o.page);
+    for (const p of seen) {
+      const i = p.lastIndexOf('#');
+      const doc = p.slice(0, i), page = Number(p.slice(i + 1));
+      const boxes = (current ? current.boxes : []).filter((x) => x.doc_id === doc && x.page === page);
+      const b = el('button', 'thumb');
+      b.title = p;
+      b.setAttribute('aria-label', 'Open ' + p);
+      const img = el('img');
+      img.alt = p;
+      api.pageImage(doc, page, boxes, 36).then((src) => { img.src = src; }).catch(() => { img.alt = p + ' (not shown)'; });
+      b.appendChild(img);
+      b.appendChild(el('span', 'muted', p));
+      b.addEventListener('click', () => openPage(doc, page));
+      strip.appendChild(b);
+    }
   }
 
   function renderAnswer(r) {

@@ -89,6 +89,9 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForSelector('#calc:not([hidden])');
     assert.match(await page.textContent('#calc-result'), /\$1,577 million/);
     assert.match(await page.textContent('#calc-operands'), /FY2018.*-1577.*millions.*3M_2018_10K#60/s);
+    // the operands' pages as a strip of thumbnails with their boxes
+    await page.waitForFunction(() => { const i = document.querySelector('#calc-strip img'); return i && i.complete && i.naturalWidth > 0; });
+    assert.match(decodeURIComponent(await page.getAttribute('#calc-strip img', 'src')), /page=60.*boxes=\[/);
     await page.waitForFunction(() => { const i = document.getElementById('page-img'); return i.complete && i.naturalWidth > 0; });
     const src = await page.getAttribute('#page-img', 'src');
     assert.match(src, /page=60/);
