@@ -218,3 +218,73 @@ fn ask_cites_quotes_highlights_and_logs() {
     let o = lens(lib.path(), &["render", "3M_2018_10K#60", "--dpi", "900", "--out", png.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("out of range"));
 }
+
+/// `lens serve` on a free port: (child, port, token).
+fn serve(lib: &Path) -> (std::process::Child, u16, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lens"))
+        .arg("--library")
+        .arg(lib)
+        .args(["serve", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.split_whitespace().last().unwrap().to_string();
+    let port: u16 = url.split(':').nth(2).unwrap().split('/').next().unwrap().parse().unwrap();
+    let token = url.split("token=").nth(1).unwrap().trim().to_string();
+    (child, port, token)
+}
+
+/// One raw HTTP/1.1 exchange; the status code and the body.
+fn http(port: u16, head: &str, body: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    let req = format!("{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, text.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+}
+
+#[test]
+fn serve_refuses_hostile_requests() {
+    let lib = tempfile::tempdir().unwrap();
+    let (mut child, port, token) = serve(lib.path());
+    let host = format!("Host: 127.0.0.1:{port}");
+    let post = |path: &str, extra: &str, body: &[u8]| http(port, &format!("POST {path} HTTP/1.1\r\n{host}\r\n{extra}"), body);
+    // the good request works
+    let (st, body) = post("/api/documents", &format!("x-lens-token: {token}"), b"{}");
+    assert_eq!((st, body.as_str()), (200, "[]"));
+    // DNS rebinding: another Host is refused
+    let (st, _) = http(port, &format!("POST /api/documents HTTP/1.1\r\nHost: evil.example:{port}\r\nx-lens-token: {token}"), b"{}");
+    assert_eq!(st, 403);
+    // the token in a POST's URL is not enough (a cross-site form could carry it)
+    let (st, _) = post(&format!("/api/documents?token={token}"), "Content-Type: text/plain", b"{}");
+    assert_eq!(st, 401);
+    // a wrong token of the same length
+    let (st, _) = post("/api/documents", &format!("x-lens-token: {}", "0".repeat(token.len())), b"{}");
+    assert_eq!(st, 401);
+    // another origin cannot change anything
+    let (st, _) = post("/api/remove", &format!("x-lens-token: {token}\r\nOrigin: http://evil.example"), b"{\"doc\":\"x\"}");
+    assert_eq!(st, 403);
+    // a body over 1 MiB: 413 with a message, not a silent cut
+    let big = format!("{{\"query\":\"{}\"}}", "a".repeat(1 << 20));
+    let (st, body) = post("/api/search", &format!("x-lens-token: {token}"), big.as_bytes());
+    assert_eq!(st, 413, "{body}");
+    assert!(body.contains("larger than"), "{body}");
+    // a body that is not UTF-8
+    let (st, body) = post("/api/search", &format!("x-lens-token: {token}"), &[0xff, 0xfe, b'{', b'}']);
+    assert_eq!(st, 400);
+    assert!(body.contains("not UTF-8"), "{body}");
+    // the server is still up
+    assert_eq!(post("/api/documents", &format!("x-lens-token: {token}"), b"{}").0, 200);
+    child.kill().unwrap();
+    let _ = child.wait();
+}

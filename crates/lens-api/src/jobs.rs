@@ -190,10 +190,16 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
                 f.status = FileStatus::Unchanged;
                 f.doc_id = Some(doc_id.clone());
             }),
-            IngestEvent::Failed { path, code, message } => update(q, path, |f| {
-                f.status = FileStatus::Failed;
-                f.message = Some(format!("[{code}] {message}"));
-            }),
+            IngestEvent::Failed { path, code, message } => {
+                // an upload that could not be ingested is not kept in the library's folder
+                if Path::new(path).starts_with(dir.join("uploads")) {
+                    let _ = std::fs::remove_file(path);
+                }
+                update(q, path, |f| {
+                    f.status = FileStatus::Failed;
+                    f.message = Some(format!("[{code}] {}", message.replace(&dir.join("uploads").display().to_string(), "uploads")));
+                })
+            }
             IngestEvent::Published { .. } => stale.store(true, Ordering::Release),
         };
         let mut on_ocr = |e: &OcrEvent| {

@@ -19,6 +19,54 @@ const UI: &[(&str, &str, &[u8])] = &[
 
 /// Largest upload accepted over HTTP.
 const MAX_UPLOAD: usize = 512 * 1024 * 1024;
+/// Largest JSON request body.
+const MAX_BODY: usize = 1 << 20;
+/// Uploads buffered at once (each up to MAX_UPLOAD); more wait for a 503 to retry.
+const MAX_UPLOADS: usize = 2;
+/// Connections handled at once; more get 503 at once instead of a thread each.
+const MAX_CONNECTIONS: usize = 64;
+
+static UPLOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static CONNECTIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Compare without an early exit, so timing tells nothing about the token.
+fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The request is for this server by name: `Host` must be the loopback address or `localhost`
+/// with our port (a page on another site that a DNS rebinding points here carries its own host).
+fn host_ok(req: &Request, port: u16) -> bool {
+    let host = req.headers().iter().find(|h| h.field.equiv("host")).map(|h| h.value.as_str().to_ascii_lowercase());
+    host.is_some_and(|h| [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")].contains(&h))
+}
+
+/// A state-changing request from a page of another origin is refused (browsers send `Origin`).
+fn origin_ok(req: &Request, port: u16) -> bool {
+    match req.headers().iter().find(|h| h.field.equiv("origin")).map(|h| h.value.as_str().to_ascii_lowercase()) {
+        None => true,
+        Some(o) => [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}"), format!("http://[::1]:{port}")].contains(&o),
+    }
+}
+
+/// A JSON body: at most MAX_BODY bytes of UTF-8; else 413 or 400 with a message.
+fn json_body(req: &mut Request) -> std::result::Result<serde_json::Value, Response<std::io::Cursor<Vec<u8>>>> {
+    let mut body = Vec::new();
+    if let Err(e) = req.as_reader().take(MAX_BODY as u64 + 1).read_to_end(&mut body) {
+        return Err(error_response(&LensError::BadInput(format!("the request body could not be read: {e}"))));
+    }
+    if body.len() > MAX_BODY {
+        return Err(json_response(
+            413,
+            &serde_json::json!({ "code": "bad_input", "message": format!("the request body is larger than {} KiB", MAX_BODY >> 10) }),
+        ));
+    }
+    let text = String::from_utf8(body).map_err(|_| error_response(&LensError::BadInput("the request body is not UTF-8 JSON".into())))?;
+    if text.trim().is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    serde_json::from_str(&text).map_err(|e| error_response(&LensError::BadInput(format!("the request body is not JSON: {e}"))))
+}
 
 fn token() -> String {
     let mut b = [0u8; 16];
@@ -107,7 +155,14 @@ impl Read for ChannelReader {
     }
 }
 
-fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
+fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
+    if !host_ok(&req, port) {
+        let _ = req.respond(json_response(
+            403,
+            &serde_json::json!({ "code": "unauthorized", "message": "wrong Host header: use http://127.0.0.1 or http://localhost with this port" }),
+        ));
+        return;
+    }
     let url = req.url().to_string();
     let path = url.split('?').next().unwrap_or("/").to_string();
     let params = query_params(&url);
@@ -126,12 +181,18 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
         let _ = req.respond(resp);
         return;
     }
-    let given = req.headers().iter().find(|h| h.field.equiv("x-lens-token")).map(|h| h.value.to_string()).or_else(|| param("token"));
-    if given.as_deref() != Some(secret) {
+    // the token: a header for commands; in the URL only for GETs (page images in <img src>)
+    let header_token = req.headers().iter().find(|h| h.field.equiv("x-lens-token")).map(|h| h.value.to_string());
+    let given = if *req.method() == Method::Get { header_token.or_else(|| param("token")) } else { header_token };
+    if !given.as_deref().is_some_and(|g| same_secret(g, secret)) {
         let _ = req.respond(json_response(
             401,
             &serde_json::json!({ "code": "unauthorized", "message": "missing or wrong token: open the URL `lens serve` printed" }),
         ));
+        return;
+    }
+    if *req.method() != Method::Get && !origin_ok(&req, port) {
+        let _ = req.respond(json_response(403, &serde_json::json!({ "code": "unauthorized", "message": "requests from another origin are refused" })));
         return;
     }
     let cmd = path.trim_start_matches("/api/").to_string();
@@ -152,7 +213,19 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
                 Err(e) => error_response(&e),
             }
         }
+        (Method::Post, "upload") if UPLOADS.fetch_add(1, std::sync::atomic::Ordering::AcqRel) >= MAX_UPLOADS => {
+            UPLOADS.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+            json_response(503, &serde_json::json!({ "code": "busy", "message": format!("{MAX_UPLOADS} uploads are running: try again when they are done") }))
+        }
         (Method::Post, "upload") => {
+            // the slot taken in the guard above is given back when this arm ends
+            struct Slot;
+            impl Drop for Slot {
+                fn drop(&mut self) {
+                    UPLOADS.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+                }
+            }
+            let _slot = Slot;
             let name = param("name").unwrap_or_default();
             let mut body = Vec::new();
             let r = req.as_reader().take(MAX_UPLOAD as u64 + 1).read_to_end(&mut body);
@@ -167,9 +240,13 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
         }
         (Method::Post, "ask_stream") => {
             // newline-delimited JSON events, sent as they happen (chunked)
-            let mut body = String::new();
-            let _ = req.as_reader().take(1 << 20).read_to_string(&mut body);
-            let args = serde_json::from_str::<AskArgs>(&body).map_err(|e| LensError::BadInput(format!("ask_stream: {e}")));
+            let args = match json_body(&mut req) {
+                Ok(v) => serde_json::from_value::<AskArgs>(v).map_err(|e| LensError::BadInput(format!("ask_stream: {e}"))),
+                Err(resp) => {
+                    let _ = req.respond(resp);
+                    return;
+                }
+            };
             let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
             let api2 = api.clone();
             std::thread::spawn(move || {
@@ -188,20 +265,13 @@ fn handle(api: &Arc<Api>, secret: &str, mut req: Request) {
             let _ = req.respond(resp);
             return;
         }
-        (Method::Post, _) => {
-            let mut body = String::new();
-            let _ = req.as_reader().take(1 << 20).read_to_string(&mut body);
-            let args: serde_json::Value =
-                if body.trim().is_empty() { serde_json::json!({}) } else { serde_json::from_str(&body).unwrap_or(serde_json::Value::Null) };
-            if args.is_null() {
-                error_response(&LensError::BadInput("the request body is not JSON".into()))
-            } else {
-                match lens_api::dispatch(api, &cmd, args) {
-                    Ok(v) => json_response(200, &v),
-                    Err(e) => error_response(&e),
-                }
-            }
-        }
+        (Method::Post, _) => match json_body(&mut req) {
+            Err(resp) => resp,
+            Ok(args) => match lens_api::dispatch(api, &cmd, args) {
+                Ok(v) => json_response(200, &v),
+                Err(e) => error_response(&e),
+            },
+        },
         _ => json_response(405, &serde_json::json!({ "code": "bad_input", "message": "use POST for API commands" })),
     };
     let _ = req.respond(resp);
@@ -221,9 +291,19 @@ pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
     if let Err(e) = api.follow_watched(Arc::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default()))) {
         eprintln!("watched folders not followed: {e}");
     }
+    let port = addr.port();
     for req in server.incoming_requests() {
+        use std::sync::atomic::Ordering;
+        if CONNECTIONS.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+            CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
+            let _ = req.respond(json_response(503, &serde_json::json!({ "code": "busy", "message": "too many requests at once" })));
+            continue;
+        }
         let (api, secret) = (api.clone(), secret.clone());
-        std::thread::spawn(move || handle(&api, &secret, req));
+        std::thread::spawn(move || {
+            handle(&api, &secret, port, req);
+            CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
+        });
     }
     Ok(())
 }

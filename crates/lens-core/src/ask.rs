@@ -175,7 +175,8 @@ impl Library {
         let pages = page_inputs(self, &ids)?;
         let calculation = if ids.is_empty() { None } else { crate::calc::work(self, &req.question, &ids)? };
         Ok(Retrieved {
-            question: req.question.clone(),
+            // the log keeps what was searched: a question is cut where search cuts it
+            question: req.question.trim().chars().take(crate::retrieve::MAX_QUESTION_CHARS).collect(),
             scope: req.docs.clone(),
             pages,
             filter: sr.filter,

@@ -49,10 +49,12 @@ impl Extractor {
     pub fn new() -> Result<Extractor> {
         let src = &crate::paths::find_pdfium()?;
         let n = COPIES.fetch_add(1, Ordering::Relaxed);
-        let copy = std::env::temp_dir().join(format!("lens-pdfium-{}-{n}.so", std::process::id()));
+        // a private folder (unique name, 0700) so no other user can swap the copy before dlopen
+        let dir = crate::paths::private_temp_dir("lens-pdfium-")?;
+        let copy = dir.path().join(format!("libpdfium-{n}.so"));
         std::fs::copy(src, &copy).map_err(|e| LensError::io(&copy, e))?;
         let lib = unsafe { Library::new(&copy) };
-        let _ = std::fs::remove_file(&copy); // the mapping stays valid
+        drop(dir); // the copy is removed; the mapping stays valid
         let lib = lib.map_err(|e| LensError::PdfiumLoad { path: src.clone(), reason: e.to_string() })?;
         macro_rules! sym {
             ($name:literal) => {

@@ -85,12 +85,24 @@ pub struct IngestSummary {
     pub recovered_pending: usize,
 }
 
+/// A folder's identity (device, inode): a folder reached twice (a symlink loop, a link back up
+/// the tree) is walked once.
+fn dir_id(p: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+}
+
 /// PDFs under `paths`: files as given, folders walked recursively (non-PDF files counted, skipped).
+/// Symlinks are followed, but no folder is entered twice, so a symlink loop ends the walk there.
 pub fn collect_pdfs(paths: &[PathBuf]) -> (Vec<PathBuf>, usize, Vec<(PathBuf, LensError)>) {
     let mut out = Vec::new();
     let mut skipped = 0;
     let mut errors = Vec::new();
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut usize, errors: &mut Vec<(PathBuf, LensError)>) {
+    let mut seen: std::collections::HashSet<(u64, u64)> = std::collections::HashSet::new();
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, skipped: &mut usize, errors: &mut Vec<(PathBuf, LensError)>, seen: &mut std::collections::HashSet<(u64, u64)>) {
+        if dir_id(dir).is_some_and(|id| !seen.insert(id)) {
+            return;
+        }
         let rd = match std::fs::read_dir(dir) {
             Ok(r) => r,
             Err(e) => {
@@ -102,7 +114,7 @@ pub fn collect_pdfs(paths: &[PathBuf]) -> (Vec<PathBuf>, usize, Vec<(PathBuf, Le
         entries.sort();
         for p in entries {
             if p.is_dir() {
-                walk(&p, out, skipped, errors);
+                walk(&p, out, skipped, errors, seen);
             } else if is_pdf_name(&p) {
                 out.push(p);
             } else {
@@ -112,7 +124,7 @@ pub fn collect_pdfs(paths: &[PathBuf]) -> (Vec<PathBuf>, usize, Vec<(PathBuf, Le
     }
     for p in paths {
         if p.is_dir() {
-            walk(p, &mut out, &mut skipped, &mut errors);
+            walk(p, &mut out, &mut skipped, &mut errors, &mut seen);
         } else if p.exists() {
             out.push(p.clone());
         } else {
@@ -129,6 +141,38 @@ pub fn is_pdf_name(p: &Path) -> bool {
 /// The document id of a file: its name without `.pdf`.
 pub fn doc_id_for(path: &Path) -> String {
     path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "document".into())
+}
+
+/// A file's bytes, refusing what is not a regular file (devices, FIFOs, sockets: checked by type
+/// before opening, so a named pipe cannot block) and stopping at `max` bytes actually read (a size
+/// the file system reports is not trusted: `/dev/zero` reports 0).
+pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let m = std::fs::metadata(path).map_err(|e| LensError::io(path, e))?;
+    if !m.file_type().is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        let kind = if t.is_fifo() {
+            "a named pipe"
+        } else if t.is_char_device() || t.is_block_device() {
+            "a device"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(LensError::BadInput(format!("{}: {kind}, not a PDF file; skipped", path.display())));
+    }
+    if m.len() > max {
+        return Err(LensError::TooLarge { path: path.to_path_buf(), bytes: m.len(), limit: max });
+    }
+    let f = std::fs::File::open(path).map_err(|e| LensError::io(path, e))?;
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    f.take(max + 1).read_to_end(&mut bytes).map_err(|e| LensError::io(path, e))?;
+    if bytes.len() as u64 > max {
+        return Err(LensError::TooLarge { path: path.to_path_buf(), bytes: bytes.len() as u64, limit: max });
+    }
+    Ok(bytes)
 }
 
 struct Extracted {
@@ -148,26 +192,20 @@ enum Msg {
     Failed(PathBuf, LensError),
 }
 
-fn read_and_extract(ex: &mut crate::extract::Extractor, path: &Path, known: &HashMap<String, String>, opts: &IngestOptions) -> Msg {
+fn read_and_extract(ex: &mut crate::extract::Extractor, path: &Path, id: &str, known: &Known, opts: &IngestOptions) -> Msg {
     let t0 = Instant::now();
-    let id = doc_id_for(path);
+    let id = id.to_string();
     if !is_pdf_name(path) {
         return Msg::Failed(path.to_path_buf(), LensError::NotPdf { path: path.to_path_buf() });
     }
-    let size = match std::fs::metadata(path) {
-        Ok(m) => m.len(),
-        Err(e) => return Msg::Failed(path.to_path_buf(), LensError::io(path, e)),
-    };
-    if size > opts.max_bytes {
-        return Msg::Failed(path.to_path_buf(), LensError::TooLarge { path: path.to_path_buf(), bytes: size, limit: opts.max_bytes });
-    }
-    let bytes = match std::fs::read(path) {
+    let bytes = match read_capped(path, opts.max_bytes) {
         Ok(b) => b,
-        Err(e) => return Msg::Failed(path.to_path_buf(), LensError::io(path, e)),
+        Err(e) => return Msg::Failed(path.to_path_buf(), e),
     };
     let sha = hex(&Sha256::digest(&bytes));
-    if known.get(&id) == Some(&sha) {
-        return Msg::Unchanged(path.to_path_buf(), id);
+    // the same content is the same document, wherever the file now is
+    if let Some(same) = known.by_sha.get(&sha) {
+        return Msg::Unchanged(path.to_path_buf(), same.clone());
     }
     let pages = match ex.extract(path, &bytes) {
         Ok(p) => p,
@@ -175,8 +213,31 @@ fn read_and_extract(ex: &mut crate::extract::Extractor, path: &Path, known: &Has
     };
     let headings: Vec<String> = pages.iter().map(|p| crate::text::heading_lines(&p.text).join("\n")).collect();
     let first: Vec<&str> = pages.iter().take(3).map(|p| p.text.as_str()).collect();
-    let meta = meta::guess(&id, &first);
+    let meta = meta::guess(&doc_id_for(path), &first);
     Msg::Doc(Box::new(Extracted { path: path.to_path_buf(), id, sha, bytes, pages, headings, meta, seconds: t0.elapsed().as_secs_f64() }))
+}
+
+/// What the library holds when an ingest starts.
+struct Known {
+    /// content hash -> document id
+    by_sha: HashMap<String, String>,
+    /// document id -> (path, sha256)
+    by_id: HashMap<String, (String, String)>,
+}
+
+/// The id a file gets: its name without `.pdf`; when another file of that name (from another
+/// folder) already holds it, `name~2`, `name~3`, ... A file already stored under one of these
+/// ids at the same path keeps its id (a changed file replaces its old version).
+fn assign_id(stem: &str, path: &str, taken: &HashMap<String, (String, String)>) -> String {
+    let mut n = 1;
+    loop {
+        let id = if n == 1 { stem.to_string() } else { format!("{stem}~{n}") };
+        match taken.get(&id) {
+            None => return id,
+            Some((p, _)) if p == path => return id,
+            Some(_) => n += 1,
+        }
+    }
 }
 
 pub(crate) fn hex(b: &[u8]) -> String {
@@ -208,21 +269,38 @@ pub fn ingest(
         on_event(&IngestEvent::Failed { path: p.display().to_string(), code: e.code().into(), message: e.to_string() });
     }
     sum.files = files.len();
-    let known: HashMap<String, String> = lib.documents()?.into_iter().map(|d| (d.id, d.sha256)).collect();
+    let docs = lib.documents()?;
+    let known = Known {
+        by_sha: docs.iter().map(|d| (d.sha256.clone(), d.id.clone())).collect(),
+        by_id: docs.into_iter().map(|d| (d.id, (d.path, d.sha256))).collect(),
+    };
+    // ids, given in the order files are listed (extraction finishes in any order)
+    let mut planned = known.by_id.clone();
+    let ids: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let path = f.display().to_string();
+            let id = assign_id(&doc_id_for(f), &path, &planned);
+            planned.insert(id.clone(), (path, String::new()));
+            id
+        })
+        .collect();
+    // content stored in this run, for a file that repeats another of the same batch
+    let mut stored: HashMap<String, String> = HashMap::new();
 
     let (tx, rx) = mpsc::sync_channel::<Msg>(threads + 1);
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| -> Result<()> {
         for mut ex in extractors {
             let tx = tx.clone();
-            let (files, next, known, opts) = (&files, &next, &known, opts);
+            let (files, ids, next, known, opts) = (&files, &ids, &next, &known, opts);
             scope.spawn(move || loop {
                 if cancel.load(Ordering::Relaxed) {
                     break;
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(f) = files.get(i) else { break };
-                if tx.send(read_and_extract(&mut ex, f, known, opts)).is_err() {
+                if tx.send(read_and_extract(&mut ex, f, &ids[i], known, opts)).is_err() {
                     break;
                 }
             });
@@ -265,6 +343,14 @@ pub fn ingest(
                 Msg::Doc(d) => {
                     let t1 = Instant::now();
                     let path_s = d.path.display().to_string();
+                    // two files with the same content in one batch: the second is the first
+                    if let Some(id) = stored.get(&d.sha) {
+                        sum.unchanged += 1;
+                        on_event(&IngestEvent::Unchanged { path: path_s, doc_id: id.clone() });
+                        continue;
+                    }
+                    stored.insert(d.sha.clone(), d.id.clone());
+                    let previous = known.by_id.get(&d.id).cloned();
                     let job = lib.store.job_start(&path_s)?;
                     let new_pages: Vec<NewPage> = d
                         .pages
@@ -296,9 +382,9 @@ pub fn ingest(
                     }
                     let needs_ocr = d.pages.iter().filter(|p| p.needs_ocr).count() as u32;
                     lib.store.job_finish(job, "done", Some(&d.id), Some(&d.sha), Some(d.pages.len() as u32), None)?;
-                    let outcome = if known.contains_key(&d.id) { Outcome::Replaced } else { Outcome::Added };
-                    if let Some(old) = known.get(&d.id) {
-                        replaced_shas.push(old.clone());
+                    let outcome = if previous.is_some() { Outcome::Replaced } else { Outcome::Added };
+                    if let Some((_, old)) = previous {
+                        replaced_shas.push(old);
                     }
                     match outcome {
                         Outcome::Replaced => sum.replaced += 1,

@@ -46,7 +46,16 @@ impl Library {
     /// Open (or create) the library in `dir` for reading and searching.
     pub fn open(dir: &Path) -> Result<Library> {
         std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
+        // confidential filings: the library is this user's alone
+        // (best effort: a folder this user does not own keeps its modes)
+        let _ = crate::paths::restrict(dir, 0o700);
         let store = Store::open(&dir.join("lens.sqlite"))?;
+        for f in ["lens.sqlite", "lens.sqlite-wal", "lens.sqlite-shm"] {
+            let p = dir.join(f);
+            if p.exists() {
+                let _ = crate::paths::restrict(&p, 0o600);
+            }
+        }
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;

@@ -202,7 +202,9 @@ fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event
         }
     }
     let (mut w, _) = lib.writer()?;
-    let scratch = tempdir_for_ocr()?;
+    // rendered pages of confidential filings: a private folder (0700), removed when done
+    let scratch_dir = crate::paths::private_temp_dir("lens-ocr-")?;
+    let scratch = scratch_dir.path().to_path_buf();
     let total = todo.len();
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<(usize, Result<(String, Vec<CharBox>)>, f64)>();
@@ -269,17 +271,10 @@ fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event
         flush(lib, &mut w, &mut pending)?;
         Ok(())
     })?;
-    let _ = std::fs::remove_dir_all(&scratch);
+    drop(scratch_dir);
     sum.cancelled = cancel.load(Ordering::Relaxed);
     sum.seconds = t0.elapsed().as_secs_f64();
     Ok(sum)
-}
-
-fn tempdir_for_ocr() -> Result<PathBuf> {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!("lens-ocr-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&d).map_err(|e| LensError::io(&d, e))?;
-    Ok(d)
 }
 
 #[cfg(test)]

@@ -79,10 +79,27 @@ pub fn configured_library() -> Option<PathBuf> {
 
 /// Choose the library folder for the next start.
 pub fn set_configured_library(dir: &str) -> Result<PathBuf> {
+    let d = Path::new(dir);
+    if !d.is_absolute() || d.components().any(|c| c == std::path::Component::ParentDir) || (d.exists() && !d.is_dir()) {
+        return Err(LensError::BadInput(format!("library folder `{dir}` must be an absolute path to a folder, without `..`")));
+    }
     let f = config_file().ok_or_else(|| LensError::BadInput("no config folder on this platform".into()))?;
     if let Some(parent) = f.parent() {
         std::fs::create_dir_all(parent).map_err(|e| LensError::io(parent, e))?;
     }
     std::fs::write(&f, serde_json::to_string_pretty(&serde_json::json!({ "library": dir })).unwrap()).map_err(|e| LensError::io(&f, e))?;
     Ok(f)
+}
+
+/// A new folder only this user can read (0700, an unpredictable name), removed when dropped.
+pub fn private_temp_dir(prefix: &str) -> Result<tempfile::TempDir> {
+    let d = tempfile::Builder::new().prefix(prefix).tempdir().map_err(|e| LensError::io(std::env::temp_dir(), e))?;
+    restrict(d.path(), 0o700)?;
+    Ok(d)
+}
+
+/// Set `p`'s permission bits (Unix); the library's folder is 0700, its database 0600.
+pub fn restrict(p: &Path, mode: u32) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).map_err(|e| LensError::io(p, e))
 }

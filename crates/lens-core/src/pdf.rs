@@ -95,7 +95,8 @@ pub fn extract(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
     ex.extract(path, bytes)
 }
 
-/// A rendered page: RGBA pixels plus the scale used (pixels per point).
+/// A rendered page: RGBA pixels plus the scale used (pixels per point; lower than asked when the
+/// page would exceed [`MAX_PIXELS`]).
 pub struct Rendered {
     pub image: image::RgbaImage,
     pub scale: f32,
@@ -105,6 +106,16 @@ pub struct Rendered {
 
 pub const MIN_DPI: f32 = 20.0;
 pub const MAX_DPI: f32 = 600.0;
+/// Most pixels one rendered page may have (a letter page at 600 DPI is 33.7 M); larger pages
+/// are rendered at a lower scale so that they fit.
+pub const MAX_PIXELS: f32 = 36_000_000.0;
+
+/// The scale (pixels per point) for a `w` × `h` pt page at `dpi`, capped to [`MAX_PIXELS`].
+pub fn capped_scale(w: f32, h: f32, dpi: f32) -> f32 {
+    let want = dpi / 72.0;
+    let fit = (MAX_PIXELS / (w.max(1.0) * h.max(1.0))).sqrt();
+    want.min(fit)
+}
 
 /// Render one page (1-based) of the PDF at `path` at `dpi`.
 pub fn render(path: &Path, page: u32, dpi: f32) -> Result<Rendered> {
@@ -122,9 +133,25 @@ pub fn render(path: &Path, page: u32, dpi: f32) -> Result<Rendered> {
         return Err(LensError::UnknownPage { doc: path.display().to_string(), page, pages: count });
     }
     let p = pages.get((page - 1) as _).map_err(|e| LensError::CorruptPdf { path: path.to_path_buf(), reason: e.to_string() })?;
-    let scale = dpi / 72.0;
+    // a 14,400 pt page at 110 DPI would be 484 M pixels (5.8 GB): the scale is capped instead
+    let scale = capped_scale(p.width().value, p.height().value, dpi);
     let cfg = PdfRenderConfig::new().scale_page_by_factor(scale).render_form_data(true);
     let bitmap = p.render_with_config(&cfg).map_err(|e| LensError::Image(e.to_string()))?;
     let image = bitmap.as_image().map_err(|e| LensError::Image(e.to_string()))?.to_rgba8();
     Ok(Rendered { image, scale, page_width: p.width().value, page_height: p.height().value })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_pages_render_within_the_pixel_cap() {
+        // letter at 110 DPI: as asked
+        assert_eq!(capped_scale(612.0, 792.0, 110.0), 110.0 / 72.0);
+        // a 14,400 pt square page at 110 DPI would be 22,000 px square: capped to 36 M pixels
+        let s = capped_scale(14_400.0, 14_400.0, 110.0);
+        assert!((14_400.0 * s).powi(2) <= MAX_PIXELS * 1.0001);
+        assert!(s < 110.0 / 72.0);
+    }
 }

@@ -63,6 +63,14 @@ impl Settings {
         if !(1..=20).contains(&self.top_k) {
             return Err(LensError::BadInput(format!("top-k must be 1 to 20 pages (got {})", self.top_k)));
         }
+        // paths: a model is a folder name inside the models folder, which must exist
+        if self.embedder.is_empty() || self.embedder.contains(['/', '\\']) || self.embedder.starts_with('.') {
+            return Err(LensError::BadInput(format!("embedding model `{}` must be a folder name inside the models folder (no `/`, no `..`)", self.embedder)));
+        }
+        let md = std::path::Path::new(&self.models_dir);
+        if !md.is_absolute() || md.components().any(|c| c == std::path::Component::ParentDir) {
+            return Err(LensError::BadInput(format!("models folder `{}` must be an absolute path without `..`", self.models_dir)));
+        }
         // dense needs its model; hybrid is BM25 plus dense where vectors exist, and says so
         if self.retriever == Retriever::Dense {
             let dir = std::path::Path::new(&self.models_dir).join(&self.embedder);
@@ -137,6 +145,9 @@ mod tests {
             (Settings { retriever: Retriever::Dense, models_dir: "/nonexistent".into(), ..Default::default() }, "needs the embedding model"),
             (Settings { ocr_langs: "eng+xyz".into(), ..Default::default() }, "tesseract-ocr-xyz"),
             (Settings { threads: 500, ..Default::default() }, "threads"),
+            (Settings { embedder: "../../../../etc".into(), ..Default::default() }, "must be a folder name"),
+            (Settings { models_dir: "models".into(), ..Default::default() }, "absolute path"),
+            (Settings { models_dir: "/a/../etc".into(), ..Default::default() }, "absolute path"),
         ] {
             let e = bad.save(&store).unwrap_err().to_string();
             assert!(e.contains(msg), "{e}");

@@ -1,0 +1,149 @@
+//! Hostile files and folders (issue #15): each test reproduces a failure found by probing.
+mod common;
+use common::*;
+use lens_core::ingest::{ingest, IngestEvent, IngestOptions, IngestSummary};
+use lens_core::Library;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// A minimal valid PDF of `pages` empty pages of `w` × `h` points.
+pub fn blank_pdf(w: f32, h: f32, pages: usize) -> Vec<u8> {
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    let obj = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: String| {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", offsets.len()).as_bytes());
+    };
+    obj(&mut out, &mut offsets, "<< /Type /Catalog /Pages 2 0 R >>".into());
+    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", i + 3)).collect();
+    obj(&mut out, &mut offsets, format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" ")));
+    for _ in 0..pages {
+        obj(&mut out, &mut offsets, format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] >>"));
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).as_bytes());
+    for o in &offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", offsets.len() + 1).as_bytes());
+    out
+}
+
+fn run(lib: &mut Library, paths: &[PathBuf]) -> (IngestSummary, Vec<IngestEvent>) {
+    let mut ev = Vec::new();
+    let s = ingest(lib, paths, &IngestOptions::default(), &AtomicBool::new(false), &mut |e| ev.push(e.clone())).unwrap();
+    (s, ev)
+}
+
+fn failure(ev: &[IngestEvent], name: &str) -> String {
+    ev.iter()
+        .find_map(|e| match e {
+            IngestEvent::Failed { path, message, .. } if path.ends_with(name) => Some(message.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no failure for {name}: {ev:?}"))
+}
+
+#[test]
+fn a_symlink_loop_is_walked_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("filings");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), folder.join("amcor.pdf")).unwrap();
+    std::os::unix::fs::symlink(".", folder.join("loop")).unwrap();
+    std::os::unix::fs::symlink("..", folder.join("up")).unwrap();
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    let t0 = Instant::now();
+    let (s, _) = run(&mut lib, &[folder]);
+    assert_eq!((s.files, s.added), (1, 1), "{s:?}");
+    assert!(t0.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn special_files_are_refused_by_type_without_blocking() {
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("pipe.pdf");
+    assert!(std::process::Command::new("mkfifo").arg(&pipe).status().unwrap().success());
+    let zero = dir.path().join("zero.pdf");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let good = dir.path().join("good.pdf");
+    std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), &good).unwrap();
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    let (s, ev) = run(&mut lib, &[pipe, zero, good]);
+    assert_eq!((s.added, s.failed), (1, 2), "{s:?}");
+    assert!(failure(&ev, "pipe.pdf").contains("a named pipe"));
+    assert!(failure(&ev, "zero.pdf").contains("a device"));
+    // the good file of the same batch is searchable
+    assert_eq!(lib.documents().unwrap().len(), 1);
+}
+
+#[test]
+fn reads_stop_at_the_limit_actually_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("big.pdf");
+    std::fs::write(&f, vec![b'%'; 4096]).unwrap();
+    let e = lens_core::ingest::read_capped(&f, 1024).unwrap_err();
+    assert_eq!(e.code(), "pdf_too_large");
+    assert_eq!(lens_core::ingest::read_capped(&f, 8192).unwrap().len(), 4096);
+}
+
+#[test]
+fn a_huge_page_renders_within_the_pixel_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("huge.pdf");
+    std::fs::write(&f, blank_pdf(14_400.0, 14_400.0, 1)).unwrap();
+    let t0 = Instant::now();
+    let img = lens_core::render::render_page(&f, 1, 110.0, &[]).unwrap();
+    let px = img.width() as f32 * img.height() as f32;
+    assert!(px <= lens_core::pdf::MAX_PIXELS * 1.01, "{}x{}", img.width(), img.height());
+    eprintln!("14,400 pt page at 110 DPI: {}x{} in {:?}", img.width(), img.height(), t0.elapsed());
+}
+
+#[test]
+fn temp_files_and_the_library_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let lib_dir = dir.path().join("lib");
+    let lib = Library::open(&lib_dir).unwrap();
+    drop(lib);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&lib_dir), 0o700);
+    assert_eq!(mode(&lib_dir.join("lens.sqlite")), 0o600);
+    let t = lens_core::paths::private_temp_dir("lens-test-").unwrap();
+    assert_eq!(mode(t.path()), 0o700);
+    // a path someone pre-created under the old predictable pdfium name no longer matters
+    let predictable = std::env::temp_dir().join(format!("lens-pdfium-{}-0.so", std::process::id()));
+    std::fs::create_dir_all(&predictable).unwrap();
+    let mut lib = Library::open(&lib_dir).unwrap();
+    let (s, _) = run(&mut lib, &[fb("AMCOR_2022_8K_dated-2022-07-01")]);
+    let _ = std::fs::remove_dir_all(&predictable);
+    assert_eq!(s.added, 1);
+}
+
+#[test]
+fn two_files_with_one_name_are_two_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    for (sub, src) in [("a", "AMCOR_2022_8K_dated-2022-07-01"), ("b", "ULTABEAUTY_2023Q4_EARNINGS")] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+        std::fs::copy(fb(src), dir.path().join(sub).join("report.pdf")).unwrap();
+    }
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    let (s, _) = run(&mut lib, &[dir.path().join("a"), dir.path().join("b")]);
+    assert_eq!((s.added, s.replaced), (2, 0), "{s:?}");
+    let ids: Vec<String> = lib.documents().unwrap().into_iter().map(|d| d.id).collect();
+    assert_eq!(ids, vec!["report", "report~2"]);
+    // again: nothing changes; the same file at a new path is recognised
+    std::fs::copy(dir.path().join("a/report.pdf"), dir.path().join("moved.pdf")).unwrap();
+    let (s, ev) = run(&mut lib, &[dir.path().join("a"), dir.path().join("b"), dir.path().join("moved.pdf")]);
+    assert_eq!((s.added, s.replaced, s.unchanged), (0, 0, 3), "{s:?}");
+    assert!(ev.iter().any(|e| matches!(e, IngestEvent::Unchanged { path, doc_id } if path.ends_with("moved.pdf") && doc_id == "report")), "{ev:?}");
+    // a changed file replaces its own version, not the other folder's
+    std::fs::copy(fb("AMCOR_2023Q4_EARNINGS"), dir.path().join("b/report.pdf")).unwrap();
+    let (s, _) = run(&mut lib, &[dir.path().join("b")]);
+    assert_eq!((s.added, s.replaced), (0, 1), "{s:?}");
+    let docs = lib.documents().unwrap();
+    assert_eq!(docs.len(), 2);
+    assert!(docs.iter().find(|d| d.id == "report~2").unwrap().path.ends_with("b/report.pdf"));
+    assert!(docs.iter().find(|d| d.id == "report").unwrap().path.ends_with("a/report.pdf"));
+}
