@@ -55,6 +55,9 @@ enum Cmd {
         /// Try again pages whose OCR failed before
         #[arg(long)]
         retry_failed: bool,
+        /// Most pages of one document read in this run (0: all); the rest stay pending
+        #[arg(long, default_value_t = lens_core::ocr::DEFAULT_BUDGET_PER_DOC)]
+        budget: usize,
         #[arg(long)]
         json: bool,
     },
@@ -314,9 +317,9 @@ fn run(cli: Cli) -> Result<()> {
                 std::process::exit(2);
             }
         }
-        Cmd::Ocr { doc, lang, dpi, retry_failed, json } => {
+        Cmd::Ocr { doc, lang, dpi, retry_failed, budget, json } => {
             let mut lib = open(&cli.library)?;
-            let opts = lens_core::ocr::OcrOptions { langs: lang, dpi, doc, retry_failed, ..Default::default() };
+            let opts = lens_core::ocr::OcrOptions { langs: lang, dpi, doc, retry_failed, budget_per_doc: budget, ..Default::default() };
             let s = lens_core::ocr::run(&mut lib, &opts, &AtomicBool::new(false), &mut |e| print_ocr_event(e, json))?;
             print_ocr_summary(&s, json)?;
         }
@@ -765,8 +768,18 @@ fn print_ocr_event(e: &lens_core::ocr::OcrEvent, json: bool) {
 fn print_ocr_summary(s: &lens_core::ocr::OcrSummary, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(s)?);
-    } else if s.pages + s.failed > 0 {
-        println!("OCR: {} pages read, {} failed, in {:.1}s ({:.2} pages/s)", s.pages, s.failed, s.seconds, s.pages as f64 / s.seconds.max(1e-6));
+    } else if s.pages + s.blank + s.failed > 0 {
+        println!(
+            "OCR: {} pages read, {} blank, {} failed, in {:.1}s ({:.2} pages/s)",
+            s.pages,
+            s.blank,
+            s.failed,
+            s.seconds,
+            (s.pages + s.blank) as f64 / s.seconds.max(1e-6)
+        );
+    }
+    if s.deferred > 0 && !json {
+        println!("OCR: {} pages left for later (the per-document budget of this run): run `lens ocr` to continue", s.deferred);
     }
     Ok(())
 }

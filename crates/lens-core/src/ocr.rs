@@ -23,7 +23,13 @@ pub struct OcrOptions {
     pub retry_failed: bool,
     /// The Tesseract program (default: `$LENS_TESSERACT`, else `tesseract` on PATH).
     pub tesseract: String,
+    /// Most pages of one document read in one run (0: no limit); the rest stay pending for the
+    /// next run (`lens ocr`), so a 20,000-page scan cannot hold an ingest for hours.
+    pub budget_per_doc: usize,
 }
+
+/// Pages a document may have OCR'd per run by default.
+pub const DEFAULT_BUDGET_PER_DOC: usize = 500;
 
 impl Default for OcrOptions {
     fn default() -> Self {
@@ -34,6 +40,7 @@ impl Default for OcrOptions {
             doc: None,
             retry_failed: false,
             tesseract: tesseract_bin(),
+            budget_per_doc: DEFAULT_BUDGET_PER_DOC,
         }
     }
 }
@@ -136,8 +143,27 @@ pub fn words_to_text(words: &[Word], dpi: f32, page_height: f32) -> (String, Vec
     (text, boxes)
 }
 
-/// Render `page` of `pdf` at `dpi` and OCR it. Returns (text, boxes, seconds).
-pub fn ocr_page(pdf: &Path, page: u32, page_height: f32, opts: &OcrOptions, scratch: &Path) -> Result<(String, Vec<CharBox>)> {
+/// Is the page blank? Judged from a 36 DPI render (a few milliseconds): no pixel differs from
+/// the page's background by more than a faint speck (fewer than 1 in 20,000 pixels).
+pub fn is_blank(pdf: &Path, page: u32) -> Result<bool> {
+    let r = crate::pdf::render(pdf, page, 36.0)?;
+    let img = image::DynamicImage::ImageRgba8(r.image).to_luma8();
+    // the background is the brightest common shade (white paper, or a tinted scan)
+    let mut hist = [0usize; 256];
+    for p in img.pixels() {
+        hist[p.0[0] as usize] += 1;
+    }
+    let bg = (0..256).max_by_key(|v| hist[*v]).unwrap_or(255) as i32;
+    let ink = img.pixels().filter(|p| (p.0[0] as i32 - bg).abs() > 40).count();
+    Ok(ink * 20_000 < (img.width() as usize * img.height() as usize).max(1))
+}
+
+/// Render `page` of `pdf` at `dpi` and OCR it: (text, boxes), or `None` for a blank page
+/// (Tesseract is not run on it).
+pub fn ocr_page(pdf: &Path, page: u32, page_height: f32, opts: &OcrOptions, scratch: &Path) -> Result<Option<(String, Vec<CharBox>)>> {
+    if is_blank(pdf, page)? {
+        return Ok(None);
+    }
     let r = crate::pdf::render(pdf, page, opts.dpi)?;
     let img = image::DynamicImage::ImageRgba8(r.image).to_luma8();
     let png = scratch.join(format!("p{page}-{}.png", std::process::id()));
@@ -156,7 +182,7 @@ pub fn ocr_page(pdf: &Path, page: u32, page_height: f32, opts: &OcrOptions, scra
         return Err(LensError::BadInput(format!("Tesseract failed on page {page}: {}", String::from_utf8_lossy(&out.stderr).trim())));
     }
     let words = parse_tsv(&String::from_utf8_lossy(&out.stdout));
-    Ok(words_to_text(&words, opts.dpi, page_height))
+    Ok(Some(words_to_text(&words, opts.dpi, page_height)))
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -169,11 +195,18 @@ pub enum OcrEvent {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct OcrSummary {
     pub pages: usize,
+    /// Pages found blank (recorded as such, not read).
+    pub blank: usize,
+    /// Pages left pending by the per-document budget.
+    pub deferred: usize,
     pub failed: usize,
     pub seconds: f64,
     pub cancelled: bool,
     pub page_seconds: Vec<f64>,
 }
+
+/// A page read (or found blank) waiting to be stored: (todo index, text, heading, boxes, source).
+type Done = (usize, String, String, Vec<CharBox>, &'static str);
 
 /// OCR every page that needs it (resumable: done pages are stored as they finish).
 pub fn run(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {
@@ -185,8 +218,18 @@ pub fn run(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: 
 
 fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {
     let t0 = Instant::now();
-    let todo = lib.store().ocr_todo(opts.doc.as_deref(), opts.retry_failed)?;
+    let mut todo = lib.store().ocr_todo(opts.doc.as_deref(), opts.retry_failed)?;
     let mut sum = OcrSummary::default();
+    if opts.budget_per_doc > 0 {
+        let mut per_doc: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+        let before = todo.len();
+        todo.retain(|t| {
+            let n = per_doc.entry(t.doc_key).or_default();
+            *n += 1;
+            *n <= opts.budget_per_doc
+        });
+        sum.deferred = before - todo.len();
+    }
     if todo.is_empty() {
         return Ok(sum);
     }
@@ -207,7 +250,7 @@ fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event
     let scratch = scratch_dir.path().to_path_buf();
     let total = todo.len();
     let next = AtomicUsize::new(0);
-    let (tx, rx) = mpsc::channel::<(usize, Result<(String, Vec<CharBox>)>, f64)>();
+    let (tx, rx) = mpsc::channel::<(usize, Result<Option<(String, Vec<CharBox>)>>, f64)>();
     let threads = opts.threads.clamp(1, 16);
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..threads {
@@ -227,23 +270,37 @@ fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event
             });
         }
         drop(tx);
-        let mut pending: Vec<(usize, String, String, Vec<CharBox>)> = Vec::new();
-        let flush = |lib: &mut Library, w: &mut crate::index::PageWriter, pending: &mut Vec<(usize, String, String, Vec<CharBox>)>| -> Result<()> {
+        let mut pending: Vec<Done> = Vec::new();
+        let flush = |lib: &mut Library, w: &mut crate::index::PageWriter, pending: &mut Vec<Done>| -> Result<()> {
             if pending.is_empty() {
                 return Ok(());
             }
             // index first, then the store: a crash between leaves the page marked for OCR,
             // and redoing it replaces the index entry again
             w.commit()?;
-            for (i, text, heading, boxes) in pending.drain(..) {
-                lib.store_mut().set_ocr_page(todo[i].doc_key, todo[i].page, &text, &heading, &boxes)?;
+            for (i, text, heading, boxes, source) in pending.drain(..) {
+                lib.store_mut().set_ocr_page(todo[i].doc_key, todo[i].page, &text, &heading, &boxes, source)?;
             }
             lib.index.reload()
         };
         for (i, r, secs) in rx {
             let t = &todo[i];
             match r {
-                Ok((text, boxes)) => {
+                Ok(None) => {
+                    // blank: recorded, so it is not looked at again
+                    sum.blank += 1;
+                    sum.page_seconds.push(secs);
+                    on_event(&OcrEvent::Page {
+                        doc_id: t.doc_id.clone(),
+                        page: t.page,
+                        words: 0,
+                        seconds: secs,
+                        done: sum.pages + sum.blank + sum.failed,
+                        total,
+                    });
+                    pending.push((i, String::new(), String::new(), Vec::new(), "blank"));
+                }
+                Ok(Some((text, boxes))) => {
                     let heading = crate::text::heading_lines(&text).join("\n");
                     w.replace_page(t.doc_key, t.page, &text, &heading)?;
                     sum.pages += 1;
@@ -253,10 +310,10 @@ fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event
                         page: t.page,
                         words: text.split_whitespace().count(),
                         seconds: secs,
-                        done: sum.pages + sum.failed,
+                        done: sum.pages + sum.blank + sum.failed,
                         total,
                     });
-                    pending.push((i, text, heading, boxes));
+                    pending.push((i, text, heading, boxes, "ocr"));
                     if pending.len() >= 16 {
                         flush(lib, &mut w, &mut pending)?;
                     }

@@ -430,11 +430,12 @@ impl Store {
     }
 
     /// Store an OCR'd page's text and word boxes (the page no longer needs OCR).
-    pub fn set_ocr_page(&mut self, doc_key: i64, page: u32, text: &str, heading: &str, boxes: &[CharBox]) -> Result<()> {
+    /// `source`: `ocr`, or `blank` for a page found empty.
+    pub fn set_ocr_page(&mut self, doc_key: i64, page: u32, text: &str, heading: &str, boxes: &[CharBox], source: &str) -> Result<()> {
         let tx = self.conn.transaction()?;
         tx.execute(
-            "UPDATE pages SET text=?3, heading=?4, needs_ocr=0, source='ocr', ocr_error=NULL WHERE doc_key=?1 AND page=?2",
-            params![doc_key, page, text, heading],
+            "UPDATE pages SET text=?3, heading=?4, needs_ocr=0, source=?5, ocr_error=NULL WHERE doc_key=?1 AND page=?2",
+            params![doc_key, page, text, heading, source],
         )?;
         tx.execute("UPDATE page_boxes SET data=?3 WHERE doc_key=?1 AND page=?2", params![doc_key, page, boxes::encode(boxes)])?;
         tx.execute("UPDATE documents SET needs_ocr_pages=(SELECT count(*) FROM pages WHERE doc_key=?1 AND needs_ocr=1) WHERE key=?1", [doc_key])?;

@@ -147,3 +147,43 @@ fn two_files_with_one_name_are_two_documents() {
     assert!(docs.iter().find(|d| d.id == "report~2").unwrap().path.ends_with("b/report.pdf"));
     assert!(docs.iter().find(|d| d.id == "report").unwrap().path.ends_with("a/report.pdf"));
 }
+
+#[test]
+fn blank_scans_are_skipped_cheaply_and_ocr_has_a_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("blank.pdf");
+    std::fs::write(&f, blank_pdf(612.0, 792.0, 2000)).unwrap();
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    let t0 = Instant::now();
+    let (s, _) = run(&mut lib, &[f]);
+    assert_eq!((s.pages, s.needs_ocr_pages), (2000, 2000));
+    let opts = lens_core::ocr::OcrOptions { budget_per_doc: 40, threads: 2, ..Default::default() };
+    let o = lens_core::ocr::run(&mut lib, &opts, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!((o.pages, o.blank, o.deferred, o.failed), (0, 40, 1960, 0), "{o:?}");
+    assert_eq!(lib.documents().unwrap()[0].needs_ocr_pages, 1960, "the rest stays pending, and shows");
+    let p = lib.store().page("blank", 1).unwrap();
+    assert_eq!((p.source.as_str(), p.needs_ocr), ("blank", false));
+    eprintln!("2,000 blank pages: ingest + 40 blank checks in {:?}", t0.elapsed());
+}
+
+#[test]
+#[ignore]
+fn blank_check_on_a_library() {
+    // LENS_LIB=.lens/mmlongbench_doc cargo test --test hostile blank_check -- --ignored --nocapture
+    let lib = Library::open(Path::new(&std::env::var("LENS_LIB").unwrap())).unwrap();
+    let (mut n, mut blank) = (0, 0);
+    for d in lib.documents().unwrap() {
+        let pdf = lib.pdf_path(&d).unwrap();
+        for (page, text) in lib.store().page_texts_by_key(d.key).unwrap() {
+            if lib.store().page(&d.id, page).unwrap().source != "ocr" {
+                continue;
+            }
+            n += 1;
+            if lens_core::ocr::is_blank(&pdf, page).unwrap() {
+                blank += 1;
+                eprintln!("blank: {}#{page}: {} words: {:?}", d.id, text.split_whitespace().count(), text.chars().take(80).collect::<String>());
+            }
+        }
+    }
+    eprintln!("{blank} of {n} OCR'd pages judged blank");
+}
