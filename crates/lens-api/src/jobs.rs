@@ -130,10 +130,32 @@ impl IngestJobs {
     }
 }
 
+/// Change a file's progress; a file found inside a queued folder gets its own row.
 fn update(q: &Mutex<Queue>, path: &str, f: impl FnOnce(&mut FileProgress)) {
     let mut q = lock(q);
+    if !q.state.files.iter().any(|fp| fp.path == path) {
+        let name = Path::new(path).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| path.to_string());
+        q.state.files.push(FileProgress {
+            path: path.to_string(),
+            name,
+            status: FileStatus::Reading,
+            doc_id: None,
+            pages: 0,
+            ocr_total: 0,
+            ocr_done: 0,
+            message: None,
+        });
+    }
     if let Some(fp) = q.state.files.iter_mut().rev().find(|fp| fp.path == path) {
         f(fp);
+    }
+}
+
+/// Folders of a finished batch are done: their files have rows of their own.
+fn finish_folders(q: &mut Queue) {
+    for f in q.state.files.iter_mut().filter(|f| f.status == FileStatus::Reading && Path::new(&f.path).is_dir()) {
+        f.status = FileStatus::Done;
+        f.message = Some("folder: its PDFs are listed below".into());
     }
 }
 
@@ -211,6 +233,7 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
         let r = ingest::ingest_then_ocr(&mut lib, &batch, &IngestOptions::default(), Some(&ocr), &cancel, &mut on_ingest, &mut on_ocr);
         stale.store(true, Ordering::Release);
         let mut g = lock(q);
+        finish_folders(&mut g);
         match r {
             // what was stored before a cancel is published: those files are done
             Err(LensError::Cancelled) => {

@@ -81,3 +81,20 @@ fn background_ingest_reports_progress_and_can_be_cancelled() {
     let done = st["files"].as_array().unwrap().iter().filter(|f| f["status"] == "done").count();
     assert_eq!(docs.as_array().unwrap().len(), 2 + done);
 }
+
+#[test]
+fn a_folder_ingest_lists_its_files_and_ends_done() {
+    let lib = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), folder.path().join("a.pdf")).unwrap();
+    std::fs::copy(fb("ULTABEAUTY_2023Q4_EARNINGS"), folder.path().join("b.pdf")).unwrap();
+    let api = Api::new(lib.path().to_path_buf());
+    api.start_ingest(vec![folder.path().to_path_buf()]).unwrap();
+    wait_until("the job finishes", || !api.ingest_status().running);
+    let st = api.ingest_status();
+    let rows: Vec<(String, String)> =
+        st.files.iter().map(|f| (f.name.clone(), serde_json::to_value(f.status).unwrap().as_str().unwrap().to_string())).collect();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(rows.iter().all(|(_, s)| s == "done"), "a folder that was ingested is not reported cancelled: {rows:?}");
+    assert_eq!(api.documents().unwrap().len(), 2);
+}

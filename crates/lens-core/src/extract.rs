@@ -96,6 +96,20 @@ impl Extractor {
                 (self.close_doc)(doc);
                 return Err(LensError::NoPages { path: path.to_path_buf() });
             }
+            // bounds, checked as the document is read (a small file can expand enormously)
+            let too_big = |what: String| {
+                LensError::BadInput(format!(
+                    "{}: {what} (limits: {} pages, {} characters of text)",
+                    path.display(),
+                    crate::ingest::MAX_PAGES,
+                    crate::ingest::MAX_CHARS
+                ))
+            };
+            if n as usize > crate::ingest::MAX_PAGES {
+                (self.close_doc)(doc);
+                return Err(too_big(format!("{n} pages")));
+            }
+            let mut chars = 0usize;
             let mut out = Vec::with_capacity(n as usize);
             for i in 0..n {
                 let page = (self.load_page)(doc, i);
@@ -111,6 +125,11 @@ impl Extractor {
                     (self.text_close)(tp);
                 }
                 (self.close_page)(page);
+                chars += text.len();
+                if chars > crate::ingest::MAX_CHARS {
+                    (self.close_doc)(doc);
+                    return Err(too_big(format!("more than {} characters of text by page {}", crate::ingest::MAX_CHARS, i + 1)));
+                }
                 let visible = text.chars().filter(|c| !c.is_whitespace()).count();
                 out.push(PageText { page: i as u32 + 1, text, boxes, width, height, needs_ocr: visible < OCR_MIN_CHARS });
             }

@@ -21,6 +21,10 @@ use std::time::Instant;
 
 /// Default largest PDF accepted (bytes).
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// Most pages one document may have (a 10-K has ~150; the largest real filings ~3,000).
+pub const MAX_PAGES: usize = 25_000;
+/// Most text characters one document may hold (a 300-page 10-K has ~1.5 M).
+pub const MAX_CHARS: usize = 30_000_000;
 /// Pages indexed before the batch is committed and published.
 const BATCH_PAGES: usize = 4000;
 
@@ -211,6 +215,7 @@ fn read_and_extract(ex: &mut crate::extract::Extractor, path: &Path, id: &str, k
         Ok(p) => p,
         Err(e) => return Msg::Failed(path.to_path_buf(), e),
     };
+
     let headings: Vec<String> = pages.iter().map(|p| crate::text::heading_lines(&p.text).join("\n")).collect();
     let first: Vec<&str> = pages.iter().take(3).map(|p| p.text.as_str()).collect();
     let meta = meta::guess(&doc_id_for(path), &first);

@@ -187,3 +187,16 @@ fn blank_check_on_a_library() {
     }
     eprintln!("{blank} of {n} OCR'd pages judged blank");
 }
+
+#[test]
+fn documents_past_the_page_limit_are_refused_and_the_batch_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("many.pdf");
+    std::fs::write(&f, blank_pdf(612.0, 792.0, lens_core::ingest::MAX_PAGES + 1)).unwrap();
+    let good = dir.path().join("good.pdf");
+    std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), &good).unwrap();
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    let (s, ev) = run(&mut lib, &[f, good]);
+    assert_eq!((s.added, s.failed), (1, 1));
+    assert!(failure(&ev, "many.pdf").contains("25001 pages"), "{ev:?}");
+}
