@@ -46,6 +46,20 @@ pub enum BenchCmd {
         #[arg(long, default_value = "bm25")]
         retriever: String,
     },
+    /// Load test of `lens serve` on this library: CLIENTS ask labelled questions over HTTP while
+    /// one client ingests the PDFs of a folder one by one, for SECONDS (use a copy of a library:
+    /// the PDFs are added to it)
+    Serve {
+        #[arg(long)]
+        labels: PathBuf,
+        #[arg(long, default_value_t = 8)]
+        clients: usize,
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// A folder of PDFs to ingest during the run
+        #[arg(long)]
+        ingest: Option<PathBuf>,
+    },
     /// Embedding throughput (dense index build) on the pages of some documents, nothing stored
     Dense {
         #[arg(long = "doc", required = true)]
@@ -221,6 +235,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
                 }
             }
         }
+        BenchCmd::Serve { labels, clients, seconds, ingest } => load_test(library, &labels, clients, seconds, ingest)?,
         BenchCmd::Dense { docs, pages } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
             let lib = Library::open(&dir)?;
@@ -248,6 +263,112 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             println!("  peak RSS: {:.0} MiB", peak_rss_mib());
         }
     }
+    Ok(())
+}
+
+/// One HTTP/1.1 POST of JSON to the local server: (status, body, milliseconds).
+fn post(port: u16, token: &str, path: &str, body: &str) -> (u16, String, f64) {
+    use std::io::{Read, Write};
+    let t = Instant::now();
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else { return (0, String::new(), 0.0) };
+    let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(120)));
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-lens-token: {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    if s.write_all(req.as_bytes()).is_err() {
+        return (0, String::new(), 0.0);
+    }
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (status, text.split("\r\n\r\n").nth(1).unwrap_or("").to_string(), t.elapsed().as_secs_f64() * 1000.0)
+}
+
+fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize, seconds: u64, ingest: Option<PathBuf>) -> Result<()> {
+    use std::sync::{Arc, Mutex};
+    let dir = lens_core::paths::library_dir(library.as_deref());
+    let served = crate::serve::bind(dir, 0)?;
+    let (port, token) = (served.port, served.secret.clone());
+    std::thread::spawn(move || served.serve());
+    let questions: Arc<Vec<String>> = Arc::new(eval::read_labels(labels)?.into_iter().map(|l| l.query).collect());
+    anyhow::ensure!(!questions.is_empty(), "no questions in {}", labels.display());
+    let deadline = Instant::now() + std::time::Duration::from_secs(seconds);
+    let asks: Arc<Mutex<Vec<(u16, f64, String)>>> = Arc::default();
+    let mut handles = Vec::new();
+    for c in 0..clients {
+        let (asks, questions, token) = (asks.clone(), questions.clone(), token.clone());
+        handles.push(std::thread::spawn(move || {
+            let mut i = c;
+            while Instant::now() < deadline {
+                let q = &questions[i % questions.len()];
+                let (status, body, ms) = post(port, &token, "/api/ask", &serde_json::json!({ "question": q }).to_string());
+                asks.lock().unwrap().push((status, ms, if status == 200 { String::new() } else { body }));
+                i += clients;
+            }
+        }));
+    }
+    // one client ingests a folder's PDFs one at a time, waiting for each job to finish
+    let ingests: Arc<Mutex<Vec<(bool, f64)>>> = Arc::default();
+    if let Some(folder) = ingest {
+        let mut pdfs: Vec<PathBuf> =
+            std::fs::read_dir(&folder)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| lens_core::ingest::is_pdf_name(p)).collect();
+        pdfs.sort();
+        let (ingests, token) = (ingests.clone(), token.clone());
+        handles.push(std::thread::spawn(move || {
+            for p in pdfs {
+                if Instant::now() >= deadline {
+                    break;
+                }
+                let t = Instant::now();
+                let (status, ..) = post(port, &token, "/api/ingest_paths", &serde_json::json!({ "paths": [p] }).to_string());
+                let mut ok = status == 200;
+                while ok {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    let (st, body, _) = post(port, &token, "/api/ingest_status", "{}");
+                    let v: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+                    if st != 200 {
+                        ok = false;
+                    } else if v["running"] == false {
+                        ok = v["files"].as_array().is_some_and(|f| f.iter().all(|f| f["status"] != "failed"));
+                        break;
+                    }
+                }
+                ingests.lock().unwrap().push((ok, t.elapsed().as_secs_f64()));
+            }
+        }));
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    let asks = asks.lock().unwrap();
+    let mut ms: Vec<f64> = asks.iter().filter(|a| a.0 == 200).map(|a| a.1).collect();
+    ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let errors: Vec<&(u16, f64, String)> = asks.iter().filter(|a| a.0 != 200).collect();
+    let ing = ingests.lock().unwrap();
+    println!("bench serve: {clients} clients asking for {seconds} s over HTTP (127.0.0.1:{port}), {} questions", questions.len());
+    println!(
+        "  asks: {} answered, {} errors; latency p50 {:.1} ms  p95 {:.1} ms  max {:.1} ms",
+        ms.len(),
+        errors.len(),
+        eval::percentile(&ms, 50.0),
+        eval::percentile(&ms, 95.0),
+        ms.last().copied().unwrap_or(0.0)
+    );
+    println!("  throughput {:.1} asks/s", ms.len() as f64 / seconds as f64);
+    if !ing.is_empty() {
+        println!(
+            "  meanwhile: {} PDFs ingested ({} failed), {:.1} s each on average",
+            ing.len(),
+            ing.iter().filter(|x| !x.0).count(),
+            ing.iter().map(|x| x.1).sum::<f64>() / ing.len() as f64
+        );
+    }
+    for e in errors.iter().take(5) {
+        println!("  error {}: {}", e.0, e.2.chars().take(200).collect::<String>());
+    }
+    println!("  peak RSS (server and clients, one process): {:.0} MiB", peak_rss_mib());
     Ok(())
 }
 

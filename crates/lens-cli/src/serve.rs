@@ -277,33 +277,51 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
     let _ = req.respond(resp);
 }
 
-pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
+/// A bound server, not yet answering.
+pub struct Served {
+    server: Server,
+    pub api: Arc<Api>,
+    pub secret: String,
+    pub port: u16,
+}
+
+/// Listen on 127.0.0.1:`port` (0: any free port) for the library at `library`.
+pub fn bind(library: std::path::PathBuf, port: u16) -> Result<Served> {
     let server = Server::http(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let addr = server.server_addr().to_ip().context("listening address")?;
     anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
-    let secret = token();
-    let api = Api::new(library);
-    println!("10-K Lens serving {} at http://{}/?token={}", api.library_dir().display(), addr, secret);
+    Ok(Served { server, api: Api::new(library), secret: token(), port: addr.port() })
+}
+
+pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
+    let s = bind(library, port)?;
+    println!("10-K Lens serving {} at http://127.0.0.1:{}/?token={}", s.api.library_dir().display(), s.port, s.secret);
     use std::io::Write;
     std::io::stdout().flush().ok();
-    let secret = Arc::new(secret);
     // follow the library's watched folders while serving
-    if let Err(e) = api.follow_watched(Arc::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default()))) {
+    if let Err(e) = s.api.follow_watched(Arc::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default()))) {
         eprintln!("watched folders not followed: {e}");
     }
-    let port = addr.port();
-    for req in server.incoming_requests() {
-        use std::sync::atomic::Ordering;
-        if CONNECTIONS.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
-            CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
-            let _ = req.respond(json_response(503, &serde_json::json!({ "code": "busy", "message": "too many requests at once" })));
-            continue;
-        }
-        let (api, secret) = (api.clone(), secret.clone());
-        std::thread::spawn(move || {
-            handle(&api, &secret, port, req);
-            CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
-        });
-    }
+    s.serve();
     Ok(())
+}
+
+impl Served {
+    /// Answer requests until the process ends.
+    pub fn serve(self) {
+        let (server, api, secret, port) = (self.server, self.api, Arc::new(self.secret), self.port);
+        for req in server.incoming_requests() {
+            use std::sync::atomic::Ordering;
+            if CONNECTIONS.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
+                CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
+                let _ = req.respond(json_response(503, &serde_json::json!({ "code": "busy", "message": "too many requests at once" })));
+                continue;
+            }
+            let (api, secret) = (api.clone(), secret.clone());
+            std::thread::spawn(move || {
+                handle(&api, &secret, port, req);
+                CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
+            });
+        }
+    }
 }
