@@ -200,3 +200,50 @@ fn documents_past_the_page_limit_are_refused_and_the_batch_goes_on() {
     assert_eq!((s.added, s.failed), (1, 1));
     assert!(failure(&ev, "many.pdf").contains("25001 pages"), "{ev:?}");
 }
+
+#[path = "hostile_gen/mod.rs"]
+mod hostile_gen;
+
+#[test]
+fn the_hostile_set_is_accounted_for_file_by_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set");
+    let good = [fb("AMCOR_2022_8K_dated-2022-07-01"), fb("ULTABEAUTY_2023Q4_EARNINGS")];
+    let files = hostile_gen::generate(&set, &good, &fixture("encrypted.pdf"));
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    let t0 = Instant::now();
+    let (s, ev) = run(&mut lib, &[set]);
+    let took = t0.elapsed();
+    // every file: stored, or failed with a reason
+    let mut seen: Vec<String> = ev
+        .iter()
+        .filter_map(|e| match e {
+            IngestEvent::Stored { path, .. } | IngestEvent::Unchanged { path, .. } => Some(path.clone()),
+            IngestEvent::Failed { path, message, .. } => {
+                assert!(!message.is_empty());
+                eprintln!("failed: {path}: {message}");
+                Some(path.clone())
+            }
+            IngestEvent::Published { .. } => None,
+        })
+        .collect();
+    seen.sort();
+    let want: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(seen, want);
+    assert_eq!(s.files, files.len());
+    for bad in ["empty.pdf", "not-a-pdf.pdf", "truncated.pdf", "header-only.pdf", "zero-pages.pdf", "encrypted.pdf", "pipe.pdf", "zero.pdf"] {
+        failure(&ev, bad);
+    }
+    // the good files of the batch are searchable, and the library is consistent
+    let mut req = lens_core::SearchRequest::new("Amcor supplemental indentures notes");
+    req.filter = false;
+    let hits = lib.search(&req).unwrap().hits;
+    assert!(hits.iter().any(|h| h.doc_id.starts_with("AMCOR")), "{hits:?}");
+    for d in lib.documents().unwrap() {
+        for p in 1..=d.pages {
+            lib.store().page(&d.id, p).unwrap();
+        }
+    }
+    eprintln!("hostile set: {} files, {} stored, {} failed in {took:?}", s.files, s.added, s.failed);
+    assert!(took < Duration::from_secs(120), "{took:?}");
+}
