@@ -147,4 +147,68 @@ mod tests {
         assert!(has_words("net income attributable to", "net income"));
         assert!(!has_words("net incomes", "net income"));
     }
+
+    /// Every catalogue metric on one hand-made set of statements (FY2019, with FY2018 balances).
+    #[test]
+    fn every_metric_on_hand_checkable_numbers() {
+        use super::super::ratio::Ratio;
+        let v = |item: &str, y: i32| -> Option<Ratio> {
+            let (now, before) = match item {
+                "revenue" => (1000, 0),
+                "cogs" => (600, 0),
+                "operating_income" => (150, 0),
+                "net_income" => (100, 0),
+                "pretax_income" => (130, 0),
+                "income_tax" => (30, 0),
+                "interest_expense" => (-10, 0),
+                "depreciation_amortization" => (50, 0),
+                "capex" => (-80, 0),
+                "operating_cash_flow" => (200, 0),
+                "total_assets" => (2000, 1800),
+                "current_assets" => (500, 0),
+                "current_liabilities" => (400, 0),
+                "inventory" => (120, 100),
+                "accounts_receivable" => (90, 110),
+                "accounts_payable" => (70, 50),
+                "ppe" => (300, 260),
+                "cash" => (60, 0),
+                "short_term_investments" => (40, 0),
+                "total_equity" => (800, 700),
+                _ => return None,
+            };
+            Some(Ratio::int(if y == 2019 { now } else { before }))
+        };
+        // by hand: e.g. DPO = 365 × (70 + 50) / 2 ÷ (600 + (120 − 100)) = 35.3226
+        let want = [
+            ("fixed_asset_turnover", "3.5714"),
+            ("capex_to_revenue", "0.0800"),
+            ("operating_cash_flow_ratio", "0.5000"),
+            ("operating_margin", "0.1500"),
+            ("net_margin", "0.1000"),
+            ("gross_margin", "0.4000"),
+            ("ebitda", "200.0000"),
+            ("ebitda_margin", "0.2000"),
+            ("ebitda_less_capex", "120.0000"),
+            ("roa", "0.0526"),
+            ("roe", "0.1333"),
+            ("inventory_turnover", "5.4545"),
+            ("dio", "66.9167"),
+            ("dso", "36.5000"),
+            ("dpo", "35.3226"),
+            ("ccc", "68.0941"),
+            ("current_ratio", "1.2500"),
+            ("quick_ratio", "0.4750"),
+            ("free_cash_flow", "120.0000"),
+            ("effective_tax_rate", "0.2308"),
+            ("interest_coverage", "15.0000"),
+            ("capex_amount", "80.0000"),
+        ];
+        let c = Catalogue::builtin();
+        assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");
+        for (id, expected) in want {
+            let e = c.formula(&c.metrics[id].formula).unwrap();
+            let got = e.eval(2019, &mut |i, y| v(i, y)).unwrap_or_else(|err| panic!("{id}: {err:?}"));
+            assert_eq!(got.round_str(4), expected, "{id}");
+        }
+    }
 }
