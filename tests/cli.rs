@@ -283,6 +283,33 @@ fn serve_refuses_hostile_requests() {
     let (st, body) = post("/api/search", &format!("x-lens-token: {token}"), &[0xff, 0xfe, b'{', b'}']);
     assert_eq!(st, 400);
     assert!(body.contains("not UTF-8"), "{body}");
+    // a header bomb: an endless header line gets 431 and the server lives (it grew to 895 MB)
+    {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        s.write_all(format!("GET / HTTP/1.1\r\n{host}\r\nX-Bomb: ").as_bytes()).unwrap();
+        let chunk = vec![b'a'; 64 * 1024];
+        for _ in 0..64 {
+            if s.write_all(&chunk).is_err() {
+                break; // the server closed the connection: fine
+            }
+        }
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        assert!(String::from_utf8_lossy(&out).starts_with("HTTP/1.1 431"), "{}", String::from_utf8_lossy(&out).chars().take(200).collect::<String>());
+    }
+    // idle connections hold at most a bounded number of threads, and go away
+    let idle: Vec<std::net::TcpStream> = (0..200).map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let threads = |pid: u32| -> usize {
+        let st = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        st.lines().find(|l| l.starts_with("Threads:")).unwrap().split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let busy = threads(child.id());
+    assert!(busy < 100, "{busy} threads for 200 idle connections");
+    drop(idle);
+    std::thread::sleep(std::time::Duration::from_millis(500));
     // the server is still up
     assert_eq!(post("/api/documents", &format!("x-lens-token: {token}"), b"{}").0, 200);
     child.kill().unwrap();

@@ -1,13 +1,15 @@
 //! `lens serve`: the desktop UI and its API over HTTP, for browsers and browser tests.
 //! Bound to 127.0.0.1 only; every API request must carry the random token printed at start
-//! (header `x-lens-token` or `?token=`). Static UI files are compiled into the binary.
+//! (header `x-lens-token`; `?token=` only for GETs such as page images), name this server in
+//! `Host`, and come from no other origin. Static UI files are compiled into the binary. The HTTP
+//! layer itself (limits on heads, connections, bodies) is `http.rs`.
 
+use crate::http::{Method, Request, Response};
 use anyhow::{Context, Result};
 use lens_api::{Api, AskArgs, PageImageArgs};
 use lens_core::LensError;
 use std::io::Read;
 use std::sync::Arc;
-use tiny_http::{Header, Method, Request, Response, Server};
 
 const UI: &[(&str, &str, &[u8])] = &[
     ("/", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
@@ -23,11 +25,8 @@ const MAX_UPLOAD: usize = 512 * 1024 * 1024;
 const MAX_BODY: usize = 1 << 20;
 /// Uploads buffered at once (each up to MAX_UPLOAD); more wait for a 503 to retry.
 const MAX_UPLOADS: usize = 2;
-/// Connections handled at once; more get 503 at once instead of a thread each.
-const MAX_CONNECTIONS: usize = 64;
 
 static UPLOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-static CONNECTIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Compare without an early exit, so timing tells nothing about the token.
 fn same_secret(a: &str, b: &str) -> bool {
@@ -37,22 +36,22 @@ fn same_secret(a: &str, b: &str) -> bool {
 /// The request is for this server by name: `Host` must be the loopback address or `localhost`
 /// with our port (a page on another site that a DNS rebinding points here carries its own host).
 fn host_ok(req: &Request, port: u16) -> bool {
-    let host = req.headers().iter().find(|h| h.field.equiv("host")).map(|h| h.value.as_str().to_ascii_lowercase());
+    let host = req.header("host").map(str::to_ascii_lowercase);
     host.is_some_and(|h| [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")].contains(&h))
 }
 
 /// A state-changing request from a page of another origin is refused (browsers send `Origin`).
 fn origin_ok(req: &Request, port: u16) -> bool {
-    match req.headers().iter().find(|h| h.field.equiv("origin")).map(|h| h.value.as_str().to_ascii_lowercase()) {
+    match req.header("origin").map(str::to_ascii_lowercase) {
         None => true,
         Some(o) => [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}"), format!("http://[::1]:{port}")].contains(&o),
     }
 }
 
 /// A JSON body: at most MAX_BODY bytes of UTF-8; else 413 or 400 with a message.
-fn json_body(req: &mut Request) -> std::result::Result<serde_json::Value, Response<std::io::Cursor<Vec<u8>>>> {
+fn json_body(req: &mut Request) -> std::result::Result<serde_json::Value, Response> {
     let mut body = Vec::new();
-    if let Err(e) = req.as_reader().take(MAX_BODY as u64 + 1).read_to_end(&mut body) {
+    if let Err(e) = req.body().take(MAX_BODY as u64 + 1).read_to_end(&mut body) {
         return Err(error_response(&LensError::BadInput(format!("the request body could not be read: {e}"))));
     }
     if body.len() > MAX_BODY {
@@ -81,15 +80,11 @@ fn token() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn header(k: &str, v: &str) -> Header {
-    Header::from_bytes(k.as_bytes(), v.as_bytes()).expect("valid header")
+fn json_response(status: u16, v: &serde_json::Value) -> Response {
+    Response::from_data(serde_json::to_vec(v).unwrap()).with_status_code(status).with_header("Content-Type", "application/json")
 }
 
-fn json_response(status: u16, v: &serde_json::Value) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_data(serde_json::to_vec(v).unwrap()).with_status_code(status).with_header(header("Content-Type", "application/json"))
-}
-
-fn error_response(e: &LensError) -> Response<std::io::Cursor<Vec<u8>>> {
+fn error_response(e: &LensError) -> Response {
     let status = match e.code() {
         "bad_input" | "not_pdf" | "pdf_empty" | "pdf_encrypted" | "pdf_corrupt" | "pdf_no_pages" | "pdf_too_large" => 400,
         "unknown_document" | "unknown_page" | "not_found" => 404,
@@ -170,20 +165,20 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
     if !path.starts_with("/api/") {
         let resp = match UI.iter().find(|(p, _, _)| *p == path) {
             Some((_, ct, body)) => Response::from_data(body.to_vec())
-                .with_header(header("Content-Type", ct))
-                .with_header(header(
+                .with_header("Content-Type", ct)
+                .with_header(
                     "Content-Security-Policy",
                     "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'",
-                ))
-                .with_header(header("X-Content-Type-Options", "nosniff")),
+                )
+                .with_header("X-Content-Type-Options", "nosniff"),
             None => json_response(404, &serde_json::json!({ "code": "not_found", "message": format!("no such page {path}") })),
         };
         let _ = req.respond(resp);
         return;
     }
     // the token: a header for commands; in the URL only for GETs (page images in <img src>)
-    let header_token = req.headers().iter().find(|h| h.field.equiv("x-lens-token")).map(|h| h.value.to_string());
-    let given = if *req.method() == Method::Get { header_token.or_else(|| param("token")) } else { header_token };
+    let header_token = req.header("x-lens-token").map(str::to_string);
+    let given = if req.method() == Method::Get { header_token.or_else(|| param("token")) } else { header_token };
     if !given.as_deref().is_some_and(|g| same_secret(g, secret)) {
         let _ = req.respond(json_response(
             401,
@@ -191,12 +186,12 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
         ));
         return;
     }
-    if *req.method() != Method::Get && !origin_ok(&req, port) {
+    if req.method() != Method::Get && !origin_ok(&req, port) {
         let _ = req.respond(json_response(403, &serde_json::json!({ "code": "unauthorized", "message": "requests from another origin are refused" })));
         return;
     }
     let cmd = path.trim_start_matches("/api/").to_string();
-    let resp = match (req.method().clone(), cmd.as_str()) {
+    let resp = match (req.method(), cmd.as_str()) {
         (Method::Get, "page.png") => {
             // doc, page, dpi and the boxes to draw (a JSON array, as the ask returned them)
             let args = serde_json::json!({
@@ -209,7 +204,7 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
                 .map_err(|e| LensError::BadInput(format!("page.png needs doc, page, and boxes as a JSON array: {e}")))
                 .and_then(|a| api.page_png(&a.page_ref(), a.dpi, &a.boxes));
             match png {
-                Ok(png) => Response::from_data(png).with_header(header("Content-Type", "image/png")),
+                Ok(png) => Response::from_data(png).with_header("Content-Type", "image/png"),
                 Err(e) => error_response(&e),
             }
         }
@@ -228,7 +223,7 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
             let _slot = Slot;
             let name = param("name").unwrap_or_default();
             let mut body = Vec::new();
-            let r = req.as_reader().take(MAX_UPLOAD as u64 + 1).read_to_end(&mut body);
+            let r = req.body().take(MAX_UPLOAD as u64 + 1).read_to_end(&mut body);
             match r {
                 Err(e) => error_response(&LensError::BadInput(format!("upload failed: {e}"))),
                 Ok(_) if body.len() > MAX_UPLOAD => error_response(&LensError::BadInput(format!("{name}: larger than {} MiB", MAX_UPLOAD >> 20))),
@@ -261,7 +256,7 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
                 }
             });
             let reader = ChannelReader { rx, buf: Vec::new(), pos: 0 };
-            let resp = Response::new(200.into(), vec![header("Content-Type", "application/x-ndjson"), header("Cache-Control", "no-store")], reader, None, None);
+            let resp = Response::stream(200, Box::new(reader)).with_header("Content-Type", "application/x-ndjson").with_header("Cache-Control", "no-store");
             let _ = req.respond(resp);
             return;
         }
@@ -279,7 +274,7 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
 
 /// A bound server, not yet answering.
 pub struct Served {
-    server: Server,
+    listener: std::net::TcpListener,
     pub api: Arc<Api>,
     pub secret: String,
     pub port: u16,
@@ -287,10 +282,10 @@ pub struct Served {
 
 /// Listen on 127.0.0.1:`port` (0: any free port) for the library at `library`.
 pub fn bind(library: std::path::PathBuf, port: u16) -> Result<Served> {
-    let server = Server::http(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let addr = server.server_addr().to_ip().context("listening address")?;
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let addr = listener.local_addr().context("listening address")?;
     anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
-    Ok(Served { server, api: Api::new(library), secret: token(), port: addr.port() })
+    Ok(Served { listener, api: Api::new(library), secret: token(), port: addr.port() })
 }
 
 pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
@@ -307,21 +302,9 @@ pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
 }
 
 impl Served {
-    /// Answer requests until the process ends.
+    /// Answer requests until the process ends (limits: see `http.rs`).
     pub fn serve(self) {
-        let (server, api, secret, port) = (self.server, self.api, Arc::new(self.secret), self.port);
-        for req in server.incoming_requests() {
-            use std::sync::atomic::Ordering;
-            if CONNECTIONS.fetch_add(1, Ordering::AcqRel) >= MAX_CONNECTIONS {
-                CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
-                let _ = req.respond(json_response(503, &serde_json::json!({ "code": "busy", "message": "too many requests at once" })));
-                continue;
-            }
-            let (api, secret) = (api.clone(), secret.clone());
-            std::thread::spawn(move || {
-                handle(&api, &secret, port, req);
-                CONNECTIONS.fetch_sub(1, Ordering::AcqRel);
-            });
-        }
+        let (api, secret, port) = (self.api, Arc::new(self.secret), self.port);
+        crate::http::serve(self.listener, Arc::new(move |req| handle(&api, &secret, port, req)));
     }
 }
