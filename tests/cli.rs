@@ -310,6 +310,19 @@ fn serve_refuses_hostile_requests() {
     assert!(busy < 100, "{busy} threads for 200 idle connections");
     drop(idle);
     std::thread::sleep(std::time::Duration::from_millis(500));
+    // the URL's token becomes a cookie and leaves the address bar; the cookie then authorises
+    let (st, _) = http(port, &format!("GET /?token={token} HTTP/1.1\r\n{host}"), b"");
+    assert_eq!(st, 302);
+    {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.write_all(format!("GET /?token={token} HTTP/1.1\r\n{host}\r\n\r\n").as_bytes()).unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        assert!(out.contains(&format!("Set-Cookie: lens_token={token}; HttpOnly; SameSite=Strict")), "{out}");
+    }
+    assert_eq!(post("/api/documents", &format!("Cookie: lens_token={token}"), b"{}").0, 200);
+    assert_eq!(post("/api/documents", "Cookie: lens_token=nope", b"{}").0, 401);
     // the server is still up
     assert_eq!(post("/api/documents", &format!("x-lens-token: {token}"), b"{}").0, 200);
     child.kill().unwrap();

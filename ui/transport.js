@@ -2,7 +2,10 @@
 // Errors always arrive as {code, message}.
 (function () {
   const tauri = window.__TAURI__ && window.__TAURI__.core;
+  // `lens serve` swaps the printed URL's token for a cookie (HttpOnly, SameSite=Strict); a token
+  // still in the URL (older links) is sent as a header too
   const token = new URLSearchParams(location.search).get('token') || '';
+  const auth = token ? { 'x-lens-token': token } : {};
   const asError = (e) => (e && e.code) ? e : { code: 'internal', message: String(e && e.message || e) };
 
   // POST a command to `lens serve`; a network failure becomes {code: 'offline'}.
@@ -10,7 +13,7 @@
     try {
       return await fetch('/api/' + cmd, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-lens-token': token },
+        headers: Object.assign({ 'content-type': 'application/json' }, auth),
         body: JSON.stringify(args || {}),
       });
     } catch (e) { throw { code: 'offline', message: 'the 10-K Lens server is not reachable' }; }
@@ -66,7 +69,8 @@
     if (tauri) {
       try { return await tauri.invoke('page_image', { args: { doc, page, boxes: rects, dpi: dpi || 110 } }); } catch (e) { throw asError(e); }
     }
-    const q = new URLSearchParams({ doc, page: String(page), dpi: String(dpi || 110), token });
+    const q = new URLSearchParams({ doc, page: String(page), dpi: String(dpi || 110) });
+    if (token) q.set('token', token);
     if (rects.length) q.set('boxes', JSON.stringify(rects));
     return '/api/page.png?' + q.toString();
   }
@@ -77,7 +81,7 @@
     const results = [];
     for (const f of files) {
       try {
-        const r = await fetch('/api/upload?name=' + encodeURIComponent(f.name), { method: 'POST', headers: { 'x-lens-token': token }, body: f });
+        const r = await fetch('/api/upload?name=' + encodeURIComponent(f.name), { method: 'POST', headers: auth, body: f });
         const body = await r.json().catch(() => ({ code: 'internal', message: 'bad response' }));
         results.push(r.ok ? { file: f.name, ok: true, result: body } : { file: f.name, ok: false, error: asError(body) });
       } catch (e) { results.push({ file: f.name, ok: false, error: asError(e) }); }

@@ -162,6 +162,18 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
     let path = url.split('?').next().unwrap_or("/").to_string();
     let params = query_params(&url);
     let param = |k: &str| params.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone());
+    // the printed URL's token is exchanged for an HttpOnly, SameSite=Strict cookie, and the
+    // address bar loses it (as Jupyter does)
+    let cookie_token = req.header("cookie").and_then(|c| c.split(';').find_map(|kv| kv.trim().strip_prefix("lens_token=").map(str::to_string)));
+    if path == "/" && param("token").is_some_and(|t| same_secret(&t, secret)) {
+        let resp = Response::from_data(Vec::new())
+            .with_status_code(302)
+            .with_header("Location", "/")
+            .with_header("Set-Cookie", &format!("lens_token={secret}; HttpOnly; SameSite=Strict; Path=/"))
+            .with_header("Cache-Control", "no-store");
+        let _ = req.respond(resp);
+        return;
+    }
     if !path.starts_with("/api/") {
         let resp = match UI.iter().find(|(p, _, _)| *p == path) {
             Some((_, ct, body)) => Response::from_data(body.to_vec())
@@ -178,7 +190,7 @@ fn handle(api: &Arc<Api>, secret: &str, port: u16, mut req: Request) {
     }
     // the token: a header for commands; in the URL only for GETs (page images in <img src>)
     let header_token = req.header("x-lens-token").map(str::to_string);
-    let given = if req.method() == Method::Get { header_token.or_else(|| param("token")) } else { header_token };
+    let given = if req.method() == Method::Get { header_token.or(cookie_token).or_else(|| param("token")) } else { header_token.or(cookie_token) };
     if !given.as_deref().is_some_and(|g| same_secret(g, secret)) {
         let _ = req.respond(json_response(
             401,
