@@ -75,7 +75,7 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         }
         "get_settings" => out(api.settings()?),
         "set_settings" => out(api.set_settings(&parse(cmd, a)?)?),
-        "ingest_paths" => out(api.start_ingest(parse::<PathsArgs>(cmd, a)?.paths.into_iter().map(PathBuf::from).collect())?),
+        "ingest_paths" => out(api.ingest_paths(parse::<PathsArgs>(cmd, a)?.paths.into_iter().map(PathBuf::from).collect())?),
         "ingest_status" => out(api.ingest_status()),
         "cancel_ingest" => out(json!({ "ok": true, "running": api.cancel_ingest() })),
         "dense_build" => out(api.start_dense()?),
@@ -111,5 +111,10 @@ mod tests {
         assert_eq!(dispatch(&api, "nope", json!({})).unwrap_err().code(), "not_found");
         let e = dispatch(&api, "ingest_paths", json!({"paths": []})).unwrap_err();
         assert!(e.to_string().contains("no files given"), "{e}");
+        // outside the allowed folders: one answer whether the file exists or not
+        let a = dispatch(&api, "ingest_paths", json!({"paths": ["/etc/passwd"]})).unwrap_err().to_string();
+        let b = dispatch(&api, "ingest_paths", json!({"paths": ["/etc/no-such-file"]})).unwrap_err().to_string();
+        assert_eq!(a.replace("/etc/passwd", "X"), b.replace("/etc/no-such-file", "X"));
+        assert!(a.contains("cannot be added"), "{a}");
     }
 }

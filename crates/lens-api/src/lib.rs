@@ -252,6 +252,36 @@ impl Api {
         Ok(self.ingest.start(paths))
     }
 
+    /// Folders files may be added from through the API: the user's home, removable media, the
+    /// library, watched folders, and `$LENS_INGEST_ROOTS` (`:`-separated).
+    pub fn ingest_roots(&self) -> Result<Vec<PathBuf>> {
+        let mut roots: Vec<PathBuf> = vec![self.dir.clone(), "/media".into(), "/mnt".into(), "/run/media".into()];
+        if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            roots.push(h.into());
+        }
+        if let Some(extra) = std::env::var_os("LENS_INGEST_ROOTS") {
+            roots.extend(std::env::split_paths(&extra).filter(|p| !p.as_os_str().is_empty()));
+        }
+        roots.extend(self.watches()?.into_iter().map(PathBuf::from));
+        Ok(roots.into_iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect())
+    }
+
+    /// [`Api::start_ingest`] for paths that arrive through the API: each must lie in one of
+    /// [`Api::ingest_roots`]. Outside them the error is the same whether the path exists or not.
+    pub fn ingest_paths(&self, paths: Vec<PathBuf>) -> Result<jobs::IngestState> {
+        let roots = self.ingest_roots()?;
+        for p in &paths {
+            let inside = std::fs::canonicalize(p).ok().is_some_and(|c| roots.iter().any(|r| c.starts_with(r)));
+            if !inside {
+                return Err(LensError::BadInput(format!(
+                    "{} cannot be added: files are added from your home folder, removable media, watched folders or $LENS_INGEST_ROOTS (and must exist)",
+                    p.display()
+                )));
+            }
+        }
+        self.start_ingest(paths)
+    }
+
     pub fn ingest_status(&self) -> jobs::IngestState {
         self.ingest.state()
     }
