@@ -15,14 +15,20 @@ fn request(cmd: &str, body: serde_json::Value) -> InvokeRequest {
     }
 }
 
+fn corpus() -> String {
+    std::env::var("LENS_CORPUS").unwrap_or_else(|_| format!("{}/../../shared/corpus", env!("CARGO_MANIFEST_DIR")))
+}
+
 fn corpus_pdf(name: &str) -> String {
-    let c = std::env::var("LENS_CORPUS").unwrap_or_else(|_| format!("{}/../../shared/corpus", env!("CARGO_MANIFEST_DIR")));
-    format!("{c}/financebench/pdfs/{name}.pdf")
+    format!("{}/financebench/pdfs/{name}.pdf", corpus())
 }
 
 #[test]
 fn commands_answer_and_errors_carry_codes() {
     let dir = tempfile::tempdir().unwrap();
+    // the API adds files only from allowed folders: the corpus is one here (the only test of
+    // this binary, so no other thread reads the environment meanwhile)
+    std::env::set_var("LENS_INGEST_ROOTS", corpus());
     let app = lens_app::builder(mock_builder(), lens_app::AppState::new(dir.path().to_path_buf())).build(mock_context(noop_assets())).unwrap();
     let w = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
     let call = |cmd: &str, args: serde_json::Value| get_ipc_response(&w, request("api", serde_json::json!({"cmd": cmd, "args": args})));
