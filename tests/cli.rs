@@ -328,3 +328,26 @@ fn serve_refuses_hostile_requests() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn ingest_returns_while_ocr_goes_on_in_the_background() {
+    let work = tempfile::tempdir().unwrap();
+    let scan = work.path().join("scan.pdf");
+    lens_core::scan::make_image_only(&corpus().join("financebench/pdfs/3M_2018_10K.pdf"), &[60], 150.0, &scan).unwrap();
+    let lib = work.path().join("lib");
+    let out = ok(&lens(&lib, &["ingest", "--ocr", "background", scan.to_str().unwrap()]));
+    assert!(out.contains("continues in the background"), "{out}");
+    // the text layer is published at once; the page becomes searchable when OCR is done
+    let t0 = std::time::Instant::now();
+    loop {
+        let docs: Value = serde_json::from_str(&ok(&lens(&lib, &["docs", "--json"]))).unwrap();
+        if docs[0]["needs_ocr_pages"] == 0 {
+            break;
+        }
+        assert!(t0.elapsed() < std::time::Duration::from_secs(180), "OCR did not finish: {docs}");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    let found = ok(&lens(&lib, &["search", "purchases of property plant and equipment", "--no-filter", "--retriever", "bm25"]));
+    assert!(found.contains("scan#1"), "{found}");
+    assert!(std::fs::read_to_string(lib.join("ocr.log")).unwrap().contains("OCR: 1 pages read"));
+}
