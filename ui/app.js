@@ -458,10 +458,17 @@
     const ul = $('watches');
     ul.textContent = '';
     try {
-      const ws = await api.call('watches');
+      const ws = await api.call('watch_status');
       if (!ws.length) ul.appendChild(el('li', 'muted', 'none'));
-      for (const w of ws) {
+      for (const { folder: w, paused } of ws) {
         const li = el('li', null, w + ' ');
+        if (paused) {
+          // a folder that could not be read is not followed until it is added again
+          li.appendChild(el('span', 'error', 'paused: ' + paused + ' '));
+          const again = el('button', 'secondary', 'Resume');
+          again.addEventListener('click', async () => { try { await api.call('add_watch', { folder: w }); loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); } });
+          li.appendChild(again);
+        }
         const rm = el('button', 'secondary', 'Stop watching');
         rm.setAttribute('aria-label', 'Stop watching ' + w);
         rm.addEventListener('click', async () => { try { await api.call('remove_watch', { folder: w }); loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); } });

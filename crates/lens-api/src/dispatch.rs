@@ -33,6 +33,7 @@ pub const COMMANDS: &[&str] = &[
     "dense_status",
     "cancel_dense",
     "watches",
+    "watch_status",
     "add_watch",
     "remove_watch",
 ];
@@ -82,6 +83,7 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         "dense_status" => out(api.dense_status()?),
         "cancel_dense" => out(json!({ "ok": true, "running": api.cancel_dense() })),
         "watches" => out(api.watches()?),
+        "watch_status" => out(api.watch_status()?),
         "add_watch" => out(json!({ "folder": api.add_watch(Path::new(&parse::<FolderArgs>(cmd, a)?.folder))? })),
         "remove_watch" => out(json!({ "removed": api.remove_watch(&parse::<FolderArgs>(cmd, a)?.folder)? })),
         other => Err(LensError::NotFound(format!("unknown command `{other}`"))),

@@ -27,6 +27,13 @@ pub struct Batch {
     pub gone: Vec<PathBuf>,
 }
 
+/// A watched folder as the Settings view lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct WatchStatus {
+    pub folder: String,
+    pub paused: Option<String>,
+}
+
 /// What the service did with a batch; front ends show it (the app tells the UI to reload).
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -34,6 +41,11 @@ pub enum WatchEvent {
     /// Files queued for ingest (follow `ingest_status`).
     Queued {
         paths: Vec<String>,
+    },
+    /// A folder stopped being followed (it is listed with the reason; add it again to resume).
+    Paused {
+        folder: String,
+        reason: String,
     },
     Removed {
         doc_id: String,
@@ -67,13 +79,18 @@ impl Drop for WatchService {
 }
 
 /// Watch `folders` recursively; `on_batch` gets each debounced batch on the watcher's thread.
-/// A folder that cannot be watched is reported through `on_error` and the others still are.
-pub fn watch_folders(folders: &[PathBuf], on_batch: impl Fn(Batch) + Send + 'static, on_error: impl Fn(LensError) + Send + 'static) -> Result<WatchService> {
+/// A folder that cannot be watched is reported through `on_error` (with the folder) and the
+/// others still are.
+pub fn watch_folders(
+    folders: &[PathBuf],
+    on_batch: impl Fn(Batch) + Send + 'static,
+    on_error: impl Fn(Option<&Path>, LensError) + Send + 'static,
+) -> Result<WatchService> {
     let (tx, rx) = mpsc::channel::<notify::Result<notify::Event>>();
     let mut watcher = notify::recommended_watcher(tx).map_err(|e| LensError::BadInput(format!("cannot watch folders: {e}")))?;
     for f in folders {
         if let Err(e) = watcher.watch(f, RecursiveMode::Recursive) {
-            on_error(LensError::BadInput(format!("cannot watch {}: {e}", f.display())));
+            on_error(Some(f), LensError::BadInput(format!("cannot watch {}: {e}", f.display())));
         }
     }
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
@@ -100,7 +117,7 @@ pub fn watch_folders(folders: &[PathBuf], on_batch: impl Fn(Batch) + Send + 'sta
                         }
                     }
                 }
-                Ok(Err(e)) => on_error(LensError::BadInput(format!("watching: {e}"))),
+                Ok(Err(e)) => on_error(None, LensError::BadInput(format!("watching: {e}"))),
                 Err(mpsc::RecvTimeoutError::Timeout) if !changed.is_empty() || !gone.is_empty() => {
                     // renames show up as remove + create: a path that exists again is a change
                     let changed = std::mem::take(&mut changed).into_iter().filter(|p| p.is_file()).collect();
@@ -124,6 +141,19 @@ impl Api {
         self.with_library(|l| l.store().watches())
     }
 
+    /// Each watched folder and, when paused, why (add it again to resume).
+    pub fn watch_status(&self) -> Result<Vec<WatchStatus>> {
+        Ok(self.with_library(|l| l.store().watch_status())?.into_iter().map(|(folder, paused)| WatchStatus { folder, paused }).collect())
+    }
+
+    /// Stop following a folder that fails, keeping it listed with the reason.
+    fn pause(&self, folder: &Path, reason: &str, sink: &Sink) {
+        let f = folder.display().to_string();
+        if self.with_library(|l| l.store().set_watch_paused(&f, Some(reason))).is_ok() {
+            sink(WatchEvent::Paused { folder: f, reason: reason.to_string() });
+        }
+    }
+
     pub fn add_watch(&self, folder: &Path) -> Result<String> {
         let p = canonical(folder)?;
         if !p.is_dir() {
@@ -145,7 +175,15 @@ impl Api {
     /// Bring the registered folders up to date (unchanged files are skipped by hash), then
     /// follow them, and any added later, until [`Api::stop_watching`].
     pub fn follow_watched(&self, sink: Sink) -> Result<()> {
-        let folders: Vec<PathBuf> = self.watches()?.into_iter().map(PathBuf::from).collect();
+        // paused folders stay paused; one that cannot be read now is paused with the reason
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for w in self.watch_status()?.into_iter().filter(|w| w.paused.is_none()) {
+            let p = PathBuf::from(&w.folder);
+            match std::fs::read_dir(&p) {
+                Ok(_) => folders.push(p),
+                Err(e) => self.pause(&p, &format!("cannot be read: {e}"), &sink),
+            }
+        }
         let me = self.me.clone();
         let on_batch = {
             let sink = sink.clone();
@@ -156,8 +194,11 @@ impl Api {
             }
         };
         let on_error = {
-            let sink = sink.clone();
-            move |e: LensError| sink(WatchEvent::error(&e))
+            let (sink, me) = (sink.clone(), self.me.clone());
+            move |folder: Option<&Path>, e: LensError| match (folder, me.upgrade()) {
+                (Some(f), Some(api)) => api.pause(f, &e.to_string(), &sink),
+                _ => sink(WatchEvent::error(&e)),
+            }
         };
         let svc = watch_folders(&folders, on_batch, on_error)?;
         if !folders.is_empty() {

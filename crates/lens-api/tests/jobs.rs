@@ -98,3 +98,31 @@ fn a_folder_ingest_lists_its_files_and_ends_done() {
     assert!(rows.iter().all(|(_, s)| s == "done"), "a folder that was ingested is not reported cancelled: {rows:?}");
     assert_eq!(api.documents().unwrap().len(), 2);
 }
+
+#[test]
+fn a_watched_folder_that_cannot_be_read_is_paused_with_its_reason() {
+    let lib = tempfile::tempdir().unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let folder = parent.path().join("filings");
+    std::fs::create_dir(&folder).unwrap();
+    let api = Api::new(lib.path().to_path_buf());
+    let watched = api.add_watch(&folder).unwrap();
+    std::fs::remove_dir(&folder).unwrap();
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let ev2 = events.clone();
+    api.follow_watched(Arc::new(move |e| ev2.lock().unwrap().push(e))).unwrap();
+    let st = api.watch_status().unwrap();
+    assert_eq!(st.len(), 1);
+    assert!(st[0].paused.as_deref().is_some_and(|r| r.contains("cannot be read")), "{st:?}");
+    assert!(events.lock().unwrap().iter().any(|e| matches!(e, lens_api::watch::WatchEvent::Paused { .. })));
+    // it stays paused after a restart, and adding it again resumes it
+    let again = Api::new(lib.path().to_path_buf());
+    again.follow_watched(Arc::new(|_| {})).unwrap();
+    assert!(again.watch_status().unwrap()[0].paused.is_some());
+    std::fs::create_dir(&folder).unwrap();
+    again.add_watch(&folder).unwrap();
+    assert_eq!(again.watch_status().unwrap()[0].paused, None);
+    assert_eq!(again.watch_status().unwrap()[0].folder, watched);
+    again.stop_watching();
+    api.stop_watching();
+}

@@ -18,8 +18,12 @@ use std::path::Path;
 /// Ordered schema migrations (`crates/lens-core/migrations/`): a library's `PRAGMA user_version`
 /// counts those it has run, and opening it runs the rest, each in its own transaction. Never edit
 /// one that has shipped; append a new one.
-const MIGRATIONS: &[&str] =
-    &[include_str!("../migrations/001_base.sql"), include_str!("../migrations/002_document_paths.sql"), include_str!("../migrations/003_log_calculation.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/001_base.sql"),
+    include_str!("../migrations/002_document_paths.sql"),
+    include_str!("../migrations/003_log_calculation.sql"),
+    include_str!("../migrations/004_watch_paused.sql"),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -366,9 +370,21 @@ impl Store {
         self.conn.execute("INSERT OR REPLACE INTO settings(key,value) VALUES(?1,?2)", [key, value])?;
         Ok(())
     }
+    /// Watch a folder (again: adding a paused folder resumes it).
     pub fn add_watch(&self, path: &str) -> Result<()> {
-        self.conn.execute("INSERT OR IGNORE INTO watched_folders(path) VALUES(?1)", [path])?;
+        self.conn.execute("INSERT INTO watched_folders(path) VALUES(?1) ON CONFLICT(path) DO UPDATE SET paused=NULL", [path])?;
         Ok(())
+    }
+    /// Pause a watched folder with the reason (`None` resumes it).
+    pub fn set_watch_paused(&self, path: &str, reason: Option<&str>) -> Result<()> {
+        self.conn.execute("UPDATE watched_folders SET paused=?2 WHERE path=?1", params![path, reason])?;
+        Ok(())
+    }
+    /// Watched folders and, for paused ones, why.
+    pub fn watch_status(&self) -> Result<Vec<(String, Option<String>)>> {
+        let mut st = self.conn.prepare("SELECT path, paused FROM watched_folders ORDER BY path")?;
+        let v = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(v)
     }
     pub fn remove_watch(&self, path: &str) -> Result<bool> {
         Ok(self.conn.execute("DELETE FROM watched_folders WHERE path=?1", [path])? > 0)
