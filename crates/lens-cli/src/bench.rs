@@ -289,6 +289,12 @@ fn post(port: u16, token: &str, path: &str, body: &str) -> (u16, String, f64) {
 fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize, seconds: u64, ingest: Option<PathBuf>) -> Result<()> {
     use std::sync::{Arc, Mutex};
     let dir = lens_core::paths::library_dir(library.as_deref());
+    if let Some(f) = &ingest {
+        // the API adds files only from allowed folders: this one is (set before any thread starts)
+        let mut roots: Vec<PathBuf> = std::env::var_os("LENS_INGEST_ROOTS").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+        roots.push(f.clone());
+        std::env::set_var("LENS_INGEST_ROOTS", std::env::join_paths(roots)?);
+    }
     let served = crate::serve::bind(dir, 0)?;
     let (port, token) = (served.port, served.secret.clone());
     std::thread::spawn(move || served.serve());
