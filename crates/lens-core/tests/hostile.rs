@@ -7,29 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-/// A minimal valid PDF of `pages` empty pages of `w` × `h` points.
-pub fn blank_pdf(w: f32, h: f32, pages: usize) -> Vec<u8> {
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    let obj = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: String| {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", offsets.len()).as_bytes());
-    };
-    obj(&mut out, &mut offsets, "<< /Type /Catalog /Pages 2 0 R >>".into());
-    let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", i + 3)).collect();
-    obj(&mut out, &mut offsets, format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" ")));
-    for _ in 0..pages {
-        obj(&mut out, &mut offsets, format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] >>"));
-    }
-    let xref = out.len();
-    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).as_bytes());
-    for o in &offsets {
-        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", offsets.len() + 1).as_bytes());
-    out
-}
-
 fn run(lib: &mut Library, paths: &[PathBuf]) -> (IngestSummary, Vec<IngestEvent>) {
     let mut ev = Vec::new();
     let s = ingest(lib, paths, &IngestOptions::default(), &AtomicBool::new(false), &mut |e| ev.push(e.clone())).unwrap();
@@ -92,7 +69,7 @@ fn reads_stop_at_the_limit_actually_read() {
 fn a_huge_page_renders_within_the_pixel_cap() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("huge.pdf");
-    std::fs::write(&f, blank_pdf(14_400.0, 14_400.0, 1)).unwrap();
+    std::fs::write(&f, hostile_gen::blank(14_400.0, 14_400.0, 1)).unwrap();
     let t0 = Instant::now();
     let img = lens_core::render::render_page(&f, 1, 110.0, &[]).unwrap();
     let px = img.width() as f32 * img.height() as f32;
@@ -152,7 +129,7 @@ fn two_files_with_one_name_are_two_documents() {
 fn blank_scans_are_skipped_cheaply_and_ocr_has_a_budget() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("blank.pdf");
-    std::fs::write(&f, blank_pdf(612.0, 792.0, 2000)).unwrap();
+    std::fs::write(&f, hostile_gen::blank(612.0, 792.0, 2000)).unwrap();
     let mut lib = Library::open(&dir.path().join("lib")).unwrap();
     let t0 = Instant::now();
     let (s, _) = run(&mut lib, &[f]);
@@ -192,7 +169,7 @@ fn blank_check_on_a_library() {
 fn documents_past_the_page_limit_are_refused_and_the_batch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("many.pdf");
-    std::fs::write(&f, blank_pdf(612.0, 792.0, lens_core::ingest::MAX_PAGES + 1)).unwrap();
+    std::fs::write(&f, hostile_gen::blank(612.0, 792.0, lens_core::ingest::MAX_PAGES + 1)).unwrap();
     let good = dir.path().join("good.pdf");
     std::fs::copy(fb("AMCOR_2022_8K_dated-2022-07-01"), &good).unwrap();
     let mut lib = Library::open(&dir.path().join("lib")).unwrap();
