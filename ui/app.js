@@ -1,6 +1,8 @@
 (function () {
   const api = window.lensApi;
   const $ = (id) => document.getElementById(id);
+  // '1 document', '2 documents'
+  const plural = (n, word) => n + ' ' + word + (n === 1 ? '' : 's');
   const el = (tag, cls, text) => {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -33,7 +35,7 @@
       fillScope(docs);
       renderDense(dense);
       const withVectors = new Set((dense && dense.with_vectors) || []);
-      $('lib-msg').textContent = docs.length ? docs.length + ' documents' : 'No documents yet: add PDFs.';
+      $('lib-msg').textContent = docs.length ? plural(docs.length, 'document') : 'No documents yet: add PDFs.';
       for (const d of docs) {
         const tr = el('tr');
         tr.dataset.doc = d.id;
@@ -92,7 +94,8 @@
   function renderDense(st) {
     if (!st) { $('dense-msg').textContent = ''; return; }
     const j = st.job || {};
-    let t = st.model + ': ' + (st.with_vectors || []).length + ' of ' + st.documents + ' documents have dense vectors';
+    const n = (st.with_vectors || []).length;
+    let t = st.model + ': ' + n + ' of ' + plural(st.documents, 'document') + (n === 1 ? ' has' : ' have') + ' dense vectors';
     if (j.running) t += ' — embedding ' + (j.current ? 'after ' + j.current + ' ' : '') + '(' + j.docs_done + '/' + (j.docs_total || '?') + ' documents, ' + j.pages + ' pages)…';
     else if (j.cancelled) t += ' (stopped)';
     if (j.error) t += ' — ' + errText(j.error);
@@ -152,8 +155,8 @@
     switch (f.status) {
       case 'queued': return 'waiting';
       case 'reading': return 'reading…';
-      case 'ocr': return f.pages + ' pages, OCR ' + f.ocr_done + '/' + f.ocr_total + ' pages…';
-      case 'stored': case 'done': return f.pages + ' pages' + (f.ocr_total ? ', ' + f.ocr_done + ' read by OCR' : '') + ' — done' + (f.message ? ' (' + f.message + ')' : '');
+      case 'ocr': return plural(f.pages, 'page') + ', OCR ' + f.ocr_done + '/' + plural(f.ocr_total, 'page') + '…';
+      case 'stored': case 'done': return plural(f.pages, 'page') + (f.ocr_total ? ', ' + f.ocr_done + ' read by OCR' : '') + ' — done' + (f.message ? ' (' + f.message + ')' : '');
       case 'unchanged': return 'already in the library';
       case 'failed': return f.message || 'failed';
       default: return f.status;

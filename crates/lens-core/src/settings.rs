@@ -29,17 +29,29 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
+        let models = default_models_dir();
+        // hybrid only when its embedding model is installed: without it every answer would say
+        // "BM25 only"
+        let retriever = if embedder_installed(&models.join(crate::dense::DEFAULT_MODEL)) { Retriever::Hybrid } else { Retriever::Bm25 };
         Settings {
             top_k: 3,
             answerer: AnswererKind::Extractive,
-            retriever: Retriever::Hybrid,
+            retriever,
             ocr_langs: "eng".into(),
             threads: 0,
-            models_dir: default_models_dir().display().to_string(),
+            models_dir: models.display().to_string(),
             model: String::new(),
             embedder: crate::dense::DEFAULT_MODEL.into(),
         }
     }
+}
+
+/// The files an embedding model folder must hold.
+pub const EMBEDDER_FILES: [&str; 3] = ["config.json", "model.safetensors", "tokenizer.json"];
+
+/// Does `dir` hold an embedding model?
+pub fn embedder_installed(dir: &std::path::Path) -> bool {
+    EMBEDDER_FILES.iter().all(|f| dir.join(f).is_file())
 }
 
 /// Where models are looked for when the settings do not say: $LENS_MODELS, else the data dir.
@@ -74,7 +86,7 @@ impl Settings {
         // dense needs its model; hybrid is BM25 plus dense where vectors exist, and says so
         if self.retriever == Retriever::Dense {
             let dir = std::path::Path::new(&self.models_dir).join(&self.embedder);
-            for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+            for f in EMBEDDER_FILES {
                 if !dir.join(f).is_file() {
                     return Err(LensError::ModelMissing {
                         what: f.into(),
