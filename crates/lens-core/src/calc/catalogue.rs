@@ -159,7 +159,7 @@ mod tests {
                 "operating_income" => (150, 0),
                 "net_income" => (100, 0),
                 "pretax_income" => (130, 0),
-                "income_tax" => (30, 0),
+                "income_tax" => (-30, 0),
                 "interest_expense" => (-10, 0),
                 "depreciation_amortization" => (50, 0),
                 "capex" => (-80, 0),

@@ -183,6 +183,11 @@ pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
             }
         }
     };
+    // a ratio asked for ("debt to EBITDA ratio") is not the amount a shorter name inside it
+    // names ("EBITDA"): no plan rather than a confident figure of the wrong kind
+    if unit == Unit::Amount && has_words(&l, "ratio") {
+        return None;
+    }
     let span = years.len() >= 2 && from < to;
     let percent_asked = l.contains('%') || l.contains("percent");
     let shape = if l.contains("cagr") || l.contains("compound annual") {
@@ -240,5 +245,6 @@ mod tests {
         assert!(plan("Does 3M have a reasonably healthy liquidity profile based on its quick ratio for Q2 of FY2023?", &Catalogue::builtin()).is_none());
         assert!(plan("What drove gross margin change as of FY2022 for 3M?", &Catalogue::builtin()).is_none());
         assert!(plan("What is the capital of France?", &Catalogue::builtin()).is_none());
+        assert!(plan("what is Amazon's FY2017 debt to ebitda ratio? round your answer to three decimal places", &Catalogue::builtin()).is_none());
     }
 }
