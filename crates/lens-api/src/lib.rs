@@ -207,7 +207,7 @@ impl Api {
     /// to find the file; pdfium renders after.
     pub fn page_png(&self, page: &PageRef, dpi: f32, boxes: &[EvidenceBox]) -> Result<Vec<u8>> {
         let pdf = self.with_library(|l| l.page_source(page))?;
-        lens_core::render::png_bytes(&lens_core::render::render_page(&pdf, page.page, dpi, boxes)?)
+        lens_core::render::page_png(&pdf, page.page, dpi, boxes)
     }
 
     // ---- settings

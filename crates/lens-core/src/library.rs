@@ -314,8 +314,7 @@ impl Library {
     /// A page rendered at `dpi` with `boxes` drawn on it, as PNG bytes. Callers that must not
     /// hold the library while pdfium renders take [`Library::page_source`] and render themselves.
     pub fn render_png(&self, page: &PageRef, dpi: f32, boxes: &[EvidenceBox]) -> Result<Vec<u8>> {
-        let pdf = self.page_source(page)?;
-        crate::render::png_bytes(&crate::render::render_page(&pdf, page.page, dpi, boxes)?)
+        crate::render::page_png(&self.page_source(page)?, page.page, dpi, boxes)
     }
 
     /// The PDF file to render `page` from, after checking the page exists.

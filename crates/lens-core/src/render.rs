@@ -48,6 +48,11 @@ pub fn render_page(pdf: &Path, page: u32, dpi: f32, boxes: &[EvidenceBox]) -> Re
     Ok(img)
 }
 
+/// [`render_page`], encoded as PNG bytes.
+pub fn page_png(pdf: &Path, page: u32, dpi: f32, boxes: &[EvidenceBox]) -> Result<Vec<u8>> {
+    png_bytes(&render_page(pdf, page, dpi, boxes)?)
+}
+
 pub fn save_png(img: &RgbaImage, out: &Path) -> Result<()> {
     img.save_with_format(out, image::ImageFormat::Png).map_err(|e| LensError::Image(format!("{}: {e}", out.display())))
 }
