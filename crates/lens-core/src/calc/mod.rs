@@ -90,9 +90,20 @@ struct Finder<'a, 'b> {
     cache: HashMap<(String, i32), Option<Ratio>>,
     /// rows passed over because their year's columns could not be told apart
     ambiguous: Vec<String>,
+    /// candidate page -> titled as a statement (looked up once per calculation)
+    statements: HashMap<PageRef, bool>,
 }
 
 impl Finder<'_, '_> {
+    /// Is the page titled as a financial statement (rerank profile)?
+    fn is_statement(&mut self, p: &PageRef) -> bool {
+        let lib = self.lib;
+        *self
+            .statements
+            .entry(p.clone())
+            .or_insert_with(|| lib.document(&p.doc_id).ok().and_then(|d| lib.page_profile(d.key, p.page).ok()).is_some_and(|pr| !pr.statements.is_empty()))
+    }
+
     /// Add the filing's pages BM25 finds for an item's labels (once per item).
     fn widen(&mut self, item: &str) {
         if self.searched.iter().any(|s| s == item) {
@@ -147,8 +158,7 @@ impl Finder<'_, '_> {
         let mut best: Option<(i32, Ratio, Operand)> = None;
         for (rank, p) in self.candidates.clone().iter().enumerate() {
             // a page titled as a statement beats a note or a discussion table with the same row
-            let statement =
-                self.lib.document(&p.doc_id).ok().and_then(|d| self.lib.page_profile(d.key, p.page).ok()).is_some_and(|pr| !pr.statements.is_empty());
+            let statement = self.is_statement(p);
             for t in self.lib.page_tables(p).iter() {
                 let table_bonus = if statement { 200 } else { 0 } + 5 * t.rows.len().min(20) as i32;
                 // annual figures: a quarter's or half-year's column is not the fiscal year's
@@ -267,7 +277,17 @@ pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<C
             docs.push(p.doc_id.clone());
         }
     }
-    let mut f = Finder { lib, cat, candidates: pages.to_vec(), docs, searched: Vec::new(), found: Vec::new(), cache: HashMap::new(), ambiguous: Vec::new() };
+    let mut f = Finder {
+        lib,
+        cat,
+        candidates: pages.to_vec(),
+        docs,
+        searched: Vec::new(),
+        found: Vec::new(),
+        cache: HashMap::new(),
+        ambiguous: Vec::new(),
+        statements: HashMap::new(),
+    };
     let name = |i: &str| cat.item_name(i);
     let years: Vec<i32> = match plan.shape {
         Shape::One(y) => vec![y],
