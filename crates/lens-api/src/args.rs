@@ -153,8 +153,13 @@ pub struct SettingsView {
     pub settings: Settings,
     pub library_dir: String,
     pub config_file: Option<String>,
+    /// The answerers that can run here: `qwen` only when a model is found.
     pub answerers: Vec<&'static str>,
     pub retrievers: Vec<&'static str>,
+    /// Language models found (models folder, Hugging Face cache).
+    pub models: Vec<lens_llm::discover::ModelInfo>,
+    /// Why `qwen` is not offered, when it is not.
+    pub qwen_missing: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -45,6 +45,8 @@ pub struct Api {
     answerers: Mutex<HashMap<AnswererKind, Arc<dyn Answerer>>>,
     /// stop flags of the asks now answering
     asks: Mutex<Vec<Arc<AtomicBool>>>,
+    /// held while a model loads (one load at a time; other answerers stay usable)
+    model_loading: Mutex<()>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -66,6 +68,7 @@ impl Api {
                 watching: Mutex::new(None),
                 answerers: Mutex::new(HashMap::new()),
                 asks: Mutex::new(Vec::new()),
+                model_loading: Mutex::new(()),
             }
         })
     }
@@ -118,8 +121,39 @@ impl Api {
         lock(&self.answerers).insert(answerer.kind(), answerer);
     }
 
-    fn answerer(&self, kind: AnswererKind) -> Arc<dyn Answerer> {
-        lock(&self.answerers).entry(kind).or_insert_with(|| Arc::from(answer::builtin(kind))).clone()
+    /// The answerer of `kind`: one set with [`Api::set_answerer`], else built (a model answerer
+    /// loads the settings' model on first use, without the library lock).
+    fn answerer(&self, kind: AnswererKind) -> Result<Arc<dyn Answerer>> {
+        if let Some(a) = lock(&self.answerers).get(&kind) {
+            return Ok(a.clone());
+        }
+        let a: Arc<dyn Answerer> = match kind {
+            AnswererKind::Qwen => {
+                let _loading = lock(&self.model_loading);
+                if let Some(a) = lock(&self.answerers).get(&kind) {
+                    return Ok(a.clone());
+                }
+                let st = self.with_library(|l| Settings::load(l.store()))?;
+                let o = lens_llm::LoadOptions { setting: st.model.clone(), models_dir: PathBuf::from(&st.models_dir), ..Default::default() };
+                Arc::new(lens_llm::load_answerer(&o)?)
+            }
+            k => Arc::from(answer::builtin(k)?),
+        };
+        lock(&self.answerers).insert(kind, a.clone());
+        Ok(a)
+    }
+
+    /// The answerers that can run with these settings, and why `qwen` cannot when it cannot.
+    fn answerers_available(&self, st: &Settings) -> (Vec<&'static str>, Vec<lens_llm::discover::ModelInfo>, Option<String>) {
+        let models = lens_llm::discover::find_all(Path::new(&st.models_dir));
+        let loaded = lock(&self.answerers).contains_key(&AnswererKind::Qwen);
+        let missing = match lens_llm::discover::resolve(None, &st.model, Path::new(&st.models_dir)) {
+            _ if loaded => None,
+            Ok(_) => None,
+            Err(e) => Some(e.to_string()),
+        };
+        let names = AnswererKind::names().into_iter().filter(|n| *n != AnswererKind::Qwen.name() || missing.is_none()).collect();
+        (names, models, missing)
     }
 
     pub fn ask(&self, a: &AskArgs) -> Result<AskResponse> {
@@ -135,17 +169,40 @@ impl Api {
             let req = a.request(l, &st)?;
             Ok((l.retrieve_for(&req)?, req.answerer))
         })?;
-        let answerer = self.answerer(kind);
+        let mut retrieved = retrieved;
+        let answerer = match self.answerer(kind) {
+            Ok(a) => a,
+            // no model: say which file is missing and answer without one
+            Err(e @ LensError::ModelMissing { .. }) if kind == AnswererKind::Qwen => {
+                retrieved.notes.push(format!("{e}; answered with the extractive answerer"));
+                self.answerer(AnswererKind::Extractive)?
+            }
+            Err(e) => return Err(e),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         lock(&self.asks).push(stop.clone());
-        let answered = ask::answer_pages(answerer.as_ref(), &retrieved, &mut |e| !stop.load(Ordering::Relaxed) && on_event(e));
+        let mut written = String::new();
+        let answered = ask::answer_pages(answerer.as_ref(), &retrieved, &mut |e| {
+            if let AskEvent::Text { text } = &e {
+                written.push_str(text);
+            }
+            !stop.load(Ordering::Relaxed) && on_event(e)
+        });
         lock(&self.asks).retain(|s| !Arc::ptr_eq(s, &stop));
-        let resp = self.with_library(|l| l.finish_ask(retrieved, answered?))?;
+        let answered = match answered {
+            Err(LensError::Cancelled) => {
+                // the log keeps the stopped ask, marked, with what was written
+                self.with_library(|l| l.log_cancelled(&retrieved, answerer.kind(), &written))?;
+                return Err(LensError::Cancelled);
+            }
+            other => other?,
+        };
+        let resp = self.with_library(|l| l.finish_ask(retrieved, answered))?;
         on_event(AskEvent::Done { response: Box::new(resp.clone()) });
         Ok(resp)
     }
 
-    /// Stop every ask that is answering now (they end with `cancelled`, nothing logged).
+    /// Stop every ask that is answering now (they end with `cancelled`; the log marks them).
     pub fn cancel_asks(&self) -> usize {
         let asks = lock(&self.asks);
         for s in asks.iter() {
@@ -214,12 +271,15 @@ impl Api {
 
     pub fn settings(&self) -> Result<SettingsView> {
         let settings = self.with_library(|l| Settings::load(l.store()))?;
+        let (answerers, models, qwen_missing) = self.answerers_available(&settings);
         Ok(SettingsView {
             settings,
             library_dir: self.dir.display().to_string(),
             config_file: lens_core::paths::config_file().map(|p| p.display().to_string()),
-            answerers: AnswererKind::names(),
+            answerers,
             retrievers: retrieve::Retriever::names(),
+            models,
+            qwen_missing,
         })
     }
 
@@ -231,6 +291,10 @@ impl Api {
             st.save(l.store())?;
             Ok(st)
         })?;
+        // another model chosen: the loaded one is dropped, the next qwen ask loads the new one
+        if a.settings.contains_key("model") || a.settings.contains_key("models_dir") {
+            lock(&self.answerers).remove(&AnswererKind::Qwen);
+        }
         let mut out = SetSettingsResult { settings, restart_needed: false, config_file: None };
         if let Some(dir) = a.library_dir.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
             if Path::new(dir) != self.dir {

@@ -91,7 +91,7 @@ fn other_calls_are_served_while_an_answer_is_written() {
 }
 
 #[test]
-fn an_answer_can_be_stopped_and_nothing_is_logged() {
+fn an_answer_can_be_stopped_and_the_log_marks_it_cancelled() {
     let (_dir, api, started) = setup(20.0);
     let asker = {
         let api = api.clone();
@@ -105,7 +105,9 @@ fn an_answer_can_be_stopped_and_nothing_is_logged() {
     let (r, took) = asker.join().unwrap();
     assert_eq!(r.unwrap_err().code(), "cancelled");
     assert!(took < Duration::from_secs(20), "stopped before the answer was done ({took:?})");
-    assert!(api.log(10).unwrap().is_empty());
+    let log = api.log(10).unwrap();
+    assert_eq!(log.len(), 1, "the stopped ask is logged");
+    assert!(log[0].cancelled && log[0].question == QUESTION, "{:?}", log[0]);
     assert_eq!(api.cancel_asks(), 0, "no ask is left running");
 
     // a client that goes away (its event sink refuses) stops the answer too
@@ -115,7 +117,8 @@ fn an_answer_can_be_stopped_and_nothing_is_logged() {
         seen < 3
     });
     assert_eq!(e.unwrap_err().code(), "cancelled");
-    assert!(api.log(10).unwrap().is_empty());
+    let log = api.log(10).unwrap();
+    assert!(log.len() == 2 && log.iter().all(|e| e.cancelled), "both stopped asks are marked");
 }
 
 #[test]

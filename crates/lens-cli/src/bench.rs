@@ -4,7 +4,7 @@
 use anyhow::Result;
 use clap::Subcommand;
 use lens_core::{eval, Library, SearchRequest};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Reference figures measured for the design we follow (issue #2), on this kind of machine.
@@ -60,6 +60,22 @@ pub enum BenchCmd {
         #[arg(long)]
         ingest: Option<PathBuf>,
     },
+    /// Language-model speed: prefill and decode tokens/s, first token, peak RSS, on a prompt of
+    /// filing text; with --python, the transformers reference (CPU, f32) on the same tokens
+    Llm {
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long, default_value_t = 2000)]
+        prompt_tokens: usize,
+        #[arg(long, default_value_t = 32)]
+        new_tokens: usize,
+        /// 0: the default thread count
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// A Python with torch + transformers + gguf: runs scripts/llm_reference.py on the same tokens
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
     /// Embedding throughput (dense index build) on the pages of some documents, nothing stored
     Dense {
         #[arg(long = "doc", required = true)]
@@ -79,8 +95,66 @@ pub fn peak_rss_mib() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// Text for the speed prompt: a filing's cash-flow discussion, repeated to length.
+const FILING_TEXT: &str = "Cash flows from operating activities were $6,439 million in 2018 compared with $6,240 million in 2017. \
+Purchases of property, plant and equipment (PP&E) were $1,577 million, and proceeds from sale of PP&E and other assets were $262 million. \
+The Company's net debt position increased, reflecting commercial paper issuance and long-term debt of $13,411 million. \
+Working capital (current assets less current liabilities) was $3,677 million at December 31, 2018.\n";
+
+fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usize, python: Option<&Path>) -> Result<()> {
+    let threads = if threads == 0 { lens_llm::default_threads() } else { threads };
+    let lm = lens_llm::LanguageModel::load(model, None, threads)?;
+    println!(
+        "bench llm: {} ({}), {:.0} MB of weights (int8 blocks), loaded in {:.1} s; kernel {}, {} threads",
+        lm.name(),
+        lm.model.cfg.arch.name(),
+        lm.model.weight_bytes() as f64 / 1e6,
+        lm.load_s,
+        lens_llm::q8::kernel_name(),
+        threads
+    );
+    let mut ids = Vec::new();
+    let unit = lm.encode(FILING_TEXT)?;
+    while ids.len() < prompt_tokens {
+        ids.extend_from_slice(&unit);
+    }
+    ids.truncate(prompt_tokens);
+    let (_, st) = lm.model.generate(&ids, new_tokens, &[], &mut || true, &mut |_| true)?;
+    let rss = peak_rss_mib();
+    println!(
+        "  lens (int8):        prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
+        st.prefill_tps(),
+        st.decode_tps(),
+        st.prefill_s,
+        rss
+    );
+    if let Some(py) = python {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/llm_reference.py");
+        let ids_file = std::env::temp_dir().join(format!("lens-bench-ids-{}.json", std::process::id()));
+        std::fs::write(&ids_file, serde_json::to_string(&ids)?)?;
+        let out =
+            std::process::Command::new(py).arg(&script).arg("speed").arg(model).arg(&ids_file).arg(new_tokens.to_string()).arg(threads.to_string()).output()?;
+        let _ = std::fs::remove_file(&ids_file);
+        if !out.status.success() {
+            anyhow::bail!("the reference run failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        let v: serde_json::Value = serde_json::from_slice(out.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
+        let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        println!(
+            "  transformers (f32): prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
+            f("prefill_tps"),
+            f("decode_tps"),
+            f("prefill_s"),
+            f("peak_rss_mib")
+        );
+        println!("  ratio lens / transformers: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / f("prefill_tps"), st.decode_tps() / f("decode_tps"));
+    }
+    Ok(())
+}
+
 pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> Result<()> {
     match cmd {
+        BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python } => bench_llm(&model, prompt_tokens, new_tokens, threads, python.as_deref())?,
         BenchCmd::Ingest { paths } => {
             let tmp;
             let dir = match library {

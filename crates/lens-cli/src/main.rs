@@ -27,6 +27,26 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// How to load a model answerer (`--answerer qwen`).
+#[derive(clap::Args, Clone, Default)]
+pub(crate) struct ModelArgs {
+    /// A Qwen .gguf file or model folder (default: the settings' model, else the first found)
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// auto, cpu, metal or cuda
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// Threads for the model (0: every core, less one on machines with more than four)
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Most tokens the model writes
+    #[arg(long, default_value_t = 96)]
+    max_new_tokens: usize,
+    /// Most tokens of one page's text in the prompt
+    #[arg(long, default_value_t = 700)]
+    page_tokens: usize,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Ingest PDF files or folders (recursive)
@@ -169,6 +189,15 @@ enum Cmd {
         /// bm25, dense or hybrid (default: the library's setting)
         #[arg(long)]
         retriever: Option<String>,
+        #[command(flatten)]
+        model: ModelArgs,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Language models found (models folder, Hugging Face cache, or --model): name, architecture, size, quantisation, context
+    Models {
+        #[command(flatten)]
+        model: ModelArgs,
         #[arg(long)]
         json: bool,
     },
@@ -197,6 +226,11 @@ enum Cmd {
         k: usize,
         #[arg(long, default_value = "runs")]
         runs_dir: PathBuf,
+        /// Only the first N questions
+        #[arg(long)]
+        limit: Option<usize>,
+        #[command(flatten)]
+        model: ModelArgs,
         #[arg(long)]
         json: bool,
     },
@@ -312,6 +346,45 @@ pub(crate) fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathB
 fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<lens_core::dense::Embedder>> {
     let st = settings(lib, models)?;
     Ok(lib.load_embedder(Path::new(&st.models_dir), &st.embedder)?)
+}
+
+/// The answerer of `kind`: built in, or a model loaded as `m` and the settings say.
+pub(crate) fn answerer(
+    lib: &Library,
+    kind: lens_core::answer::AnswererKind,
+    m: &ModelArgs,
+    models: &Option<PathBuf>,
+) -> Result<Box<dyn lens_core::answer::Answerer>> {
+    use lens_core::answer::AnswererKind;
+    match kind {
+        AnswererKind::Qwen => {
+            let st = settings(lib, models)?;
+            let mut q = lens_llm::load_answerer(&load_options(m, &st))?;
+            q.opts.max_new_tokens = m.max_new_tokens.clamp(1, 4096);
+            q.opts.prompt.page_tokens = m.page_tokens.max(32);
+            eprintln!(
+                "model: {} ({}, {:.1} s to load, {:.0} MB of weights, {})",
+                q.lm.name(),
+                q.lm.model.cfg.arch.name(),
+                q.lm.load_s,
+                q.lm.model.weight_bytes() as f64 / 1e6,
+                q.device()
+            );
+            Ok(Box::new(q))
+        }
+        k => Ok(lens_core::answer::builtin(k)?),
+    }
+}
+
+fn load_options(m: &ModelArgs, st: &Settings) -> lens_llm::LoadOptions {
+    lens_llm::LoadOptions {
+        path: m.model.clone(),
+        setting: st.model.clone(),
+        models_dir: PathBuf::from(&st.models_dir),
+        device: m.device.parse().unwrap_or_default(),
+        threads: m.threads,
+        precision: None,
+    }
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -485,15 +558,26 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string(&out)?);
             }
         }
-        Cmd::Ask { question, answerer, k, docs, no_filter, render, retriever: rflag, json } => {
+        Cmd::Ask { question, answerer: kind, k, docs, no_filter, render, retriever: rflag, model, json } => {
             let lib = open(&cli.library)?;
+            model.device.parse::<lens_llm::DeviceChoice>()?;
             let mut req = lens_core::ask::AskRequest::new(question);
             req.retriever = retriever(&lib, rflag.as_deref(), &cli.models, false)?;
-            req.answerer = answerer.parse()?;
+            req.answerer = kind.parse()?;
             req.k = k;
             req.docs = docs;
             req.filter = !no_filter;
-            let r = lib.ask(&req)?;
+            let a = answerer(&lib, req.answerer, &model, &cli.models)?;
+            let streaming = !json && req.answerer == lens_core::answer::AnswererKind::Qwen;
+            let r = lib.ask_with(&req, a.as_ref(), &mut |e| {
+                if let (true, lens_core::ask::AskEvent::Text { text }) = (streaming, &e) {
+                    eprint!("{text}");
+                }
+                true
+            })?;
+            if streaming {
+                eprintln!();
+            }
             if let Some(out) = &render {
                 if let Some(c) = r.answer.citations.first() {
                     // the boxes on that page (a worked answer has boxes on every operand's page)
@@ -523,6 +607,15 @@ fn run(cli: Cli) -> Result<()> {
                     print_calculation(c);
                 }
                 println!("pages read: {}", join(&r.pages));
+                if let Some(m) = &a.model {
+                    println!(
+                        "model: {} on {}: {} prompt tokens at {:.1}/s (first token {:.1} s), {} new at {:.1}/s",
+                        m.model, m.device, m.prompt_tokens, m.prefill_tps, m.first_token_s, m.new_tokens, m.decode_tps
+                    );
+                }
+                for n in &r.notes {
+                    println!("note: {n}");
+                }
                 println!("retrieve {:.1} ms, answer {:.1} ms ({}; {}); log #{}", r.retrieve_ms, a.answer_ms, a.answerer, r.retriever, r.log_id);
                 if let Some(out) = &render {
                     if a.citations.is_empty() {
@@ -554,13 +647,20 @@ fn run(cli: Cli) -> Result<()> {
                 println!("  [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.l, b.b, b.r, b.t, b.text);
             }
         }
-        Cmd::EvalAnswers { labels, pages_from, answerer, k, runs_dir, json } => {
+        Cmd::EvalAnswers { labels, pages_from, answerer: kind, k, runs_dir, limit, model, json } => {
             let lib = open(&cli.library)?;
             let labels_v = eval::read_labels(&labels)?;
             let p = if Path::new(&pages_from).is_file() { PathBuf::from(&pages_from) } else { runs_dir.join(&pages_from).join("retrieval.jsonl") };
             let rows = eval::read_rows(&p).with_context(|| format!("run `{pages_from}`"))?;
+            let a = answerer(&lib, kind.parse()?, &model, &cli.models)?;
+            let mut done = 0;
             let (arows, s) =
-                lens_core::eval_answers::run(&lib, &labels_v, &rows, &lens_core::eval_answers::AnswerEvalOptions { k, answerer: answerer.parse()? })?;
+                lens_core::eval_answers::run(&lib, &labels_v, &rows, &lens_core::eval_answers::AnswerEvalOptions { k, limit }, a.as_ref(), &mut |r| {
+                    done += 1;
+                    if r.answer.model.is_some() {
+                        eprintln!("  [{done}] {:.1}s {} -> {}", r.seconds, r.id, r.answer.answer.chars().take(100).collect::<String>());
+                    }
+                })?;
             let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
             let out: String = arows.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
             let f = dir.join(format!("answers-{}.jsonl", s.answerer));
@@ -591,6 +691,15 @@ fn run(cli: Cli) -> Result<()> {
                 s.p95_s
             );
             println!("  worked answers: {} computed, {} match the reference", s.calc_answered, s.calc_correct);
+            if s.prefill_tps.is_some() {
+                println!(
+                    "  model speed: prefill {} tokens/s, decode {} tokens/s (medians), first token p50 {} s, peak RSS {} MB",
+                    fmt(s.prefill_tps),
+                    fmt(s.decode_tps),
+                    fmt(s.first_token_p50_s),
+                    fmt(s.peak_rss_mb)
+                );
+            }
             for (t, g) in &s.by_query_type {
                 println!(
                     "    {:<20} n={:<3} number recall {} (n={})  token F1 {}  computed {} / correct {}",
@@ -606,6 +715,40 @@ fn run(cli: Cli) -> Result<()> {
             println!("  rows: {}", f.display());
             if json {
                 println!("{}", serde_json::to_string(&s)?);
+            }
+        }
+        Cmd::Models { model, json } => {
+            let models_dir = match &cli.models {
+                Some(m) => m.clone(),
+                None => match open(&cli.library) {
+                    Ok(lib) => PathBuf::from(Settings::load(lib.store())?.models_dir),
+                    Err(_) => lens_core::settings::default_models_dir(),
+                },
+            };
+            let mut found = lens_llm::discover::find_all(&models_dir);
+            if let Some(p) = &model.model {
+                found.insert(0, lens_llm::discover::describe(p, "path").ok_or_else(|| anyhow::anyhow!("{}: not a language model", p.display()))?);
+            }
+            if json {
+                println!("{}", serde_json::to_string(&found)?);
+            } else {
+                println!("language models in {} and the Hugging Face cache: {}", models_dir.display(), found.len());
+                for m in &found {
+                    println!(
+                        "  {} [{}] {} {:.0} MB, {}, context {}{}",
+                        m.name,
+                        m.found_in,
+                        if m.arch.is_empty() { "?" } else { &m.arch },
+                        m.size_bytes as f64 / 1e6,
+                        if m.quantisation.is_empty() { "?" } else { &m.quantisation },
+                        m.context.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
+                        m.problem.as_ref().map(|p| format!("\n      not usable: {p}")).unwrap_or_default()
+                    );
+                    println!("      {}", m.path.display());
+                }
+                if !found.iter().any(|m| m.supported) {
+                    println!("no usable model: {}", lens_llm::discover::HINT);
+                }
             }
         }
         Cmd::Log { limit, json } => {

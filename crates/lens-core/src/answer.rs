@@ -65,8 +65,28 @@ named_enum!(
         /// The best supporting line of the pages, quoted (no model).
         #[default]
         Extractive = "extractive",
+        /// An on-device Qwen model ([`crate::llm`]) writes the answer from the pages.
+        Qwen = "qwen",
     }
 );
+
+/// What a model answerer did for one answer: which model, where, how fast, and its raw reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ModelRun {
+    pub model: String,
+    /// Where it really ran: `cpu (avx512vnni, 2 threads)`.
+    pub device: String,
+    pub prompt_tokens: usize,
+    pub new_tokens: usize,
+    pub prefill_tps: f64,
+    pub decode_tps: f64,
+    /// Seconds before the first token (the prompt's prefill).
+    pub first_token_s: f64,
+    /// The model's whole reply, before parsing.
+    pub reply: String,
+    /// What was cut or dropped on the way (pages cut to fit, labels naming no page).
+    pub notes: Vec<String>,
+}
 
 /// One answer, as every layer records it: the ask response, the question log and the eval rows
 /// all embed this (flattened), so its fields have one name and one type everywhere.
@@ -85,6 +105,9 @@ pub struct Answer {
     /// The worked calculation, when the question asks for a figure the calculator knows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calculation: Option<Calculation>,
+    /// The model's run, for model answerers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelRun>,
 }
 
 impl Answer {
@@ -98,6 +121,7 @@ impl Answer {
             answer_ms: ms,
             answerer,
             calculation: None,
+            model: None,
         }
     }
 
@@ -119,6 +143,7 @@ impl Answer {
             answer_ms: ms,
             answerer,
             calculation: Some(c),
+            model: None,
         }
     }
 }
@@ -141,10 +166,16 @@ pub trait Answerer: Send + Sync {
     }
 }
 
-/// The built-in answerer of a kind. Model-backed answerers are added here as they land.
-pub fn builtin(kind: AnswererKind) -> Box<dyn Answerer> {
+/// The built-in answerer of a kind. A model answerer needs its model loaded
+/// (the `lens-llm` crate's `QwenAnswerer`): asking for one here says so.
+pub fn builtin(kind: AnswererKind) -> Result<Box<dyn Answerer>> {
     match kind {
-        AnswererKind::Extractive => Box::new(Extractive::default()),
+        AnswererKind::Extractive => Ok(Box::new(Extractive::default())),
+        AnswererKind::Qwen => Err(LensError::ModelMissing {
+            what: "a Qwen model".into(),
+            dir: crate::settings::default_models_dir(),
+            hint: "the qwen answerer loads a model (a Qwen .gguf file or model folder): see README, Models".into(),
+        }),
     }
 }
 
@@ -354,6 +385,7 @@ impl Answerer for Extractive {
             found_by: FoundBy::None,
             answerer: self.kind(),
             calculation: None,
+            model: None,
         })
     }
 }

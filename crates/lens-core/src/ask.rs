@@ -200,20 +200,18 @@ impl Library {
             Err(e) => return Err(e),
         };
         a.found_by = ev.found_by;
+        // a model's quote that is not on the page it cites is said, never boxed elsewhere
+        if let (Some(q), Some(c)) = (&a.quote, a.citations.first()) {
+            if a.calculation.is_none() && ev.found_by != crate::evidence::FoundBy::Quote {
+                r.notes.push(format!("the quoted words \"{q}\" are not on {c}: check the page (boxes, if any, mark the answer's numbers)"));
+            }
+        }
+        let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
+        if let Some(m) = &a.model {
+            r.notes.extend(m.notes.iter().cloned());
+        }
+        let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
-        let entry = LogEntry {
-            id: 0,
-            time: String::new(),
-            question: r.question.clone(),
-            scope: r.scope,
-            pages: pages.clone(),
-            answer: a.clone(),
-            retrieve_ms: r.retrieve_ms,
-            retriever: r.retriever,
-            feedback: None,
-            feedback_note: None,
-        };
-        let log_id = self.store().log_question(&entry)?;
         Ok(AskResponse {
             log_id,
             question: r.question,
@@ -223,14 +221,39 @@ impl Library {
             filter: r.filter,
             retrieve_ms: r.retrieve_ms,
             retriever: r.retriever,
-            device: "cpu".into(),
+            device,
             notes: r.notes,
         })
     }
 
+    /// Log an ask stopped mid-answer: the row is marked cancelled and keeps what was written.
+    pub fn log_cancelled(&self, r: &Retrieved, answerer: AnswererKind, partial: &str) -> Result<i64> {
+        let mut a = Answer::not_found(answerer, 0.0);
+        a.answer = partial.to_string();
+        a.not_found = false;
+        self.log_ask(r, &a, true)
+    }
+
+    fn log_ask(&self, r: &Retrieved, a: &Answer, cancelled: bool) -> Result<i64> {
+        let entry = LogEntry {
+            id: 0,
+            time: String::new(),
+            question: r.question.clone(),
+            scope: r.scope.clone(),
+            pages: r.page_refs(),
+            answer: a.clone(),
+            retrieve_ms: r.retrieve_ms,
+            retriever: r.retriever,
+            feedback: None,
+            feedback_note: None,
+            cancelled,
+        };
+        self.store().log_question(&entry)
+    }
+
     /// Retrieve, answer with the request's built-in answerer, locate, and log.
     pub fn ask(&self, req: &AskRequest) -> Result<AskResponse> {
-        self.ask_with(req, answer::builtin(req.answerer).as_ref(), &mut |_| true)
+        self.ask_with(req, answer::builtin(req.answerer)?.as_ref(), &mut |_| true)
     }
 
     /// The three phases in a row with `answerer`, reporting progress (ending with `done`).

@@ -2,7 +2,7 @@
 //! accuracy, number recall across unit scales, token F1, citation precision, evidence shown,
 //! evidence precision against the annotators' evidence text, refusals, latency.
 
-use crate::answer::{self, Answer, AnswererKind};
+use crate::answer::{Answer, Answerer, AnswererKind};
 use crate::ask::{self, page_inputs, Retrieved};
 use crate::error::Result;
 use crate::eval::{percentile, Label, Row};
@@ -31,6 +31,9 @@ pub struct AnswerRow {
     /// A computed result: is it the reference's figure (within 1%, or the rounding asked)?
     pub calc_correct: Option<bool>,
     pub seconds: f64,
+    /// Model answerers: prompt tokens per second (prefill) and new tokens per second.
+    pub prefill_tps: Option<f64>,
+    pub decode_tps: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -52,6 +55,12 @@ pub struct AnswerSummary {
     pub refusal_n: usize,
     pub p50_s: f64,
     pub p95_s: f64,
+    /// Model answerers: median prompt and decode tokens per second, median seconds to the
+    /// first token, and the process's peak resident memory.
+    pub prefill_tps: Option<f64>,
+    pub decode_tps: Option<f64>,
+    pub first_token_p50_s: Option<f64>,
+    pub peak_rss_mb: Option<f64>,
     /// Questions answered with a computed result, and how many of those match the reference.
     pub calc_answered: usize,
     pub calc_correct: usize,
@@ -140,15 +149,43 @@ pub fn yes_no(pred: &str, reference: &str) -> Option<bool> {
 
 pub struct AnswerEvalOptions {
     pub k: usize,
-    pub answerer: AnswererKind,
+    /// Only the first N questions (a quick check of a slow answerer).
+    pub limit: Option<usize>,
 }
 
-pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalOptions) -> Result<(Vec<AnswerRow>, AnswerSummary)> {
-    let answerer = answer::builtin(opts.answerer);
+/// The process's peak resident memory (Linux: VmHWM), in MB.
+pub fn peak_rss_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    Some(percentile(&v, 50.0))
+}
+
+/// Answer every labelled question (or the first `limit`) from the run's top-k pages with
+/// `answerer`; `on_row` sees each scored row as it is done.
+pub fn run(
+    lib: &Library,
+    labels: &[Label],
+    run_rows: &[Row],
+    opts: &AnswerEvalOptions,
+    answerer: &dyn Answerer,
+    on_row: &mut dyn FnMut(&AnswerRow),
+) -> Result<(Vec<AnswerRow>, AnswerSummary)> {
     let by_id: HashMap<&str, &Row> = run_rows.iter().map(|r| (r.id.as_str(), r)).collect();
     let mut rows = Vec::new();
     let mut refusals = Vec::new();
     for l in labels {
+        if opts.limit.is_some_and(|n| rows.len() + refusals.len() >= n) {
+            break;
+        }
         let gold = l.gold_pages();
         let t0 = Instant::now();
         let ids: Vec<PageRef> = match by_id.get(l.id.as_str()) {
@@ -175,7 +212,7 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
             retrieve_ms: 0.0,
             calculation,
         };
-        let mut a = ask::answer_pages(answerer.as_ref(), &r, &mut |_| true)?;
+        let mut a = ask::answer_pages(answerer, &r, &mut |_| true)?;
         let (ev, boxes) = ask::evidence_for(lib, &a)?;
         a.found_by = ev.found_by;
         let seconds = t0.elapsed().as_secs_f64();
@@ -230,7 +267,15 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
             citation_precision,
             evidence_precision,
             seconds,
+            prefill_tps: None,
+            decode_tps: None,
         });
+        let row = rows.last_mut().expect("just pushed");
+        if let Some(m) = &row.answer.model {
+            row.prefill_tps = Some(m.prefill_tps);
+            row.decode_tps = Some(m.decode_tps);
+        }
+        on_row(row);
     }
     let mean_opt = |v: Vec<f64>| if v.is_empty() { None } else { Some(v.iter().sum::<f64>() / v.len() as f64) };
     let yn: Vec<f64> = rows.iter().filter_map(|r| r.yes_no.map(|b| b as u8 as f64)).collect();
@@ -241,7 +286,11 @@ pub fn run(lib: &Library, labels: &[Label], run_rows: &[Row], opts: &AnswerEvalO
     secs.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let summary = AnswerSummary {
         n: rows.len(),
-        answerer: opts.answerer,
+        answerer: answerer.kind(),
+        prefill_tps: median(rows.iter().filter_map(|r| r.prefill_tps).collect()),
+        decode_tps: median(rows.iter().filter_map(|r| r.decode_tps).collect()),
+        first_token_p50_s: median(rows.iter().filter_map(|r| r.answer.model.as_ref().map(|m| m.first_token_s)).collect()),
+        peak_rss_mb: peak_rss_mb(),
         yes_no_n: yn.len(),
         yes_no: mean_opt(yn),
         number_recall_n: nr.len(),

@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/002_document_paths.sql"),
     include_str!("../migrations/003_log_calculation.sql"),
     include_str!("../migrations/004_watch_paused.sql"),
+    include_str!("../migrations/005_log_model.sql"),
 ];
 
 /// The schema version this build writes.
@@ -484,13 +485,16 @@ pub struct LogEntry {
     pub retriever: Retriever,
     pub feedback: Option<i32>,
     pub feedback_note: Option<String>,
+    /// Stopped before the answer was finished (the answer holds what was written by then).
+    #[serde(default)]
+    pub cancelled: bool,
 }
 
 impl Store {
     /// Append to the question log; returns the entry id.
     pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
         self.conn.execute(
-            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)",
+            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
             params![
                 e.question,
                 serde_json::to_string(&e.scope).expect("strings serialise"),
@@ -504,7 +508,9 @@ impl Store {
                 e.answer.answer_ms,
                 e.answer.answerer.name(),
                 e.retriever.name(),
-                e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise"))
+                e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise")),
+                e.answer.model.as_ref().map(|m| serde_json::to_string(m).expect("model runs serialise")),
+                e.cancelled
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -525,7 +531,7 @@ impl Store {
     /// Most recent log entries first.
     pub fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
         let mut st = self.conn.prepare(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation FROM question_log ORDER BY id DESC LIMIT ?1",
+            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled FROM question_log ORDER BY id DESC LIMIT ?1",
         )?;
         // rows are read leniently: a value this build does not know reads as its default
         fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
@@ -551,11 +557,13 @@ impl Store {
                         answer_ms: r.get(11)?,
                         answerer: named(r.get(12)?),
                         calculation: r.get::<_, Option<String>>(16)?.and_then(|c| serde_json::from_str(&c).ok()),
+                        model: r.get::<_, Option<String>>(17)?.and_then(|c| serde_json::from_str(&c).ok()),
                     },
                     retrieve_ms: r.get(10)?,
                     retriever: named(r.get(13)?),
                     feedback: r.get(14)?,
                     feedback_note: r.get(15)?,
+                    cancelled: r.get(18)?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -188,7 +188,7 @@ fn ask_streams_pages_then_text_then_the_response() {
     run_ingest(&mut lib, &[fb("3M_2018_10K")]);
     let req = lens_core::ask::AskRequest::new("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement.");
     let mut events = Vec::new();
-    let answerer = lens_core::answer::builtin(req.answerer);
+    let answerer = lens_core::answer::builtin(req.answerer).unwrap();
     let r = lib
         .ask_with(&req, answerer.as_ref(), &mut |e| {
             events.push(serde_json::to_value(&e).unwrap());

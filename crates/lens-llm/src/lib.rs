@@ -1,0 +1,174 @@
+//! The on-device language model (Qwen2 / Qwen3) and the answerer built on it.
+//!
+//! - [`q8`]: int8 weight blocks and the matmul kernels (chosen at run time per CPU);
+//! - [`model`]: config, loading (GGUF / safetensors), the forward pass, greedy generation;
+//! - [`tokenizer`]: a GGUF file's tokenizer, built from its metadata;
+//! - [`discover`]: finding models offline (a path, the models dir, the Hugging Face cache);
+//! - [`prompt`]: pages P1..Pn into a chat prompt within a token budget;
+//! - [`parse`]: the model's reply into answer, citations and quote;
+//! - [`qwen`]: the [`lens_core::answer::Answerer`] that puts them together.
+//!
+//! Nothing here knows the library: the answerer gets page texts, as every answerer does.
+
+pub mod discover;
+pub mod model;
+pub mod parse;
+pub mod prompt;
+pub mod q8;
+pub mod qwen;
+pub mod tokenizer;
+
+use lens_core::error::{LensError, Result};
+use model::{Model, Precision};
+use std::path::{Path, PathBuf};
+use tokenizers::Tokenizer;
+
+/// A loaded model with its tokenizer and chat markers.
+pub struct LanguageModel {
+    pub model: Model,
+    pub tokenizer: Tokenizer,
+    pub path: PathBuf,
+    /// Token ids that end a reply (`<|im_end|>`, `<|endoftext|>`).
+    pub stop: Vec<u32>,
+    pub load_s: f64,
+}
+
+/// Threads the model uses by default: every core but one on machines with more than four,
+/// all of them on small ones (a 2-core laptop gains nothing from leaving one idle).
+pub fn default_threads() -> usize {
+    let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    if n > 4 {
+        n - 1
+    } else {
+        n
+    }
+}
+
+impl LanguageModel {
+    /// Load a `.gguf` file or a model directory (config.json, tokenizer.json, *.safetensors).
+    pub fn load(path: &Path, precision: Option<Precision>, threads: usize) -> Result<LanguageModel> {
+        let t0 = std::time::Instant::now();
+        if !path.exists() {
+            return Err(LensError::ModelMissing {
+                what: path.display().to_string(),
+                dir: path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+                hint: discover::HINT.into(),
+            });
+        }
+        let (model, tokenizer) = if path.is_dir() {
+            let tok_path = path.join("tokenizer.json");
+            if !tok_path.is_file() {
+                return Err(LensError::ModelMissing { what: "tokenizer.json".into(), dir: path.to_path_buf(), hint: discover::HINT.into() });
+            }
+            let tok = Tokenizer::from_file(&tok_path).map_err(|e| LensError::Model(format!("{}: {e}", tok_path.display())))?;
+            (Model::load_safetensors(path, precision.unwrap_or(Precision::Q8), threads)?, tok)
+        } else {
+            let ct = model::read_gguf(path)?;
+            // the architecture first: a foreign model is refused as such, not for its tokenizer
+            model::Config::from_gguf(&ct, path)?;
+            if let Some(t) = ct.metadata.get("tokenizer.chat_template").and_then(|v| v.to_string().ok()) {
+                if !t.contains("<|im_start|>") {
+                    return Err(LensError::Model(format!("{}: the chat template is not ChatML (<|im_start|>): not a Qwen chat model", path.display())));
+                }
+            }
+            let tok = tokenizer::from_gguf(&ct, path)?;
+            (Model::load_gguf(path, &ct, precision.unwrap_or(Precision::Q8), threads)?, tok)
+        };
+        let id = |t: &str| tokenizer.token_to_id(t);
+        let Some(im_end) = id("<|im_end|>") else {
+            return Err(LensError::Model(format!("{}: the tokenizer has no <|im_end|> token: not a Qwen chat model", path.display())));
+        };
+        if id("<|im_start|>").is_none() {
+            return Err(LensError::Model(format!("{}: the tokenizer has no <|im_start|> token", path.display())));
+        }
+        let vocab = tokenizer.get_vocab_size(true);
+        if vocab > model.cfg.vocab {
+            return Err(LensError::Model(format!(
+                "{}: the tokenizer has {vocab} tokens but the model only {}: they do not belong together",
+                path.display(),
+                model.cfg.vocab
+            )));
+        }
+        let mut stop = vec![im_end];
+        stop.extend(id("<|endoftext|>"));
+        Ok(LanguageModel { model, tokenizer, path: path.to_path_buf(), stop, load_s: t0.elapsed().as_secs_f64() })
+    }
+
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
+        Ok(self.tokenizer.encode(text, false).map_err(|e| LensError::Model(e.to_string()))?.get_ids().to_vec())
+    }
+
+    pub fn count(&self, text: &str) -> usize {
+        self.encode(text).map(|v| v.len()).unwrap_or(text.len() / 3)
+    }
+
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.tokenizer.decode(ids, true).map_err(|e| LensError::Model(e.to_string()))
+    }
+
+    /// A ChatML conversation, ready for the assistant's reply (Qwen3: with thinking off, as
+    /// its template does for `enable_thinking=false`).
+    pub fn chat(&self, system: &str, user: &str) -> String {
+        let think = if self.model.cfg.arch == model::Arch::Qwen3 { "<think>\n\n</think>\n\n" } else { "" };
+        format!("<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n{think}")
+    }
+
+    pub fn name(&self) -> String {
+        discover::display_name(&self.path)
+    }
+}
+
+/// Where a model answerer runs. This build runs language models on the CPU; `metal` and `cuda`
+/// are refused with the reason rather than silently run elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    #[default]
+    Auto,
+    Cpu,
+    Metal,
+    Cuda,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = LensError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "metal" => Ok(DeviceChoice::Metal),
+            "cuda" => Ok(DeviceChoice::Cuda),
+            o => Err(LensError::BadInput(format!("unknown device `{o}` (auto, cpu, metal, cuda)"))),
+        }
+    }
+}
+
+/// How to load a model answerer.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// A `.gguf` file or model folder given explicitly (`--model`).
+    pub path: Option<PathBuf>,
+    /// The settings' model field (a path or a name `lens models` lists; empty: the first found).
+    pub setting: String,
+    pub models_dir: PathBuf,
+    pub device: DeviceChoice,
+    /// 0: [`default_threads`].
+    pub threads: usize,
+    pub precision: Option<Precision>,
+}
+
+/// Find and load the model these options name, as a Qwen answerer.
+pub fn load_answerer(o: &LoadOptions) -> Result<qwen::QwenAnswerer> {
+    match o.device {
+        DeviceChoice::Metal | DeviceChoice::Cuda => {
+            return Err(LensError::BadInput(format!(
+                "the Qwen answerer runs on the CPU in this build; {:?} is not supported yet (use --device cpu or auto)",
+                o.device
+            )))
+        }
+        DeviceChoice::Auto | DeviceChoice::Cpu => {}
+    }
+    let path = discover::resolve(o.path.as_deref(), &o.setting, &o.models_dir)?;
+    let threads = if o.threads == 0 { default_threads() } else { o.threads };
+    let lm = LanguageModel::load(&path, o.precision, threads)?;
+    Ok(qwen::QwenAnswerer::new(std::sync::Arc::new(lm)))
+}

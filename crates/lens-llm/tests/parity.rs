@@ -1,0 +1,204 @@
+//! Parity with the reference implementation (Hugging Face transformers) on tiny
+//! random-initialised models: `scripts/llm_reference.py fixtures` wrote the models and the
+//! reference outputs committed under `tests/fixtures/`; CI never runs the generator.
+
+use lens_llm::model::{argmax, Model, Precision};
+use lens_llm::LanguageModel;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+struct Reference {
+    prompt: Vec<u32>,
+    logits: Vec<Vec<f32>>,
+    greedy: Vec<u32>,
+}
+
+fn reference(name: &str) -> Reference {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixtures().join(name)).unwrap()).unwrap();
+    let ids = |k: &str| v[k].as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect::<Vec<_>>();
+    let logits = v["logits"].as_array().unwrap().iter().map(|r| r.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()).collect();
+    Reference { prompt: ids("prompt"), logits, greedy: ids("greedy") }
+}
+
+/// Largest |a - b| over the prompt's logits, and the largest |reference logit|.
+fn max_diff(model: &Model, r: &Reference) -> (f32, f32) {
+    let mut cache = model.new_cache();
+    let got = model.forward(&mut cache, &r.prompt, true).unwrap();
+    let vocab = model.cfg.vocab;
+    assert_eq!(got.len(), r.prompt.len() * vocab);
+    let mut d = 0f32;
+    let mut scale = 0f32;
+    for (i, row) in r.logits.iter().enumerate() {
+        for (j, want) in row.iter().enumerate() {
+            d = d.max((got[i * vocab + j] - want).abs());
+            scale = scale.max(want.abs());
+        }
+    }
+    (d, scale)
+}
+
+fn greedy(model: &Model, prompt: &[u32], n: usize) -> Vec<u32> {
+    model.generate(prompt, n, &[], &mut || true, &mut |_| true).unwrap().0
+}
+
+#[test]
+fn qwen2_and_qwen3_match_transformers_in_f32() {
+    for arch in ["qwen2", "qwen3"] {
+        let r = reference(&format!("tiny-{arch}.reference.json"));
+        let m = Model::load_safetensors(&fixtures().join(format!("tiny-{arch}")), Precision::F32, 2).unwrap();
+        assert_eq!(m.cfg.arch.name(), arch);
+        let (d, scale) = max_diff(&m, &r);
+        assert!(d <= 1e-4, "{arch}: logits differ by {d} (largest logit {scale})");
+        // 10 greedy steps with the KV cache give the reference's tokens
+        assert_eq!(greedy(&m, &r.prompt, 10), r.greedy, "{arch}: greedy tokens");
+    }
+}
+
+#[test]
+fn chunked_prefill_equals_one_pass_and_token_by_token() {
+    let r = reference("tiny-qwen3.reference.json");
+    let m = Model::load_safetensors(&fixtures().join("tiny-qwen3"), Precision::F32, 1).unwrap();
+    let mut whole = m.new_cache();
+    let one = m.forward(&mut whole, &r.prompt, false).unwrap();
+    for split in [1, 5] {
+        let mut c = m.new_cache();
+        let mut last = Vec::new();
+        for chunk in r.prompt.chunks(split) {
+            last = m.forward(&mut c, chunk, false).unwrap();
+        }
+        let d = one.iter().zip(&last).fold(0f32, |d, (a, b)| d.max((a - b).abs()));
+        assert!(d <= 1e-4, "chunks of {split}: {d}");
+        assert_eq!(argmax(&one), argmax(&last));
+    }
+}
+
+#[test]
+fn gguf_q8_0_against_its_dequantised_reference() {
+    let r = reference("tiny-qwen2-q8_0.reference.json");
+    let path = fixtures().join("tiny-qwen2-q8_0.gguf");
+    let ct = lens_llm::model::read_gguf(&path).unwrap();
+    // f32: the GGUF's dequantised weights exactly, as the reference ran them
+    let m = Model::load_gguf(&path, &ct, Precision::F32, 2).unwrap();
+    let (d, scale) = max_diff(&m, &r);
+    assert!(d <= 1e-4, "f32 from GGUF: {d} (largest logit {scale})");
+    assert_eq!(greedy(&m, &r.prompt, 10), r.greedy);
+    // int8 (the default): activations are quantised too; within 5% of the largest logit
+    let q = Model::load_gguf(&path, &ct, Precision::Q8, 2).unwrap();
+    let (d, scale) = max_diff(&q, &r);
+    assert!(d <= 0.05 * scale, "int8: logits differ by {d}, largest logit {scale}");
+    eprintln!("int8 vs dequantised reference: max abs logit difference {d:.4} ({:.1}% of the largest logit {scale:.3})", 100.0 * d / scale);
+    let g = greedy(&q, &r.prompt, 10);
+    let same = g.iter().zip(&r.greedy).take_while(|(a, b)| a == b).count();
+    eprintln!("int8 greedy {g:?}, reference {:?}: first {same} agree", r.greedy);
+    assert!(same >= 8, "int8 greedy {g:?} vs {:?}", r.greedy);
+}
+
+#[test]
+fn a_lone_gguf_is_a_whole_chat_model() {
+    let path = fixtures().join("tiny-qwen2-q8_0.gguf");
+    let lm = LanguageModel::load(&path, None, 1).unwrap();
+    // the tokenizer came from the file's metadata: merges, control tokens, round trip
+    let ids = lm.encode("<|im_start|>hello").unwrap();
+    assert_eq!(ids[0], lm.tokenizer.token_to_id("<|im_start|>").unwrap());
+    assert_eq!(ids[1], lm.tokenizer.token_to_id("hell").unwrap());
+    assert_eq!(lm.decode(&ids).unwrap(), "hello");
+    assert_eq!(lm.stop[0], lm.tokenizer.token_to_id("<|im_end|>").unwrap());
+    let prompt = lm.encode(&lm.chat("rules", "question")).unwrap();
+    let (out, stats) = lm.model.generate(&prompt, 5, &[], &mut || true, &mut |_| true).unwrap();
+    assert_eq!((out.len(), stats.prompt_tokens), (5, prompt.len()));
+}
+
+mod bad_input {
+    use super::*;
+    use candle_core::quantized::gguf_file::{self, Value};
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+
+    fn err(p: &Path) -> String {
+        match LanguageModel::load(p, None, 1) {
+            Ok(_) => panic!("{} loaded", p.display()),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn truncated_corrupt_and_foreign_files_are_refused_by_name() {
+        let d = tempfile::tempdir().unwrap();
+        let good = std::fs::read(fixtures().join("tiny-qwen2-q8_0.gguf")).unwrap();
+        // truncated inside the tensor data, inside the header, and not a GGUF at all
+        for (name, bytes) in [("cut.gguf", &good[..good.len() * 3 / 4]), ("head.gguf", &good[..200]), ("noise.gguf", &b"not a model at all, just text"[..])] {
+            let p = d.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            let e = err(&p);
+            assert!(e.contains(name), "{name}: {e}");
+        }
+        // a GGUF of another architecture
+        let p = d.path().join("llama.gguf");
+        let t = QTensor::quantize(&Tensor::zeros((4, 32), candle_core::DType::F32, &Device::Cpu).unwrap(), GgmlDType::F32).unwrap();
+        let arch = Value::String("llama".into());
+        let mut f = std::fs::File::create(&p).unwrap();
+        gguf_file::write(&mut f, &[("general.architecture", &arch)], &[("token_embd.weight", &t)]).unwrap();
+        drop(f);
+        let e = err(&p);
+        assert!(e.contains("llama.gguf") && e.contains("\"llama\" is not supported"), "{e}");
+        // a missing path
+        let e = LanguageModel::load(&d.path().join("absent.gguf"), None, 1).err().unwrap();
+        assert_eq!(e.code(), "model_missing");
+    }
+
+    #[test]
+    fn a_tokenizer_that_does_not_match_the_model_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join("model");
+        std::fs::create_dir(&dir).unwrap();
+        for f in ["config.json", "model.safetensors"] {
+            std::fs::copy(fixtures().join("tiny-qwen2").join(f), dir.join(f)).unwrap();
+        }
+        // none at all
+        let e = err(&dir);
+        assert!(e.contains("tokenizer.json"), "{e}");
+        // one with more tokens than the model has rows
+        let syms: Vec<String> = (0..400).map(|i| format!("t{i}")).chain(["<|im_start|>".into(), "<|im_end|>".into()]).collect();
+        let toks: Vec<&str> = syms.iter().map(String::as_str).collect();
+        let mut types = vec![1; toks.len()];
+        let n = types.len();
+        types[n - 1] = 3;
+        types[n - 2] = 3;
+        let tok = lens_llm::tokenizer::build(&toks, &[], &types, Some("qwen2"), Path::new("x")).unwrap();
+        tok.save(dir.join("tokenizer.json"), false).unwrap();
+        let e = err(&dir);
+        assert!(e.contains("do not belong together"), "{e}");
+    }
+
+    #[test]
+    fn pages_longer_than_the_context_are_cut_and_the_answer_says_so() {
+        use lens_core::answer::{label_pages, Answerer};
+        let lm = LanguageModel::load(&fixtures().join("tiny-qwen2-q8_0.gguf"), None, 1).unwrap();
+        assert_eq!(lm.model.cfg.context, 2048);
+        let q = lens_llm::qwen::QwenAnswerer::new(std::sync::Arc::new(lm));
+        let long = "revenue grew by ten percent in the year\n".repeat(300);
+        let pages = label_pages(vec![("D".into(), 1, String::new(), long.clone()), ("D".into(), 2, String::new(), long)]);
+        let mut streamed = String::new();
+        let a = q
+            .answer_stream("How much did revenue grow?", &pages, &mut |t| {
+                streamed.push_str(t);
+                true
+            })
+            .unwrap();
+        let run = a.model.as_ref().unwrap();
+        assert!(run.prompt_tokens + 96 <= 2048, "{} prompt tokens", run.prompt_tokens);
+        assert!(run.notes.iter().any(|n| n.contains("was cut to")), "{:?}", run.notes);
+        assert_eq!(streamed, a.answer, "the streamed pieces add up to the answer");
+        // a stop from the reader ends the answer with `cancelled`
+        let mut calls = 0;
+        let r = q.answer_stream("How much did revenue grow?", &pages, &mut |_| {
+            calls += 1;
+            false
+        });
+        assert!(calls <= 1);
+        assert!(matches!(r, Err(lens_core::LensError::Cancelled) | Ok(_)));
+    }
+}
