@@ -56,6 +56,21 @@ def tiny(arch, seed):
     if arch == "qwen2":
         cfg = Qwen2Config(**common)
         model = Qwen2ForCausalLM(cfg)
+    elif arch == "qwen3_5":
+        from transformers import Qwen3_5ForCausalLM, Qwen3_5TextConfig
+
+        cfg = Qwen3_5TextConfig(
+            head_dim=32,
+            layer_types=["linear_attention", "full_attention", "linear_attention", "full_attention"],
+            linear_conv_kernel_dim=4,
+            linear_key_head_dim=16,
+            linear_value_head_dim=16,
+            linear_num_key_heads=2,
+            linear_num_value_heads=4,
+            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
+            **{**common, "num_hidden_layers": 4},
+        )
+        model = Qwen3_5ForCausalLM(cfg)
     else:
         cfg = Qwen3Config(head_dim=32, **common)
         model = Qwen3ForCausalLM(cfg)
@@ -63,7 +78,9 @@ def tiny(arch, seed):
     with torch.no_grad():
         for name, p in model.named_parameters():
             if name.endswith("norm.weight"):
-                p.copy_(1.0 + 0.2 * torch.randn_like(p))
+                # Qwen3.5's norms scale by (1 + w) and start at 0, its gated norm by w from 1
+                zero_centred = arch == "qwen3_5" and not name.endswith("linear_attn.norm.weight")
+                p.copy_((0.0 if zero_centred else 1.0) + 0.2 * torch.randn_like(p))
             elif name.endswith("bias"):
                 p.copy_(0.3 * torch.randn_like(p))
     model.eval()
@@ -159,7 +176,7 @@ def fixtures(out):
     from safetensors.torch import save_file
 
     os.makedirs(out, exist_ok=True)
-    for arch, seed in (("qwen2", 7), ("qwen3", 11)):
+    for arch, seed in (("qwen2", 7), ("qwen3", 11), ("qwen3_5", 13)):
         cfg, model = tiny(arch, seed)
         d = os.path.join(out, f"tiny-{arch}")
         os.makedirs(d, exist_ok=True)

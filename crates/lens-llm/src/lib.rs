@@ -10,6 +10,7 @@
 //!
 //! Nothing here knows the library: the answerer gets page texts, as every answerer does.
 
+pub mod delta;
 pub mod discover;
 pub mod model;
 pub mod parse;

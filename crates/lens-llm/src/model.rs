@@ -16,7 +16,7 @@
 
 use crate::q8::{Q8Matrix, Q8Rows};
 use candle_core::quantized::gguf_file;
-use candle_core::{DType, Device};
+use candle_core::{DType, Device, Tensor};
 use lens_core::error::{LensError, Result};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -29,6 +29,8 @@ use std::time::Instant;
 pub enum Arch {
     Qwen2,
     Qwen3,
+    /// Qwen3.5 (text): Gated DeltaNet linear-attention layers and gated full-attention layers.
+    Qwen35,
 }
 
 impl Arch {
@@ -36,6 +38,7 @@ impl Arch {
         match self {
             Arch::Qwen2 => "qwen2",
             Arch::Qwen3 => "qwen3",
+            Arch::Qwen35 => "qwen3_5",
         }
     }
 
@@ -43,9 +46,32 @@ impl Arch {
         match s {
             "qwen2" => Ok(Arch::Qwen2),
             "qwen3" => Ok(Arch::Qwen3),
-            other => Err(LensError::Model(format!("{}: architecture {other:?} is not supported (qwen2 and qwen3 are)", file.display()))),
+            "qwen3_5" | "qwen3_5_text" => Ok(Arch::Qwen35),
+            "qwen35" => Err(LensError::Model(format!(
+                "{}: Qwen3.5 GGUF files are not supported yet (their linear-attention tensors are reordered by the converter); use the model's safetensors folder",
+                file.display()
+            ))),
+            other => Err(LensError::Model(format!("{}: architecture {other:?} is not supported (qwen2, qwen3 and qwen3_5 are)", file.display()))),
         }
     }
+}
+
+/// What mixes tokens in a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerKind {
+    FullAttention,
+    LinearAttention,
+}
+
+/// The shape of Qwen3.5's Gated DeltaNet layers.
+#[derive(Debug, Clone, Serialize)]
+pub struct LinearConfig {
+    pub conv_kernel: usize,
+    pub k_heads: usize,
+    pub v_heads: usize,
+    pub k_dim: usize,
+    pub v_dim: usize,
 }
 
 /// How weights are held in memory.
@@ -70,6 +96,11 @@ pub struct Config {
     pub vocab: usize,
     pub context: usize,
     pub tie_embeddings: bool,
+    /// Dimensions of each head the rotary embedding turns (Qwen3.5: a quarter of them).
+    pub rotary_dim: usize,
+    /// One per layer; all full attention before Qwen3.5.
+    pub layer_kinds: Vec<LayerKind>,
+    pub linear: Option<LinearConfig>,
 }
 
 impl Config {
@@ -101,6 +132,9 @@ impl Config {
             vocab,
             context: u("context_length").unwrap_or(32_768),
             tie_embeddings: !ct.tensor_infos.contains_key("output.weight"),
+            rotary_dim: u("attention.key_length").unwrap_or(hidden / heads.max(1)),
+            layer_kinds: vec![LayerKind::FullAttention; u("block_count")?],
+            linear: None,
         })
     }
 
@@ -108,25 +142,60 @@ impl Config {
     /// (`rope_theta`, or `rope_parameters.rope_theta` in recent configs); `sliding_window` may
     /// be null (it is not used: Qwen2/3 configs ship with `use_sliding_window: false`).
     pub fn from_json(text: &str, file: &Path) -> Result<Config> {
-        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| LensError::Model(format!("{}: {e}", file.display())))?;
-        let arch = Arch::parse(v["model_type"].as_str().unwrap_or(""), file)?;
+        let top: serde_json::Value = serde_json::from_str(text).map_err(|e| LensError::Model(format!("{}: {e}", file.display())))?;
+        // Qwen3.5 checkpoints nest the language model's config (with a vision tower beside it)
+        let v = if top["text_config"].is_object() && top["model_type"].as_str() == Some("qwen3_5") { &top["text_config"] } else { &top };
+        let arch = Arch::parse(v["model_type"].as_str().or(top["model_type"].as_str()).unwrap_or(""), file)?;
         let u = |k: &str| v[k].as_u64().map(|x| x as usize).ok_or_else(|| LensError::Model(format!("{}: no {k}", file.display())));
         let hidden = u("hidden_size")?;
         let heads = u("num_attention_heads")?;
-        let rope_theta = v["rope_theta"].as_f64().or_else(|| v["rope_parameters"]["rope_theta"].as_f64()).unwrap_or(10_000.0) as f32;
+        let layers = u("num_hidden_layers")?;
+        let rope = &v["rope_parameters"];
+        let rope_theta = v["rope_theta"].as_f64().or_else(|| rope["rope_theta"].as_f64()).unwrap_or(10_000.0) as f32;
+        let head_dim = u("head_dim").unwrap_or(hidden / heads.max(1));
+        let partial = v["partial_rotary_factor"].as_f64().or_else(|| rope["partial_rotary_factor"].as_f64()).unwrap_or(1.0);
+        let (layer_kinds, linear) = if arch == Arch::Qwen35 {
+            let kinds = match v["layer_types"].as_array() {
+                Some(a) => a
+                    .iter()
+                    .map(|t| match t.as_str() {
+                        Some("linear_attention") => Ok(LayerKind::LinearAttention),
+                        Some("full_attention") => Ok(LayerKind::FullAttention),
+                        o => Err(LensError::Model(format!("{}: unknown layer type {o:?}", file.display()))),
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                None => {
+                    let every = u("full_attention_interval").unwrap_or(4).max(1);
+                    (0..layers).map(|i| if (i + 1) % every == 0 { LayerKind::FullAttention } else { LayerKind::LinearAttention }).collect()
+                }
+            };
+            let lc = LinearConfig {
+                conv_kernel: u("linear_conv_kernel_dim").unwrap_or(4),
+                k_heads: u("linear_num_key_heads")?,
+                v_heads: u("linear_num_value_heads")?,
+                k_dim: u("linear_key_head_dim")?,
+                v_dim: u("linear_value_head_dim")?,
+            };
+            (kinds, Some(lc))
+        } else {
+            (vec![LayerKind::FullAttention; layers], None)
+        };
         Ok(Config {
             arch,
             hidden,
-            layers: u("num_hidden_layers")?,
+            layers,
             heads,
             kv_heads: u("num_key_value_heads").unwrap_or(heads),
-            head_dim: u("head_dim").unwrap_or(hidden / heads.max(1)),
+            head_dim,
             intermediate: u("intermediate_size")?,
             eps: v["rms_norm_eps"].as_f64().unwrap_or(1e-6) as f32,
             rope_theta,
             vocab: u("vocab_size")?,
             context: u("max_position_embeddings").unwrap_or(32_768),
-            tie_embeddings: v["tie_word_embeddings"].as_bool().unwrap_or(false),
+            tie_embeddings: v["tie_word_embeddings"].as_bool().or(top["tie_word_embeddings"].as_bool()).unwrap_or(false),
+            rotary_dim: ((head_dim as f64 * partial) as usize) & !1,
+            layer_kinds,
+            linear,
         })
     }
 
@@ -135,6 +204,9 @@ impl Config {
             && self.kv_heads > 0
             && self.heads.is_multiple_of(self.kv_heads)
             && self.head_dim.is_multiple_of(2)
+            && self.rotary_dim <= self.head_dim
+            && self.layer_kinds.len() == self.layers
+            && self.linear.as_ref().is_none_or(|l| l.k_heads > 0 && l.v_heads.is_multiple_of(l.k_heads) && l.conv_kernel > 0)
             && self.hidden > 0
             && self.layers > 0
             && self.vocab > 0
@@ -155,13 +227,6 @@ pub enum Weight {
 }
 
 impl Weight {
-    fn new(w: Vec<f32>, rows: usize, cols: usize, p: Precision) -> Weight {
-        match p {
-            Precision::Q8 if cols.is_multiple_of(crate::q8::BLOCK) => Weight::Q8(Q8Matrix::quantize(&w, rows, cols)),
-            _ => Weight::F32 { w, rows, cols },
-        }
-    }
-
     fn bytes(&self) -> usize {
         match self {
             Weight::F32 { w, .. } => w.len() * 4,
@@ -238,24 +303,60 @@ impl Linear {
     }
 }
 
-struct Layer {
-    attn_norm: Vec<f32>,
+/// A full-attention mixer (Qwen3.5: with an output gate from the query projection).
+struct Attention {
     q: Linear,
     k: Linear,
     v: Linear,
     o: Linear,
     q_norm: Option<Vec<f32>>,
     k_norm: Option<Vec<f32>>,
+    /// The query projection also yields a per-channel output gate (`sigmoid`).
+    gated: bool,
+}
+
+/// A Gated DeltaNet mixer (Qwen3.5's linear attention): see [`crate::delta`].
+struct DeltaNet {
+    qkv: Linear,
+    z: Linear,
+    b: Linear,
+    a: Linear,
+    out: Linear,
+    /// Depthwise causal convolution over the q, k, v channels: `[channel][tap]`.
+    conv: Vec<f32>,
+    /// `-exp(A_log)` per value head.
+    neg_a: Vec<f32>,
+    dt_bias: Vec<f32>,
+    /// The gated RMSNorm's weight, over one value head.
+    norm: Vec<f32>,
+}
+
+enum Mixer {
+    Attention(Attention),
+    Delta(DeltaNet),
+}
+
+struct Layer {
+    attn_norm: Vec<f32>,
+    mixer: Mixer,
     ffn_norm: Vec<f32>,
     gate: Linear,
     up: Linear,
     down: Linear,
 }
 
-/// Keys and values seen so far: `[layer][kv head]` → `[position][head_dim]`.
+/// What a layer remembers of the tokens seen so far.
+enum LayerCache {
+    /// Keys and values: `[kv head]` → `[position][head_dim]`.
+    Kv { k: Vec<Vec<f32>>, v: Vec<Vec<f32>> },
+    /// The last `kernel - 1` convolution inputs `[tap][channel]`, and the delta rule's state
+    /// per value head `[head][dk][dv]`.
+    Delta { conv: Vec<f32>, state: Vec<f32> },
+}
+
+/// The model's memory of a sequence: one entry per layer.
 pub struct Cache {
-    k: Vec<Vec<Vec<f32>>>,
-    v: Vec<Vec<Vec<f32>>>,
+    layers: Vec<LayerCache>,
     pub len: usize,
 }
 
@@ -269,11 +370,13 @@ pub struct Model {
     output: Linear,
     inv_freq: Vec<f32>,
     pool: rayon::ThreadPool,
+    /// Tokens per chunk of the delta rule's prefill form.
+    pub delta_chunk: usize,
 }
 
-/// Where the weights come from, by GGUF tensor name.
+/// Where the weights come from, by GGUF tensor name (safetensors names are mapped).
 trait Source {
-    fn get(&mut self, name: &str) -> Result<Option<(Vec<f32>, Vec<usize>)>>;
+    fn get(&mut self, name: &str) -> Result<Option<Tensor>>;
 }
 
 struct GgufSource<'a> {
@@ -283,15 +386,13 @@ struct GgufSource<'a> {
 }
 
 impl Source for GgufSource<'_> {
-    fn get(&mut self, name: &str) -> Result<Option<(Vec<f32>, Vec<usize>)>> {
+    fn get(&mut self, name: &str) -> Result<Option<Tensor>> {
         if !self.ct.tensor_infos.contains_key(name) {
             return Ok(None);
         }
         let bad = |e: candle_core::Error| LensError::Model(format!("{}: tensor {name}: {e} (is the file complete?)", self.path.display()));
         let q = self.ct.tensor(&mut self.file, name, &Device::Cpu).map_err(bad)?;
-        let t = q.dequantize(&Device::Cpu).map_err(bad)?;
-        let dims = t.dims().to_vec();
-        Ok(Some((t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(bad)?, dims)))
+        Ok(Some(q.dequantize(&Device::Cpu).map_err(bad)?))
     }
 }
 
@@ -301,7 +402,8 @@ struct SafetensorsSource {
     dir: PathBuf,
 }
 
-/// The Hugging Face name of a GGUF tensor name.
+/// The Hugging Face name of a GGUF tensor name (names with no GGUF counterpart, such as
+/// `blk.N.linear_attn.in_proj_qkv.weight`, pass through under `model.layers.N.`).
 fn hf_name(name: &str) -> String {
     let map = |s: &str| match s {
         "attn_norm.weight" => "input_layernorm.weight".to_string(),
@@ -330,15 +432,58 @@ fn hf_name(name: &str) -> String {
 }
 
 impl Source for SafetensorsSource {
-    fn get(&mut self, name: &str) -> Result<Option<(Vec<f32>, Vec<usize>)>> {
+    fn get(&mut self, name: &str) -> Result<Option<Tensor>> {
         let hf = hf_name(name);
-        if !self.names.contains(&hf) {
-            return Ok(None);
+        // multimodal checkpoints keep the language model under model.language_model.
+        let nested = hf.replacen("model.", "model.language_model.", 1);
+        let Some(found) = [hf.clone(), nested].into_iter().find(|n| self.names.contains(n)) else { return Ok(None) };
+        let bad = |e: candle_core::Error| LensError::Model(format!("{}: tensor {found}: {e}", self.dir.display()));
+        Ok(Some(self.st.load(&found, &Device::Cpu).and_then(|t| t.to_dtype(DType::F32)).map_err(bad)?))
+    }
+}
+
+fn to_vec(t: &Tensor, what: &str) -> Result<Vec<f32>> {
+    t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(|e| LensError::Model(format!("{what}: {e}")))
+}
+
+/// A `[rows][cols]` weight from a tensor; int8 is quantised a slab of rows at a time so that a
+/// large matrix (the embeddings) is never held twice in f32.
+fn weight_of(t: &Tensor, rows: usize, cols: usize, p: Precision, what: &str) -> Result<Weight> {
+    if p == Precision::F32 || !cols.is_multiple_of(crate::q8::BLOCK) {
+        return Ok(Weight::F32 { w: to_vec(t, what)?, rows, cols });
+    }
+    const SLAB: usize = 8192;
+    let mut parts = Vec::new();
+    for r0 in (0..rows).step_by(SLAB) {
+        let n = SLAB.min(rows - r0);
+        let v = to_vec(&t.narrow(0, r0, n).map_err(|e| LensError::Model(format!("{what}: {e}")))?, what)?;
+        parts.push(Q8Matrix::quantize(&v, n, cols));
+    }
+    Ok(Weight::Q8(Q8Matrix::stack(parts)))
+}
+
+/// Rotary embedding over the first `2 * half` dimensions of each head (half-split layout).
+struct Rope<'a> {
+    cos: &'a [f32],
+    sin: &'a [f32],
+    half: usize,
+    head_dim: usize,
+}
+
+impl Rope<'_> {
+    fn apply(&self, v: &mut [f32], n: usize, heads: usize) {
+        let (half, hd) = (self.half, self.head_dim);
+        for i in 0..n {
+            for hh in 0..heads {
+                let s = &mut v[(i * heads + hh) * hd..(i * heads + hh + 1) * hd];
+                for j in 0..half {
+                    let (a, b) = (s[j], s[j + half]);
+                    let (co, si) = (self.cos[i * half + j], self.sin[i * half + j]);
+                    s[j] = a * co - b * si;
+                    s[j + half] = b * co + a * si;
+                }
+            }
         }
-        let bad = |e: candle_core::Error| LensError::Model(format!("{}: tensor {hf}: {e}", self.dir.display()));
-        let t = self.st.load(&hf, &Device::Cpu).and_then(|t| t.to_dtype(DType::F32)).map_err(bad)?;
-        let dims = t.dims().to_vec();
-        Ok(Some((t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(bad)?, dims)))
     }
 }
 
@@ -415,51 +560,98 @@ impl Model {
     fn build(cfg: Config, src: &mut dyn Source, file: &Path, precision: Precision, threads: usize) -> Result<Model> {
         cfg.check(file)?;
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| LensError::Model(e.to_string()))?;
-        let need = |src: &mut dyn Source, name: &str, shape: &[usize]| -> Result<Vec<f32>> {
-            let (v, dims) = src.get(name)?.ok_or_else(|| LensError::Model(format!("{}: tensor {name} is missing", file.display())))?;
-            if dims != shape {
-                return Err(LensError::Model(format!("{}: tensor {name} has shape {dims:?}, the config says {shape:?}", file.display())));
+        let need = |src: &mut dyn Source, name: &str, shape: &[usize]| -> Result<Tensor> {
+            let t = src.get(name)?.ok_or_else(|| LensError::Model(format!("{}: tensor {name} is missing", file.display())))?;
+            if t.dims() != shape {
+                return Err(LensError::Model(format!("{}: tensor {name} has shape {:?}, the config says {shape:?}", file.display(), t.dims())));
+            }
+            Ok(t)
+        };
+        let what = |name: &str| format!("{}: {name}", file.display());
+        let vector = |src: &mut dyn Source, name: &str, len: usize| -> Result<Vec<f32>> { to_vec(&need(src, name, &[len])?, &what(name)) };
+        // Qwen3.5's RMSNorms scale by (1 + w): folded into the weights here
+        let plus_one = cfg.arch == Arch::Qwen35;
+        let norm_w = |src: &mut dyn Source, name: &str, len: usize| -> Result<Vec<f32>> {
+            let mut v = vector(src, name, len)?;
+            if plus_one {
+                v.iter_mut().for_each(|x| *x += 1.0);
             }
             Ok(v)
         };
+        let lin = |src: &mut dyn Source, name: &str, rows: usize, cols: usize, bias: bool| -> Result<Linear> {
+            let wname = format!("{name}.weight");
+            let w = weight_of(&need(src, &wname, &[rows, cols])?, rows, cols, precision, &what(&wname))?;
+            let b = if bias {
+                let bname = format!("{name}.bias");
+                src.get(&bname)?.map(|t| to_vec(&t, &what(&bname))).transpose()?
+            } else {
+                None
+            };
+            Ok(Linear { w: Arc::new(w), b })
+        };
         let (h, hd) = (cfg.hidden, cfg.head_dim);
         let (qd, kvd) = (cfg.heads * hd, cfg.kv_heads * hd);
-        let lin = |src: &mut dyn Source, name: &str, rows: usize, cols: usize, bias: bool| -> Result<Linear> {
-            let w = need(src, &format!("{name}.weight"), &[rows, cols])?;
-            let b = if bias { src.get(&format!("{name}.bias"))?.map(|(b, _)| b) } else { None };
-            Ok(Linear { w: Arc::new(Weight::new(w, rows, cols, precision)), b })
-        };
-        let embed = Arc::new(Weight::new(need(src, "token_embd.weight", &[cfg.vocab, h])?, cfg.vocab, h, precision));
+        let embed = Arc::new(weight_of(&need(src, "token_embd.weight", &[cfg.vocab, h])?, cfg.vocab, h, precision, &what("token_embd.weight"))?);
         let mut layers = Vec::with_capacity(cfg.layers);
-        for i in 0..cfg.layers {
+        for (i, kind) in cfg.layer_kinds.iter().enumerate() {
             let p = format!("blk.{i}");
-            let qwen3 = cfg.arch == Arch::Qwen3;
+            let mixer = match kind {
+                LayerKind::FullAttention => {
+                    let normed = cfg.arch != Arch::Qwen2;
+                    let gated = cfg.arch == Arch::Qwen35;
+                    Mixer::Attention(Attention {
+                        q: lin(src, &format!("{p}.attn_q"), if gated { 2 * qd } else { qd }, h, true)?,
+                        k: lin(src, &format!("{p}.attn_k"), kvd, h, true)?,
+                        v: lin(src, &format!("{p}.attn_v"), kvd, h, true)?,
+                        o: lin(src, &format!("{p}.attn_output"), h, qd, false)?,
+                        q_norm: if normed { Some(norm_w(src, &format!("{p}.attn_q_norm.weight"), hd)?) } else { None },
+                        k_norm: if normed { Some(norm_w(src, &format!("{p}.attn_k_norm.weight"), hd)?) } else { None },
+                        gated,
+                    })
+                }
+                LayerKind::LinearAttention => {
+                    let lc = cfg.linear.as_ref().ok_or_else(|| LensError::Model(format!("{}: linear-attention layers without their shape", file.display())))?;
+                    let (kd, vd) = (lc.k_heads * lc.k_dim, lc.v_heads * lc.v_dim);
+                    let conv_ch = 2 * kd + vd;
+                    let la = format!("{p}.linear_attn");
+                    let conv_name = format!("{la}.conv1d.weight");
+                    let conv = to_vec(&need(src, &conv_name, &[conv_ch, 1, lc.conv_kernel])?, &what(&conv_name))?;
+                    let a_log = vector(src, &format!("{la}.A_log"), lc.v_heads)?;
+                    Mixer::Delta(DeltaNet {
+                        qkv: lin(src, &format!("{la}.in_proj_qkv"), conv_ch, h, false)?,
+                        z: lin(src, &format!("{la}.in_proj_z"), vd, h, false)?,
+                        b: lin(src, &format!("{la}.in_proj_b"), lc.v_heads, h, false)?,
+                        a: lin(src, &format!("{la}.in_proj_a"), lc.v_heads, h, false)?,
+                        out: lin(src, &format!("{la}.out_proj"), h, vd, false)?,
+                        conv,
+                        neg_a: a_log.iter().map(|x| -x.exp()).collect(),
+                        dt_bias: vector(src, &format!("{la}.dt_bias"), lc.v_heads)?,
+                        norm: vector(src, &format!("{la}.norm.weight"), lc.v_dim)?,
+                    })
+                }
+            };
             layers.push(Layer {
-                attn_norm: need(src, &format!("{p}.attn_norm.weight"), &[h])?,
-                q: lin(src, &format!("{p}.attn_q"), qd, h, true)?,
-                k: lin(src, &format!("{p}.attn_k"), kvd, h, true)?,
-                v: lin(src, &format!("{p}.attn_v"), kvd, h, true)?,
-                o: lin(src, &format!("{p}.attn_output"), h, qd, false)?,
-                q_norm: if qwen3 { Some(need(src, &format!("{p}.attn_q_norm.weight"), &[hd])?) } else { None },
-                k_norm: if qwen3 { Some(need(src, &format!("{p}.attn_k_norm.weight"), &[hd])?) } else { None },
-                ffn_norm: need(src, &format!("{p}.ffn_norm.weight"), &[h])?,
+                attn_norm: norm_w(src, &format!("{p}.attn_norm.weight"), h)?,
+                mixer,
+                ffn_norm: norm_w(src, &format!("{p}.ffn_norm.weight"), h)?,
                 gate: lin(src, &format!("{p}.ffn_gate"), cfg.intermediate, h, false)?,
                 up: lin(src, &format!("{p}.ffn_up"), cfg.intermediate, h, false)?,
                 down: lin(src, &format!("{p}.ffn_down"), h, cfg.intermediate, false)?,
             });
         }
-        let norm = need(src, "output_norm.weight", &[h])?;
+        let norm = norm_w(src, "output_norm.weight", h)?;
         let output = match src.get("output.weight")? {
-            Some((w, dims)) if !cfg.tie_embeddings || dims == [cfg.vocab, h] => {
-                if dims != [cfg.vocab, h] {
-                    return Err(LensError::Model(format!("{}: output.weight has shape {dims:?}", file.display())));
+            Some(t) if !cfg.tie_embeddings || t.dims() == [cfg.vocab, h] => {
+                if t.dims() != [cfg.vocab, h] {
+                    return Err(LensError::Model(format!("{}: output.weight has shape {:?}", file.display(), t.dims())));
                 }
-                Linear { w: Arc::new(Weight::new(w, cfg.vocab, h, precision)), b: None }
+                Linear { w: Arc::new(weight_of(&t, cfg.vocab, h, precision, &what("output.weight"))?), b: None }
             }
             _ => Linear { w: embed.clone(), b: None },
         };
-        let inv_freq = (0..hd / 2).map(|i| 1.0 / cfg.rope_theta.powf(2.0 * i as f32 / hd as f32)).collect();
-        Ok(Model { cfg, precision, file: file.to_path_buf(), embed, layers, norm, output, inv_freq, pool })
+        let rot = cfg.rotary_dim;
+        let inv_freq = (0..rot / 2).map(|i| 1.0 / cfg.rope_theta.powf(2.0 * i as f32 / rot as f32)).collect();
+        Ok(Model { cfg, precision, file: file.to_path_buf(), embed, layers, norm, output, inv_freq, pool, delta_chunk: 64 })
     }
 
     pub fn threads(&self) -> usize {
@@ -468,14 +660,36 @@ impl Model {
 
     /// Bytes the weights take in memory.
     pub fn weight_bytes(&self) -> usize {
-        let l: usize = self.layers.iter().map(|l| [&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down].iter().map(|x| x.w.bytes()).sum::<usize>()).sum();
+        let lin = |l: &Linear| l.w.bytes();
+        let l: usize = self
+            .layers
+            .iter()
+            .map(|l| {
+                let m = match &l.mixer {
+                    Mixer::Attention(a) => lin(&a.q) + lin(&a.k) + lin(&a.v) + lin(&a.o),
+                    Mixer::Delta(d) => lin(&d.qkv) + lin(&d.z) + lin(&d.a) + lin(&d.b) + lin(&d.out) + d.conv.len() * 4,
+                };
+                m + lin(&l.gate) + lin(&l.up) + lin(&l.down)
+            })
+            .sum();
         let out = if Arc::ptr_eq(&self.output.w, &self.embed) { 0 } else { self.output.w.bytes() };
         l + self.embed.bytes() + out
     }
 
     pub fn new_cache(&self) -> Cache {
-        let kv = || (0..self.cfg.layers).map(|_| vec![Vec::new(); self.cfg.kv_heads]).collect();
-        Cache { k: kv(), v: kv(), len: 0 }
+        let layers = self
+            .cfg
+            .layer_kinds
+            .iter()
+            .map(|k| match (k, &self.cfg.linear) {
+                (LayerKind::LinearAttention, Some(lc)) => {
+                    let ch = 2 * lc.k_heads * lc.k_dim + lc.v_heads * lc.v_dim;
+                    LayerCache::Delta { conv: vec![0.0; (lc.conv_kernel - 1) * ch], state: vec![0.0; lc.v_heads * lc.k_dim * lc.v_dim] }
+                }
+                _ => LayerCache::Kv { k: vec![Vec::new(); self.cfg.kv_heads], v: vec![Vec::new(); self.cfg.kv_heads] },
+            })
+            .collect();
+        Cache { layers, len: 0 }
     }
 
     /// Run `tokens` (at positions `cache.len..`) through the model; the logits of every one of
@@ -498,11 +712,11 @@ impl Model {
 
     fn forward_inner(&self, cache: &mut Cache, tokens: &[u32], all: bool) -> Vec<f32> {
         let c = &self.cfg;
-        let (n, h, hd) = (tokens.len(), c.hidden, c.head_dim);
+        let (n, h) = (tokens.len(), c.hidden);
         let pos0 = cache.len;
         let mut x: Vec<f32> = tokens.iter().flat_map(|&t| self.embed.row(t as usize)).collect();
         // rotary tables for these positions
-        let half = hd / 2;
+        let half = self.inv_freq.len();
         let (mut cos, mut sin) = (vec![0f32; n * half], vec![0f32; n * half]);
         for i in 0..n {
             for (j, f) in self.inv_freq.iter().enumerate() {
@@ -511,40 +725,15 @@ impl Model {
                 sin[i * half + j] = a.sin();
             }
         }
-        let rope = |v: &mut [f32], heads: usize| {
-            for i in 0..n {
-                for hh in 0..heads {
-                    let s = &mut v[(i * heads + hh) * hd..(i * heads + hh + 1) * hd];
-                    for j in 0..half {
-                        let (a, b) = (s[j], s[j + half]);
-                        let (co, si) = (cos[i * half + j], sin[i * half + j]);
-                        s[j] = a * co - b * si;
-                        s[j + half] = b * co + a * si;
-                    }
-                }
-            }
-        };
-        for (li, l) in self.layers.iter().enumerate() {
+        let rope = Rope { cos: &cos, sin: &sin, half, head_dim: c.head_dim };
+        for (l, lc) in self.layers.iter().zip(cache.layers.iter_mut()) {
             let mut t = x.clone();
             rms_norm(&mut t, &l.attn_norm, c.eps);
-            let mut q = l.q.forward(&t, n);
-            let mut k = l.k.forward(&t, n);
-            let v = l.v.forward(&t, n);
-            if let (Some(qn), Some(kn)) = (&l.q_norm, &l.k_norm) {
-                rms_norm(&mut q, qn, c.eps);
-                rms_norm(&mut k, kn, c.eps);
-            }
-            rope(&mut q, c.heads);
-            rope(&mut k, c.kv_heads);
-            for i in 0..n {
-                for kh in 0..c.kv_heads {
-                    let at = (i * c.kv_heads + kh) * hd;
-                    cache.k[li][kh].extend_from_slice(&k[at..at + hd]);
-                    cache.v[li][kh].extend_from_slice(&v[at..at + hd]);
-                }
-            }
-            let att = self.attention(&q, &cache.k[li], &cache.v[li], n, pos0);
-            let o = l.o.forward(&att, n);
+            let o = match (&l.mixer, lc) {
+                (Mixer::Attention(a), LayerCache::Kv { k, v }) => self.attention_layer(a, &t, n, pos0, &rope, k, v),
+                (Mixer::Delta(d), LayerCache::Delta { conv, state }) => self.delta_layer(d, &t, n, conv, state),
+                _ => unreachable!("the cache is built from the same layer kinds"),
+            };
             x.iter_mut().zip(&o).for_each(|(a, b)| *a += b);
             let mut t = x.clone();
             rms_norm(&mut t, &l.ffn_norm, c.eps);
@@ -559,6 +748,121 @@ impl Model {
         let mut last = x[(n - rows) * h..].to_vec();
         rms_norm(&mut last, &self.norm, c.eps);
         self.output.forward(&last, rows)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn attention_layer(&self, a: &Attention, t: &[f32], n: usize, pos0: usize, rope: &Rope, kc: &mut [Vec<f32>], vc: &mut [Vec<f32>]) -> Vec<f32> {
+        let c = &self.cfg;
+        let hd = c.head_dim;
+        let qg = a.q.forward(t, n);
+        // Qwen3.5: each head's projection is [query | gate]
+        let (mut q, gate) = if a.gated {
+            let (mut q, mut g) = (Vec::with_capacity(n * c.heads * hd), Vec::with_capacity(n * c.heads * hd));
+            for chunk in qg.chunks(2 * hd) {
+                q.extend_from_slice(&chunk[..hd]);
+                g.extend_from_slice(&chunk[hd..]);
+            }
+            (q, Some(g))
+        } else {
+            (qg, None)
+        };
+        let mut k = a.k.forward(t, n);
+        let v = a.v.forward(t, n);
+        if let (Some(qn), Some(kn)) = (&a.q_norm, &a.k_norm) {
+            rms_norm(&mut q, qn, c.eps);
+            rms_norm(&mut k, kn, c.eps);
+        }
+        rope.apply(&mut q, n, c.heads);
+        rope.apply(&mut k, n, c.kv_heads);
+        for i in 0..n {
+            for kh in 0..c.kv_heads {
+                let at = (i * c.kv_heads + kh) * hd;
+                kc[kh].extend_from_slice(&k[at..at + hd]);
+                vc[kh].extend_from_slice(&v[at..at + hd]);
+            }
+        }
+        let mut att = self.attention(&q, kc, vc, n, pos0);
+        if let Some(g) = gate {
+            att.iter_mut().zip(&g).for_each(|(x, g)| *x *= 1.0 / (1.0 + (-g).exp()));
+        }
+        a.o.forward(&att, n)
+    }
+
+    /// A Gated DeltaNet layer over `n` tokens: projections, causal depthwise convolution (its
+    /// last inputs kept in `conv`), the delta rule per value head (chunked for several tokens,
+    /// recurrent for one), the gated RMSNorm, and the output projection.
+    fn delta_layer(&self, d: &DeltaNet, t: &[f32], n: usize, conv_state: &mut Vec<f32>, state: &mut [f32]) -> Vec<f32> {
+        let lc = self.cfg.linear.as_ref().expect("linear layers have their shape");
+        let (nk, nv, dk, dv, kern) = (lc.k_heads, lc.v_heads, lc.k_dim, lc.v_dim, lc.conv_kernel);
+        let (kd, vd) = (nk * dk, nv * dv);
+        let ch = 2 * kd + vd;
+        let qkv = d.qkv.forward(t, n);
+        let z = d.z.forward(t, n);
+        let b = d.b.forward(t, n);
+        let a = d.a.forward(t, n);
+        // the convolution reads the kept inputs, then these
+        let mut ext = std::mem::take(conv_state);
+        ext.extend_from_slice(&qkv);
+        let mut mixed = vec![0f32; n * ch];
+        for i in 0..n {
+            for c in 0..ch {
+                let mut s = 0f32;
+                for j in 0..kern {
+                    s += d.conv[c * kern + j] * ext[(i + j) * ch + c];
+                }
+                mixed[i * ch + c] = silu(s);
+            }
+        }
+        *conv_state = ext[n * ch..].to_vec();
+        // split per head and normalise
+        let (mut q, mut k, mut v) = (vec![0f32; n * kd], vec![0f32; n * kd], vec![0f32; n * vd]);
+        for i in 0..n {
+            let row = &mixed[i * ch..(i + 1) * ch];
+            q[i * kd..(i + 1) * kd].copy_from_slice(&row[..kd]);
+            k[i * kd..(i + 1) * kd].copy_from_slice(&row[kd..2 * kd]);
+            v[i * vd..(i + 1) * vd].copy_from_slice(&row[2 * kd..]);
+        }
+        crate::delta::l2norm(&mut q, dk);
+        crate::delta::l2norm(&mut k, dk);
+        let scale = 1.0 / (dk as f32).sqrt();
+        q.iter_mut().for_each(|x| *x *= scale);
+        let softplus = |x: f32| if x > 20.0 { x } else { x.exp().ln_1p() };
+        let chunk = self.delta_chunk;
+        let per_k = nv / nk;
+        let outs: Vec<Vec<f32>> = state
+            .par_chunks_mut(dk * dv)
+            .enumerate()
+            .map(|(hv, s)| {
+                let kh = hv / per_k;
+                let gather = |src: &[f32], width: usize, head: usize, dim: usize| -> Vec<f32> {
+                    (0..n).flat_map(|i| src[i * width + head * dim..i * width + (head + 1) * dim].iter().copied()).collect()
+                };
+                let (qh, kh_, vh) = (gather(&q, kd, kh, dk), gather(&k, kd, kh, dk), gather(&v, vd, hv, dv));
+                let g: Vec<f32> = (0..n).map(|i| d.neg_a[hv] * softplus(a[i * nv + hv] + d.dt_bias[hv])).collect();
+                let beta: Vec<f32> = (0..n).map(|i| 1.0 / (1.0 + (-b[i * nv + hv]).exp())).collect();
+                let mut o = vec![0f32; n * dv];
+                if n == 1 {
+                    crate::delta::recurrent(&qh, &kh_, &vh, &g, &beta, s, dk, dv, &mut o);
+                } else {
+                    crate::delta::chunked(&qh, &kh_, &vh, &g, &beta, s, dk, dv, &mut o, chunk);
+                }
+                o
+            })
+            .collect();
+        // gated RMSNorm per head: norm(o) * w * silu(z)
+        let mut out = vec![0f32; n * vd];
+        for (hv, o) in outs.iter().enumerate() {
+            for i in 0..n {
+                let src = &o[i * dv..(i + 1) * dv];
+                let ms = src.iter().map(|x| x * x).sum::<f32>() / dv as f32;
+                let r = 1.0 / (ms + self.cfg.eps).sqrt();
+                let at = i * vd + hv * dv;
+                for j in 0..dv {
+                    out[at + j] = src[j] * r * d.norm[j] * silu(z[at + j]);
+                }
+            }
+        }
+        d.out.forward(&out, n)
     }
 
     /// Causal grouped-query attention of `n` new queries over the cache (which already holds

@@ -114,7 +114,9 @@ pub fn parse(reply: &str, n_pages: usize) -> Reply {
     }
     let stripped = label_re().replace_all(&answer_line, "").replace("[]", "").replace("()", "");
     let mut answer = space_punct_re().replace_all(&stripped, "$1").trim().trim_end_matches([',', ';']).trim().to_string();
-    let not_found = answer.to_lowercase().contains("not found in the provided pages") || answer.is_empty();
+    // the refusal, also when a small model garbles its start ("No found in the provided pages")
+    let lower = answer.to_lowercase();
+    let not_found = lower.contains("found in the provided pages") || lower.contains("not found in the pages") || answer.is_empty();
     if not_found {
         answer = NOT_FOUND.to_string();
         labels.clear();
@@ -152,6 +154,7 @@ mod tests {
         assert!(r.not_found && r.labels.is_empty() && r.quote.is_none());
         assert_eq!(r.answer, NOT_FOUND);
         assert!(parse("", 3).not_found);
+        assert!(parse("Answer: No found in the provided pages.", 3).not_found);
         // a long quote is cut to its start
         let long = format!("Answer: a\nQuote: \"{}\"", "w ".repeat(50));
         assert_eq!(parse(&long, 1).quote.unwrap().split_whitespace().count(), 30);

@@ -68,6 +68,20 @@ impl Q8Matrix {
         Q8Matrix { rows, cols, q, d, corr }
     }
 
+    /// The rows of `parts`, one after another (all with the same columns).
+    pub fn stack(parts: Vec<Q8Matrix>) -> Q8Matrix {
+        let cols = parts.first().map(|p| p.cols).unwrap_or(BLOCK);
+        let mut m = Q8Matrix { rows: 0, cols, q: Vec::new(), d: Vec::new(), corr: Vec::new() };
+        for p in parts {
+            assert_eq!(p.cols, cols, "stacked matrices share their columns");
+            m.rows += p.rows;
+            m.q.extend_from_slice(&p.q);
+            m.d.extend_from_slice(&p.d);
+            m.corr.extend_from_slice(&p.corr);
+        }
+        m
+    }
+
     pub fn bytes(&self) -> usize {
         self.q.len() + self.d.len() * 4 + self.corr.len() * 4
     }

@@ -58,6 +58,28 @@ fn qwen2_and_qwen3_match_transformers_in_f32() {
 }
 
 #[test]
+fn qwen3_5_matches_transformers_and_its_chunked_prefill_equals_token_by_token_decoding() {
+    let r = reference("tiny-qwen3_5.reference.json");
+    let mut m = Model::load_safetensors(&fixtures().join("tiny-qwen3_5"), Precision::F32, 2).unwrap();
+    assert_eq!((m.cfg.arch.name(), m.cfg.rotary_dim, m.cfg.head_dim), ("qwen3_5", 16, 32));
+    // the reference prefilled with its chunked form and decoded with the recurrent one
+    let (d, scale) = max_diff(&m, &r);
+    assert!(d <= 1e-4, "qwen3_5: logits differ by {d} (largest logit {scale})");
+    assert_eq!(greedy(&m, &r.prompt, 10), r.greedy, "qwen3_5: greedy tokens");
+    // one chunked pass (chunks of 4 tokens: three chunks) against one token at a time
+    m.delta_chunk = 4;
+    let mut whole = m.new_cache();
+    let all = m.forward(&mut whole, &r.prompt, true).unwrap();
+    let vocab = m.cfg.vocab;
+    let mut step = m.new_cache();
+    for (i, t) in r.prompt.iter().enumerate() {
+        let one = m.forward(&mut step, &[*t], false).unwrap();
+        let d = one.iter().zip(&all[i * vocab..(i + 1) * vocab]).fold(0f32, |d, (a, b)| d.max((a - b).abs()));
+        assert!(d <= 1e-4, "position {i}: chunked vs recurrent differ by {d}");
+    }
+}
+
+#[test]
 fn chunked_prefill_equals_one_pass_and_token_by_token() {
     let r = reference("tiny-qwen3.reference.json");
     let m = Model::load_safetensors(&fixtures().join("tiny-qwen3"), Precision::F32, 1).unwrap();
