@@ -268,6 +268,7 @@
     msg.textContent = 'Reading the best pages…';
     $('answer').hidden = true;
     $('ask-btn').disabled = true;
+    $('stop-btn').hidden = false;
     try {
       const docs = [...$('scope').selectedOptions].map((o) => o.value);
       // streamed: the pages read show first, then the answer text as it is produced
@@ -290,9 +291,15 @@
       current = r;
       renderAnswer(r);
       msg.textContent = '';
-    } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
+    } catch (e) {
+      if (e.code === 'cancelled') { msg.className = 'muted'; msg.textContent = 'Stopped. The log keeps the question, marked stopped.'; }
+      else { msg.className = 'error'; msg.textContent = errText(e); }
+    }
     $('ask-btn').disabled = false;
+    $('stop-btn').hidden = true;
   });
+  // stops the answer being written (a model answer can take a while)
+  $('stop-btn').addEventListener('click', () => { api.call('cancel_ask').catch(() => {}); });
 
   // the worked calculation: result, formula, and each operand with its page (click: the page,
   // its cells boxed)
@@ -346,7 +353,8 @@
     $('answer-quote').hidden = !r.quote;
     renderCalculation(r.calculation);
     const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
-    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
+    const m = r.model ? ' (' + r.model.model + ': ' + r.model.prompt_tokens + ' prompt tokens at ' + r.model.prefill_tps.toFixed(0) + '/s, ' + r.model.new_tokens + ' written at ' + r.model.decode_tps.toFixed(1) + '/s)' : '';
+    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
     $('fb-msg').textContent = '';
     $('fb-note').value = '';
     const ol = $('pages-read');
@@ -427,7 +435,7 @@
       const tr = el('tr');
       tr.dataset.id = r.id;
       const fb = r.feedback === 1 ? '✓ right' : r.feedback === -1 ? '✗ wrong' : '';
-      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.answer, r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
+      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer, r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
       tbody.appendChild(tr);
     }
   }
@@ -450,6 +458,12 @@
         for (const x of list) sel.appendChild(new Option(x, x));
         sel.value = v;
       }
+      // the language models found; why the qwen answerer is not offered when it is not
+      const dl = $('s-models-found');
+      dl.textContent = '';
+      for (const m of r.models || []) if (m.supported) dl.appendChild(new Option(m.path, m.path));
+      const found = (r.models || []).map((m) => m.name + ' (' + m.arch + ', ' + (m.size_bytes / 1e6).toFixed(0) + ' MB, ' + m.found_in + (m.problem ? ', not usable: ' + m.problem : '') + ')');
+      $('s-models-info').textContent = (found.length ? 'Found: ' + found.join('; ') + '.' : 'No language model found.') + (r.qwen_missing ? ' The qwen answerer is not offered: ' + r.qwen_missing : '');
       $('s-topk').value = st.top_k;
       $('s-ocr').value = st.ocr_langs;
       $('s-threads').value = st.threads;

@@ -186,3 +186,52 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     proc.kill();
   }
 });
+
+test('a model answerer: offered once a model is found, streamed, its run shown', { timeout: 120000 }, async () => {
+  const library = mkdtempSync(join(tmpdir(), 'lens-e2e-qwen-'));
+  execFileSync(lens, ['--library', library, 'ingest', '--ocr', 'off', join(corpus, 'financebench/pdfs/3M_2018_10K.pdf')]);
+  // a models folder holding a (tiny, random) Qwen2 GGUF: the same file the parity tests use
+  const models = mkdtempSync(join(tmpdir(), 'lens-e2e-qwen-models-'));
+  symlinkSync(join(repo, 'crates/lens-llm/tests/fixtures/tiny-qwen2-q8_0.gguf'), join(models, 'tiny-qwen2-q8_0.gguf'));
+  const { proc, url } = await serve(library);
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(url);
+    await page.click('button.tab[data-view=settings]');
+    await page.waitForFunction(() => document.getElementById('s-topk').value !== '');
+    // no model in the (empty) models folder: qwen is not offered, and the page says why
+    assert.deepEqual(await page.$$eval('#s-answerer option', (os) => os.map((o) => o.value)), ['extractive']);
+    assert.match(await page.textContent('#s-models-info'), /No language model found\. The qwen answerer is not offered: .*model_missing|No language model found\. The qwen answerer is not offered/);
+    // point the models folder at one with a model: qwen is offered, chosen, saved
+    await page.fill('#s-models', models);
+    await page.click('#settings-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('settings-msg').textContent.startsWith('Saved'));
+    await page.click('button.tab[data-view=ask]');
+    await page.click('button.tab[data-view=settings]');
+    await page.waitForFunction(() => [...document.querySelectorAll('#s-answerer option')].some((o) => o.value === 'qwen'));
+    assert.match(await page.textContent('#s-models-info'), /tiny-qwen2-q8_0 \(qwen2, 0 MB, models dir\)/);
+    await page.selectOption('#s-answerer', 'qwen');
+    await page.click('#settings-form button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('settings-msg').textContent.startsWith('Saved'));
+    // ask: the model reads the pages and its run is shown under the answer
+    await page.click('button.tab[data-view=ask]');
+    await page.fill('#q', 'What does 3M say about its litigation in 2018?');
+    await page.click('#ask-btn');
+    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'), null, { timeout: 60000 });
+    const meta = await page.textContent('#answer-meta');
+    assert.match(meta, /qwen \(tiny-qwen2-q8_0: \d+ prompt tokens at \d+\/s, \d+ written at [\d.]+\/s\) on cpu \(/);
+    assert.ok(await page.isHidden('#stop-btn'), 'Stop is shown only while answering');
+    await page.screenshot({ path: join(out, 'ask-qwen.png') });
+    // the log records the model's answer
+    const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(log[0].answerer, 'qwen');
+    assert.equal(log[0].model.model, 'tiny-qwen2-q8_0');
+  } finally {
+    await browser.close();
+    proc.kill();
+  }
+});

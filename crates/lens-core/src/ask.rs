@@ -206,6 +206,9 @@ impl Library {
                 r.notes.push(format!("the quoted words \"{q}\" are not on {c}: check the page (boxes, if any, mark the answer's numbers)"));
             }
         }
+        if !a.not_found && a.citations.is_empty() {
+            r.notes.push("the answer cites no page: nothing on a page supports it, check before using it".into());
+        }
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         if let Some(m) = &a.model {
             r.notes.extend(m.notes.iter().cloned());
