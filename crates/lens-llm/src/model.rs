@@ -15,11 +15,12 @@
 //! attention (Qwen3: RMSNorm on each head's queries and keys), SwiGLU MLP.
 
 use crate::q8::{Q8Matrix, Q8Rows};
-use candle_core::quantized::gguf_file;
+use candle_core::quantized::{gguf_file, QStorage, QTensor};
 use candle_core::{DType, Device, Tensor};
 use lens_core::error::{LensError, Result};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -374,9 +375,46 @@ pub struct Model {
     pub delta_chunk: usize,
 }
 
+/// A tensor as read: f32 (safetensors, converted), or a GGUF tensor still in its GGML type,
+/// dequantised only as far as asked (a slab of rows at a time for large matrices).
+enum Loaded {
+    Dense(Tensor),
+    Quant(QTensor),
+}
+
+impl Loaded {
+    fn dims(&self) -> &[usize] {
+        match self {
+            Loaded::Dense(t) => t.dims(),
+            Loaded::Quant(q) => q.shape().dims(),
+        }
+    }
+
+    fn tensor(&self) -> candle_core::Result<Tensor> {
+        match self {
+            Loaded::Dense(t) => Ok(t.clone()),
+            Loaded::Quant(q) => q.dequantize(&Device::Cpu),
+        }
+    }
+
+    /// Rows `r0..r0 + n` of a 2-D tensor, as f32.
+    fn rows(&self, r0: usize, n: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Loaded::Dense(t) => t.narrow(0, r0, n),
+            Loaded::Quant(q) => {
+                let (dt, cols) = (q.dtype(), q.shape().dims()[1]);
+                let per_row = cols / dt.block_size() * dt.type_size();
+                let data = q.data()?;
+                let slab = QStorage::from_data(Cow::Borrowed(&data[r0 * per_row..(r0 + n) * per_row]), &Device::Cpu, dt)?;
+                QTensor::new(slab, (n, cols))?.dequantize(&Device::Cpu)
+            }
+        }
+    }
+}
+
 /// Where the weights come from, by GGUF tensor name (safetensors names are mapped).
 trait Source {
-    fn get(&mut self, name: &str) -> Result<Option<Tensor>>;
+    fn get(&mut self, name: &str) -> Result<Option<Loaded>>;
 }
 
 struct GgufSource<'a> {
@@ -386,13 +424,12 @@ struct GgufSource<'a> {
 }
 
 impl Source for GgufSource<'_> {
-    fn get(&mut self, name: &str) -> Result<Option<Tensor>> {
+    fn get(&mut self, name: &str) -> Result<Option<Loaded>> {
         if !self.ct.tensor_infos.contains_key(name) {
             return Ok(None);
         }
         let bad = |e: candle_core::Error| LensError::Model(format!("{}: tensor {name}: {e} (is the file complete?)", self.path.display()));
-        let q = self.ct.tensor(&mut self.file, name, &Device::Cpu).map_err(bad)?;
-        Ok(Some(q.dequantize(&Device::Cpu).map_err(bad)?))
+        Ok(Some(Loaded::Quant(self.ct.tensor(&mut self.file, name, &Device::Cpu).map_err(bad)?)))
     }
 }
 
@@ -432,23 +469,23 @@ fn hf_name(name: &str) -> String {
 }
 
 impl Source for SafetensorsSource {
-    fn get(&mut self, name: &str) -> Result<Option<Tensor>> {
+    fn get(&mut self, name: &str) -> Result<Option<Loaded>> {
         let hf = hf_name(name);
         // multimodal checkpoints keep the language model under model.language_model.
         let nested = hf.replacen("model.", "model.language_model.", 1);
         let Some(found) = [hf.clone(), nested].into_iter().find(|n| self.names.contains(n)) else { return Ok(None) };
         let bad = |e: candle_core::Error| LensError::Model(format!("{}: tensor {found}: {e}", self.dir.display()));
-        Ok(Some(self.st.load(&found, &Device::Cpu).and_then(|t| t.to_dtype(DType::F32)).map_err(bad)?))
+        Ok(Some(Loaded::Dense(self.st.load(&found, &Device::Cpu).and_then(|t| t.to_dtype(DType::F32)).map_err(bad)?)))
     }
 }
 
-fn to_vec(t: &Tensor, what: &str) -> Result<Vec<f32>> {
-    t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(|e| LensError::Model(format!("{what}: {e}")))
+fn to_vec(t: &Loaded, what: &str) -> Result<Vec<f32>> {
+    t.tensor().and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>()).map_err(|e| LensError::Model(format!("{what}: {e}")))
 }
 
 /// A `[rows][cols]` weight from a tensor; int8 is quantised a slab of rows at a time so that a
 /// large matrix (the embeddings) is never held twice in f32.
-fn weight_of(t: &Tensor, rows: usize, cols: usize, p: Precision, what: &str) -> Result<Weight> {
+fn weight_of(t: &Loaded, rows: usize, cols: usize, p: Precision, what: &str) -> Result<Weight> {
     if p == Precision::F32 || !cols.is_multiple_of(crate::q8::BLOCK) {
         return Ok(Weight::F32 { w: to_vec(t, what)?, rows, cols });
     }
@@ -456,7 +493,7 @@ fn weight_of(t: &Tensor, rows: usize, cols: usize, p: Precision, what: &str) -> 
     let mut parts = Vec::new();
     for r0 in (0..rows).step_by(SLAB) {
         let n = SLAB.min(rows - r0);
-        let v = to_vec(&t.narrow(0, r0, n).map_err(|e| LensError::Model(format!("{what}: {e}")))?, what)?;
+        let v = t.rows(r0, n).and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>()).map_err(|e| LensError::Model(format!("{what}: {e}")))?;
         parts.push(Q8Matrix::quantize(&v, n, cols));
     }
     Ok(Weight::Q8(Q8Matrix::stack(parts)))
@@ -560,7 +597,7 @@ impl Model {
     fn build(cfg: Config, src: &mut dyn Source, file: &Path, precision: Precision, threads: usize) -> Result<Model> {
         cfg.check(file)?;
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(|e| LensError::Model(e.to_string()))?;
-        let need = |src: &mut dyn Source, name: &str, shape: &[usize]| -> Result<Tensor> {
+        let need = |src: &mut dyn Source, name: &str, shape: &[usize]| -> Result<Loaded> {
             let t = src.get(name)?.ok_or_else(|| LensError::Model(format!("{}: tensor {name} is missing", file.display())))?;
             if t.dims() != shape {
                 return Err(LensError::Model(format!("{}: tensor {name} has shape {:?}, the config says {shape:?}", file.display(), t.dims())));

@@ -6,7 +6,9 @@
 //! load and requantised into this one format, so there is one kernel to make fast.
 //!
 //! Activations are quantised the same way per row before a product, and each block's integer
-//! dot product is scaled by `d_w * d_x`. A product reads every weight once per tile of up to
+//! dot product is scaled by `d_w * d_x`. The VNNI instruction multiplies unsigned by signed
+//! bytes: the kernel flips the weights' sign bit (`w + 128`) in a register and subtracts
+//! `128 · Σx` per block, precomputed once per activation row, so weights carry no extra data. A product reads every weight once per tile of up to
 //! [`ROW_TILE`] activation rows, so prefill (many rows) is compute-bound and decoding (one row)
 //! reads the int8 weights once per token.
 //!
@@ -29,17 +31,21 @@ pub struct Q8Matrix {
     pub cols: usize,
     q: Vec<i8>,
     d: Vec<f32>,
-    /// Per block: `128 * sum(q) * d`, the correction the unsigned (VNNI) kernel subtracts.
-    corr: Vec<f32>,
 }
 
-/// Activation rows, quantised per block; `u` holds `q + 128` for the unsigned kernel.
+/// Activation rows, quantised per block, with each row's VNNI correction: per pair of blocks
+/// 16 lanes, `16 · Σx` of the first block in lanes 0..7 and of the second in 8..15 (eight
+/// lanes sum to a block, so together they take back `128 · Σx`).
 pub struct Q8Rows {
     pub rows: usize,
     pub cols: usize,
     q: Vec<i8>,
-    u: Vec<u8>,
     d: Vec<f32>,
+    c: Vec<i32>,
+}
+
+fn corr_len(nb: usize) -> usize {
+    nb.div_ceil(2) * 16
 }
 
 fn quantize_block(x: &[f32], q: &mut [i8]) -> f32 {
@@ -51,7 +57,9 @@ fn quantize_block(x: &[f32], q: &mut [i8]) -> f32 {
     let d = amax / 127.0;
     let id = 1.0 / d;
     for (o, v) in q.iter_mut().zip(x) {
-        *o = (v * id).round().clamp(-127.0, 127.0) as i8;
+        // round half away from zero without a libm call (`f32::round` is one on baseline x86_64)
+        let t = v * id;
+        *o = (t + 0.5f32.copysign(t)).clamp(-127.0, 127.0) as i8;
     }
     d
 }
@@ -64,26 +72,24 @@ impl Q8Matrix {
         let mut q = vec![0i8; rows * cols];
         let mut d = vec![0f32; nb];
         q.par_chunks_mut(BLOCK).zip(d.par_iter_mut()).zip(w.par_chunks(BLOCK)).for_each(|((qb, db), wb)| *db = quantize_block(wb, qb));
-        let corr = q.chunks(BLOCK).zip(&d).map(|(qb, db)| 128.0 * qb.iter().map(|&v| v as i32).sum::<i32>() as f32 * db).collect();
-        Q8Matrix { rows, cols, q, d, corr }
+        Q8Matrix { rows, cols, q, d }
     }
 
     /// The rows of `parts`, one after another (all with the same columns).
     pub fn stack(parts: Vec<Q8Matrix>) -> Q8Matrix {
         let cols = parts.first().map(|p| p.cols).unwrap_or(BLOCK);
-        let mut m = Q8Matrix { rows: 0, cols, q: Vec::new(), d: Vec::new(), corr: Vec::new() };
+        let mut m = Q8Matrix { rows: 0, cols, q: Vec::new(), d: Vec::new() };
         for p in parts {
             assert_eq!(p.cols, cols, "stacked matrices share their columns");
             m.rows += p.rows;
             m.q.extend_from_slice(&p.q);
             m.d.extend_from_slice(&p.d);
-            m.corr.extend_from_slice(&p.corr);
         }
         m
     }
 
     pub fn bytes(&self) -> usize {
-        self.q.len() + self.d.len() * 4 + self.corr.len() * 4
+        self.q.len() + self.d.len() * 4
     }
 
     /// Row `r`, dequantised (embedding lookups).
@@ -107,14 +113,14 @@ impl Q8Matrix {
                 let r0 = t * ROWS_PER_TASK;
                 let r1 = (r0 + ROWS_PER_TASK).min(self.rows);
                 let mut tile = vec![0f32; (r1 - r0) * n];
-                let wrow = |r: usize| Block { q: &self.q[r * cols..(r + 1) * cols], d: &self.d[r * nb..(r + 1) * nb], corr: &self.corr[r * nb..(r + 1) * nb] };
+                let wrow = |r: usize| Block { q: &self.q[r * cols..(r + 1) * cols], d: &self.d[r * nb..(r + 1) * nb] };
                 for a0 in (0..n).step_by(ROW_TILE) {
                     let a1 = (a0 + ROW_TILE).min(n);
                     for g in (r0..r1).step_by(4) {
                         // four weight rows at a time (the last group repeats its last row)
                         let ws = [wrow(g), wrow((g + 1).min(r1 - 1)), wrow((g + 2).min(r1 - 1)), wrow((g + 3).min(r1 - 1))];
                         for a in a0..a1 {
-                            let xa = Acts { q: &x.q[a * cols..(a + 1) * cols], u: &x.u[a * cols..(a + 1) * cols], d: &x.d[a * nb..(a + 1) * nb] };
+                            let xa = x.row(a);
                             let v = kernel(&ws, &xa);
                             for (i, r) in (g..(g + 4).min(r1)).enumerate() {
                                 tile[(r - r0) * n + a] = v[i];
@@ -145,21 +151,35 @@ impl Q8Rows {
         for ((qb, db), xb) in q.chunks_mut(BLOCK).zip(d.iter_mut()).zip(x.chunks(BLOCK)) {
             *db = quantize_block(xb, qb);
         }
-        let u = q.iter().map(|&v| (v as i16 + 128) as u8).collect();
-        Q8Rows { rows, cols, q, u, d }
+        let nb = cols / BLOCK;
+        let cl = corr_len(nb);
+        let mut c = vec![0i32; rows * cl];
+        for r in 0..rows {
+            for b in 0..nb {
+                let sum: i32 = q[r * cols + b * BLOCK..r * cols + (b + 1) * BLOCK].iter().map(|&v| v as i32).sum();
+                let at = r * cl + (b / 2) * 16 + (b % 2) * 8;
+                c[at..at + 8].iter_mut().for_each(|x| *x = 16 * sum);
+            }
+        }
+        Q8Rows { rows, cols, q, d, c }
+    }
+
+    fn row(&self, a: usize) -> Acts<'_> {
+        let (cols, nb) = (self.cols, self.cols / BLOCK);
+        let cl = corr_len(nb);
+        Acts { q: &self.q[a * cols..(a + 1) * cols], d: &self.d[a * nb..(a + 1) * nb], c: &self.c[a * cl..(a + 1) * cl] }
     }
 }
 
 struct Block<'a> {
     q: &'a [i8],
     d: &'a [f32],
-    corr: &'a [f32],
 }
 
 struct Acts<'a> {
     q: &'a [i8],
-    u: &'a [u8],
     d: &'a [f32],
+    c: &'a [i32],
 }
 
 /// Four weight rows against one activation row.
@@ -270,66 +290,43 @@ fn dot4_vnni_entry(w: &[Block; 4], x: &Acts) -> [f32; 4] {
 }
 
 /// Four weight rows against one activation row, two blocks per 64-byte step:
-/// `dpbusd(x + 128, w)` sums four products per lane (lanes 0..7 one block, 8..15 the next);
-/// the lanes are scaled by their block's `d_w * d_x` (spread to the lanes by one permute), and
-/// the `+128` is taken back at the end with the per-block correction. An odd last block is
-/// read with a masked load (the upper lanes stay zero).
+/// `dpbusd(w + 128, x)` sums four products per lane (lanes 0..7 one block, 8..15 the next);
+/// the row's precomputed correction takes back the `+128`, and the lanes are scaled by their
+/// block's `d_w * d_x` (spread to the lanes by one permute). An odd last block is read with a
+/// masked load (the upper lanes stay zero, and so does their correction).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vnni,avx2,fma")]
 unsafe fn dot4_vnni(w: &[Block; 4], x: &Acts) -> [f32; 4] {
     use std::arch::x86_64::*;
     let nb = x.d.len();
-    let xu = x.u.as_ptr();
-    let xd = x.d.as_ptr();
+    let (xq, xd, xc) = (x.q.as_ptr(), x.d.as_ptr(), x.c.as_ptr());
     let wq = [w[0].q.as_ptr(), w[1].q.as_ptr(), w[2].q.as_ptr(), w[3].q.as_ptr()];
     let wd = [w[0].d.as_ptr(), w[1].d.as_ptr(), w[2].d.as_ptr(), w[3].d.as_ptr()];
     let spread = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    let flip = _mm512_set1_epi8(-128);
     let mut acc = [_mm512_setzero_ps(); 4];
     let mut b = 0;
     while b < nb {
         let two = b + 1 < nb;
         let (xv, xs) = if two {
-            (_mm512_loadu_si512(xu.add(b * BLOCK) as *const _), _mm_castsi128_ps(_mm_loadl_epi64(xd.add(b) as *const _)))
+            (_mm512_loadu_si512(xq.add(b * BLOCK) as *const _), _mm_castsi128_ps(_mm_loadl_epi64(xd.add(b) as *const _)))
         } else {
-            (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, xu.add(b * BLOCK) as *const i8), _mm_set_ss(*xd.add(b)))
+            (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, xq.add(b * BLOCK)), _mm_set_ss(*xd.add(b)))
         };
+        let corr = _mm512_loadu_si512(xc.add(b * 8) as *const _);
         for r in 0..4 {
             let (wv, ws) = if two {
                 (_mm512_loadu_si512(wq[r].add(b * BLOCK) as *const _), _mm_castsi128_ps(_mm_loadl_epi64(wd[r].add(b) as *const _)))
             } else {
                 (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, wq[r].add(b * BLOCK)), _mm_set_ss(*wd[r].add(b)))
             };
-            let p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), xv, wv);
+            let p = _mm512_sub_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_xor_si512(wv, flip), xv), corr);
             let sc = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_mul_ps(ws, xs)));
             acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), sc, acc[r]);
         }
         b += 2;
     }
-    let mut out = [0f32; 4];
-    for r in 0..4 {
-        out[r] = _mm512_reduce_add_ps(acc[r]) - corr_dot(w[r].corr, x.d);
-    }
-    out
-}
-
-/// `Σ corr[b] * d[b]`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn corr_dot(c: &[f32], d: &[f32]) -> f32 {
-    use std::arch::x86_64::*;
-    let n = c.len().min(d.len());
-    let mut acc = _mm256_setzero_ps();
-    let mut i = 0;
-    while i + 8 <= n {
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(c.as_ptr().add(i)), _mm256_loadu_ps(d.as_ptr().add(i)), acc);
-        i += 8;
-    }
-    let mut s = hsum256(acc);
-    while i < n {
-        s += c[i] * d[i];
-        i += 1;
-    }
-    s
+    [_mm512_reduce_add_ps(acc[0]), _mm512_reduce_add_ps(acc[1]), _mm512_reduce_add_ps(acc[2]), _mm512_reduce_add_ps(acc[3])]
 }
 
 #[cfg(test)]
@@ -359,8 +356,8 @@ mod tests {
             let nb = cols / BLOCK;
             for a in 0..n {
                 for r in 0..rows {
-                    let wb = Block { q: &m.q[r * cols..(r + 1) * cols], d: &m.d[r * nb..(r + 1) * nb], corr: &m.corr[r * nb..(r + 1) * nb] };
-                    let xa = Acts { q: &xr.q[a * cols..(a + 1) * cols], u: &xr.u[a * cols..(a + 1) * cols], d: &xr.d[a * nb..(a + 1) * nb] };
+                    let wb = Block { q: &m.q[r * cols..(r + 1) * cols], d: &m.d[r * nb..(r + 1) * nb] };
+                    let xa = xr.row(a);
                     let port = dot_portable(&wb, &xa);
                     let exact: f32 = (0..cols).map(|c| w[r * cols + c] * x[a * cols + c]).sum();
                     let g = got[a * rows + r];
@@ -374,16 +371,8 @@ mod tests {
                     }
                     #[cfg(target_arch = "x86_64")]
                     if kernel_name() == "avx512vnni" {
-                        let wb2 = Block { q: wb.q, d: wb.d, corr: wb.corr };
-                        let v = dot4_vnni_entry(
-                            &[
-                                wb,
-                                wb2,
-                                Block { q: &m.q[..cols], d: &m.d[..nb], corr: &m.corr[..nb] },
-                                Block { q: &m.q[..cols], d: &m.d[..nb], corr: &m.corr[..nb] },
-                            ],
-                            &xa,
-                        );
+                        let wb2 = Block { q: wb.q, d: wb.d };
+                        let v = dot4_vnni_entry(&[wb, wb2, Block { q: &m.q[..cols], d: &m.d[..nb] }, Block { q: &m.q[..cols], d: &m.d[..nb] }], &xa);
                         assert!((v[0] - port).abs() <= 1e-4 * (1.0 + port.abs()) && v[0] == v[1], "{v:?} vs {port}");
                     }
                 }
