@@ -108,10 +108,13 @@ pub fn page_inputs(lib: &Library, ids: &[PageRef]) -> Result<Vec<PageInput>> {
     Ok(answer::label_pages(v))
 }
 
-/// Locate an answer's evidence on its first cited page (quote, then numbers).
+/// Locate an answer's evidence on its first cited page (quote, then numbers). A model's quote
+/// that is not on the page is not replaced by the answer's numbers: nothing is boxed, and
+/// `finish_ask` says the quote was not found.
 pub fn locate_answer(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>)> {
     let Some(c) = a.citations.first() else { return Ok((Evidence::none(), Vec::new())) };
-    let ev = lib.evidence(c, a.quote.as_deref(), Some(&a.answer))?;
+    let numbers_too = a.model.is_none() || a.quote.is_none();
+    let ev = lib.evidence(c, a.quote.as_deref(), numbers_too.then_some(a.answer.as_str()))?;
     let pb = ev.boxes.iter().map(|b| PageBox { doc_id: c.doc_id.clone(), page: c.page, rect: b.clone() }).collect();
     Ok((ev, pb))
 }
@@ -203,7 +206,11 @@ impl Library {
         // a model's quote that is not on the page it cites is said, never boxed elsewhere
         if let (Some(q), Some(c)) = (&a.quote, a.citations.first()) {
             if a.calculation.is_none() && ev.found_by != crate::evidence::FoundBy::Quote {
-                r.notes.push(format!("the quoted words \"{q}\" are not on {c}: check the page (boxes, if any, mark the answer's numbers)"));
+                r.notes.push(if a.model.is_some() {
+                    format!("the model's quote \"{q}\" is not on {c}: nothing is boxed, check the page")
+                } else {
+                    format!("the quoted words \"{q}\" are not on {c}: check the page (boxes, if any, mark the answer's numbers)")
+                });
             }
         }
         if !a.not_found && a.citations.is_empty() {

@@ -205,3 +205,48 @@ fn ask_streams_pages_then_text_then_the_response() {
     assert!(r.pages.contains(&lens_core::PageRef::new("3M_2018_10K", 60)), "{:?}", r.pages);
     assert_eq!(events.last().unwrap()["response"]["log_id"], r.log_id);
 }
+
+/// A stand-in for a model answerer: cites P1 with a fixed answer and quote.
+struct Scripted {
+    answer: &'static str,
+    quote: &'static str,
+}
+
+impl lens_core::answer::Answerer for Scripted {
+    fn kind(&self) -> lens_core::answer::AnswererKind {
+        lens_core::answer::AnswererKind::Qwen
+    }
+    fn answer(&self, _q: &str, pages: &[lens_core::answer::PageInput]) -> lens_core::Result<lens_core::answer::Answer> {
+        let mut a = lens_core::answer::Answer::not_found(self.kind(), 1.0);
+        a.answer = self.answer.into();
+        a.not_found = false;
+        a.citations = vec![pages[0].page_ref()];
+        a.quote = Some(self.quote.into());
+        a.model = Some(Default::default());
+        Ok(a)
+    }
+}
+
+#[test]
+fn a_model_quote_is_boxed_where_it_is_and_a_made_up_one_nowhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(dir.path()).unwrap();
+    run_ingest(&mut lib, &[fb("3M_2018_10K")]);
+    let mut req = lens_core::ask::AskRequest::new("What were 3M's cash flows from operating activities in 2018?");
+    req.docs = vec!["3M_2018_10K".into()];
+    // a quote that is on the page: boxed, found by quote
+    let probe = lib.retrieve_for(&req).unwrap();
+    let page_text = &probe.pages[0].text;
+    let line = page_text.lines().map(str::trim).find(|l| l.split_whitespace().count() >= 4).unwrap().to_string();
+    let quote: &'static str = Box::leak(line.into_boxed_str());
+    let r = lib.ask_with(&req, &Scripted { answer: "see the page", quote }, &mut |_| true).unwrap();
+    assert_eq!(r.answer.found_by, lens_core::evidence::FoundBy::Quote, "{:?}", r.notes);
+    assert!(!r.boxes.is_empty());
+    // a made-up quote, and an answer whose number is printed on the page: nothing boxed, said
+    let number = page_text.split_whitespace().find(|w| w.len() >= 5 && w.chars().all(|c| c.is_ascii_digit() || c == ',')).unwrap_or("2018").to_string();
+    let answer: &'static str = Box::leak(format!("It was {number} million").into_boxed_str());
+    let r = lib.ask_with(&req, &Scripted { answer, quote: "words that appear on no page of this filing" }, &mut |_| true).unwrap();
+    assert!(r.boxes.is_empty(), "a made-up quote is not replaced by the answer's numbers: {:?}", r.boxes);
+    assert_eq!(r.answer.found_by, lens_core::evidence::FoundBy::None);
+    assert!(r.notes.iter().any(|n| n.contains("is not on") && n.contains("nothing is boxed")), "{:?}", r.notes);
+}
