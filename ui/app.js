@@ -349,6 +349,12 @@
     $('answer').hidden = false;
     $('answer-text').textContent = r.answer;
     $('answer-text').classList.toggle('not-found', r.not_found);
+    // how well the cited page supports the answer: a weak one never looks like a supported one
+    const sup = $('support');
+    sup.hidden = r.support === 'none' || !r.support;
+    sup.className = r.support || '';
+    sup.textContent = r.support === 'strong' ? 'Supported by the cited page' : 'Best match, low confidence: check the page' + ((r.support_reasons || []).length ? ' (' + r.support_reasons.join('; ') + ')' : '');
+    $('answer-text').classList.toggle('weak', r.support === 'weak');
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
     renderCalculation(r.calculation);

@@ -592,6 +592,11 @@ fn run(cli: Cli) -> Result<()> {
                 println!("Q: {}", r.question);
                 let a = &r.answer;
                 println!("A: {}", a.answer);
+                match a.support {
+                    lens_core::support::Support::Strong => println!("support: strong (the cited page holds it)"),
+                    lens_core::support::Support::Weak => println!("support: weak, best match, check the page ({})", a.support_reasons.join("; ")),
+                    lens_core::support::Support::None => {}
+                }
                 if !a.not_found {
                     println!("cited: {}", join(&a.citations));
                     if let Some(q) = &a.quote {
@@ -663,7 +668,9 @@ fn run(cli: Cli) -> Result<()> {
                 })?;
             let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
             let out: String = arows.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
-            let f = dir.join(format!("answers-{}.jsonl", s.answerer));
+            // rows per answerer and label set: another set's run never overwrites these
+            let stem = labels.file_stem().map(|x| x.to_string_lossy().to_string()).unwrap_or_default();
+            let f = if stem == "labels" { dir.join(format!("answers-{}.jsonl", s.answerer)) } else { dir.join(format!("answers-{}-{stem}.jsonl", s.answerer)) };
             std::fs::write(&f, out)?;
             let fmt = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
             println!("answers ({}) on pages from {pages_from}, top {k}: n={}", s.answerer, s.n);
@@ -691,6 +698,14 @@ fn run(cli: Cli) -> Result<()> {
                 s.p95_s
             );
             println!("  worked answers: {} computed, {} match the reference", s.calc_answered, s.calc_correct);
+            println!(
+                "  support: strong {} (right {}), weak {} (right {}); unanswerable questions answered with strong support: {}",
+                s.strong_n,
+                fmt(s.strong_right),
+                s.weak_n,
+                fmt(s.weak_right),
+                s.unanswerable_strong
+            );
             if s.prefill_tps.is_some() {
                 println!(
                     "  model speed: prefill {} tokens/s, decode {} tokens/s (medians), first token p50 {} s, peak RSS {} MB",

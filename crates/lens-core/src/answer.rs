@@ -108,6 +108,12 @@ pub struct Answer {
     /// The model's run, for model answerers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelRun>,
+    /// How well the cited page supports the answer (set after answering, with the evidence).
+    #[serde(default)]
+    pub support: crate::support::Support,
+    /// Why the support is not strong.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub support_reasons: Vec<String>,
 }
 
 impl Answer {
@@ -122,6 +128,8 @@ impl Answer {
             answerer,
             calculation: None,
             model: None,
+            support: Default::default(),
+            support_reasons: Vec::new(),
         }
     }
 
@@ -144,6 +152,8 @@ impl Answer {
             answerer,
             calculation: Some(c),
             model: None,
+            support: Default::default(),
+            support_reasons: Vec::new(),
         }
     }
 }
@@ -386,6 +396,8 @@ impl Answerer for Extractive {
             answerer: self.kind(),
             calculation: None,
             model: None,
+            support: Default::default(),
+            support_reasons: Vec::new(),
         })
     }
 }

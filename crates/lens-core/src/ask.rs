@@ -16,6 +16,7 @@ use crate::library::Library;
 use crate::pageref::PageRef;
 use crate::retrieve::{Retriever, SearchRequest};
 use crate::store::LogEntry;
+use crate::support::Support;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -128,6 +129,35 @@ pub fn evidence_for(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>
     }
 }
 
+/// How well the first cited page supports `a` (see [`crate::support`]); `filter` is what the
+/// question names (years, companies and the documents that are theirs).
+pub fn judge_support(lib: &Library, question: &str, filter: Option<&DocFilter>, a: &Answer) -> Result<(Support, Vec<String>)> {
+    let page_text = match a.citations.first() {
+        Some(c) => match lib.store().page(&c.doc_id, c.page) {
+            Ok(p) => p.text,
+            Err(LensError::UnknownDocument(_) | LensError::UnknownPage { .. }) => String::new(),
+            Err(e) => return Err(e),
+        },
+        None => String::new(),
+    };
+    let in_scope = match (filter, a.citations.first()) {
+        (Some(f), Some(c)) if !f.companies.is_empty() => Some(f.groups.iter().flatten().any(|d| *d == c.doc_id)),
+        _ => None,
+    };
+    let years = filter.map(|f| f.years.clone()).unwrap_or_default();
+    Ok(crate::support::judge(&crate::support::Claim {
+        question,
+        answer: &a.answer,
+        not_found: a.not_found,
+        cited: !a.citations.is_empty(),
+        found_by: a.found_by,
+        page_text: &page_text,
+        quote: a.quote.as_deref(),
+        years: &years,
+        in_scope,
+    }))
+}
+
 /// Phase 2: the answerer reads the retrieved pages. `on_event` gets the `pages` event first,
 /// then each piece of text; returning false stops the answerer ([`LensError::Cancelled`]).
 pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<Answer> {
@@ -220,6 +250,7 @@ impl Library {
         if let Some(m) = &a.model {
             r.notes.extend(m.notes.iter().cloned());
         }
+        (a.support, a.support_reasons) = judge_support(self, &r.question, r.filter.as_ref(), &a)?;
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
         Ok(AskResponse {

@@ -30,6 +30,8 @@ pub struct AnswerRow {
     pub evidence_precision: Option<f64>,
     /// A computed result: is it the reference's figure (within 1%, or the rounding asked)?
     pub calc_correct: Option<bool>,
+    /// See [`AnswerSummary::strong_right`].
+    pub right: bool,
     pub seconds: f64,
     /// Model answerers: prompt tokens per second (prefill) and new tokens per second.
     pub prefill_tps: Option<f64>,
@@ -61,6 +63,15 @@ pub struct AnswerSummary {
     pub decode_tps: Option<f64>,
     pub first_token_p50_s: Option<f64>,
     pub peak_rss_mb: Option<f64>,
+    /// Answers by support level, and the share of each that is right (`right`: the computed
+    /// result matches, or yes/no matches, or every reference figure is in the answer, or, for
+    /// a reference without figures, token F1 >= 0.5).
+    pub strong_n: usize,
+    pub strong_right: Option<f64>,
+    pub weak_n: usize,
+    pub weak_right: Option<f64>,
+    /// Unanswerable questions given a strong-support answer (should be 0).
+    pub unanswerable_strong: usize,
     /// Questions answered with a computed result, and how many of those match the reference.
     pub calc_answered: usize,
     pub calc_correct: usize,
@@ -180,6 +191,7 @@ pub fn run(
     on_row: &mut dyn FnMut(&AnswerRow),
 ) -> Result<(Vec<AnswerRow>, AnswerSummary)> {
     let by_id: HashMap<&str, &Row> = run_rows.iter().map(|r| (r.id.as_str(), r)).collect();
+    let mut unanswerable_support = Vec::new();
     let mut rows = Vec::new();
     let mut refusals = Vec::new();
     for l in labels {
@@ -188,14 +200,15 @@ pub fn run(
         }
         let gold = l.gold_pages();
         let t0 = Instant::now();
+        // what the question names (the app's filter), and the pages the app would read
+        let mut req = SearchRequest::new(l.query.clone());
+        req.k = opts.k;
+        let searched = lib.search(&req)?;
+        let filter = searched.filter.clone();
         let ids: Vec<PageRef> = match by_id.get(l.id.as_str()) {
             Some(r) => r.ranked.iter().take(opts.k).filter_map(|k| k.parse().ok()).collect(),
-            None if gold.is_empty() => {
-                // unanswerable: retrieve as the app would, to test refusal
-                let mut req = SearchRequest::new(l.query.clone());
-                req.k = opts.k;
-                lib.search(&req)?.hits.iter().map(|h| h.page_ref()).collect()
-            }
+            // unanswerable: retrieve as the app would, to test refusal
+            None if gold.is_empty() => searched.hits.iter().map(|h| h.page_ref()).collect(),
             None => continue,
         };
         let ids: Vec<PageRef> = ids.into_iter().filter(|r| lib.check_page(&r.doc_id, r.page).is_ok()).collect();
@@ -215,9 +228,11 @@ pub fn run(
         let mut a = ask::answer_pages(answerer, &r, &mut |_| true)?;
         let (ev, boxes) = ask::evidence_for(lib, &a)?;
         a.found_by = ev.found_by;
+        (a.support, a.support_reasons) = ask::judge_support(lib, &l.query, filter.as_ref(), &a)?;
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
             refusals.push(a.not_found);
+            unanswerable_support.push(a.support);
             continue;
         }
         let reference = answer_text(&l.answer);
@@ -266,11 +281,14 @@ pub fn run(
             answer: a,
             citation_precision,
             evidence_precision,
+            right: false,
             seconds,
             prefill_tps: None,
             decode_tps: None,
         });
         let row = rows.last_mut().expect("just pushed");
+        row.right =
+            row.calc_correct == Some(true) || row.yes_no == Some(true) || (row.yes_no.is_none() && row.number_recall.map_or(row.token_f1 >= 0.5, |r| r >= 1.0));
         if let Some(m) = &row.answer.model {
             row.prefill_tps = Some(m.prefill_tps);
             row.decode_tps = Some(m.decode_tps);
@@ -287,6 +305,11 @@ pub fn run(
     let summary = AnswerSummary {
         n: rows.len(),
         answerer: answerer.kind(),
+        strong_n: rows.iter().filter(|r| r.answer.support == crate::support::Support::Strong).count(),
+        strong_right: mean_opt(rows.iter().filter(|r| r.answer.support == crate::support::Support::Strong).map(|r| r.right as u8 as f64).collect()),
+        weak_n: rows.iter().filter(|r| r.answer.support == crate::support::Support::Weak).count(),
+        weak_right: mean_opt(rows.iter().filter(|r| r.answer.support == crate::support::Support::Weak).map(|r| r.right as u8 as f64).collect()),
+        unanswerable_strong: unanswerable_support.iter().filter(|s| **s == crate::support::Support::Strong).count(),
         prefill_tps: median(rows.iter().filter_map(|r| r.prefill_tps).collect()),
         decode_tps: median(rows.iter().filter_map(|r| r.decode_tps).collect()),
         first_token_p50_s: median(rows.iter().filter_map(|r| r.answer.model.as_ref().map(|m| m.first_token_s)).collect()),

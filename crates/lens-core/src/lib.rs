@@ -39,6 +39,7 @@ pub mod library;
 pub mod ocr;
 pub mod scan;
 pub mod settings;
+pub mod support;
 
 pub use error::{LensError, Result};
 pub use library::Library;

@@ -144,7 +144,7 @@ mod tests {
         for (v, msg) in [
             (serde_json::json!({"retriever": "vision"}), "retriever `vision` is not available in this build (available: bm25, dense, hybrid)"),
             (serde_json::json!({"retriever": "colbert"}), "not available in this build"),
-            (serde_json::json!({"answerer": "qwen"}), "answerer `qwen`"),
+            (serde_json::json!({"answerer": "gpt"}), "answerer `gpt`"),
             (serde_json::json!({"top_k": "five"}), "bad setting value"),
             (serde_json::json!({"colour": "red"}), "unknown setting `colour`"),
         ] {

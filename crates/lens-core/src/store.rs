@@ -558,6 +558,8 @@ impl Store {
                         answerer: named(r.get(12)?),
                         calculation: r.get::<_, Option<String>>(16)?.and_then(|c| serde_json::from_str(&c).ok()),
                         model: r.get::<_, Option<String>>(17)?.and_then(|c| serde_json::from_str(&c).ok()),
+                        support: Default::default(),
+                        support_reasons: Vec::new(),
                     },
                     retrieve_ms: r.get(10)?,
                     retriever: named(r.get(13)?),

@@ -151,6 +151,8 @@ impl Answerer for QwenAnswerer {
                 reply,
                 notes,
             }),
+            support: Default::default(),
+            support_reasons: Vec::new(),
         })
     }
 }

@@ -1,0 +1,170 @@
+//! How well the cited page supports an answer, judged from the page itself, and when a question
+//! is off the library's topic. Pure functions: the caller gives texts, this says `strong`,
+//! `weak` or `none` with the reasons, which the app shows so that a weak answer never looks
+//! like a supported one.
+//!
+//! An answer is **strong** when its evidence was found on the cited page (its quote, its
+//! computed operands, or every figure it states), the page mentions the fiscal years the
+//! question names, the cited document is one the question names (when it names one), and the
+//! page holds a fair share of the question's words. Anything less is **weak** ("Best match, low
+//! confidence: check the page"); an answer that cites nothing, or "Not found", has **none**.
+//!
+//! (Refusing off-topic questions by how much of the question the pages read hold was measured
+//! and dropped: BM25 finds pages with a question's rare words, so "What is the capital of
+//! France?" scores like a real question; see README, Honest confidence.)
+
+use crate::evidence::{numbers, same_number, FoundBy};
+use crate::names::named_enum;
+use crate::text::{is_stop_word, tokenize};
+use std::collections::HashSet;
+
+named_enum!(
+    /// How well the cited page supports the answer.
+    #[derive(Default)]
+    pub enum Support("support") {
+        Strong = "strong",
+        Weak = "weak",
+        #[default]
+        None = "none",
+    }
+);
+
+/// Share of the question's content words the quoted line must hold.
+pub const MIN_LINE_SHARE: f64 = 0.6;
+
+/// Share of the question's content words below which the cited page is weak support.
+pub const MIN_TERM_SHARE: f64 = 0.3;
+
+/// What the judgement looks at.
+pub struct Claim<'a> {
+    pub question: &'a str,
+    pub answer: &'a str,
+    pub not_found: bool,
+    pub cited: bool,
+    pub found_by: FoundBy,
+    /// The first cited page's text.
+    pub page_text: &'a str,
+    /// The quoted (or boxed) line the answer rests on.
+    pub quote: Option<&'a str>,
+    /// Fiscal years the question names (from the document filter).
+    pub years: &'a [i32],
+    /// Whether the cited document is among those the question names (None: it names none).
+    pub in_scope: Option<bool>,
+}
+
+/// The question's content words: lower case, no stop words, no numbers.
+pub fn content_terms(question: &str) -> HashSet<String> {
+    tokenize(question).into_iter().filter(|t| !t.is_number && t.text.len() > 2 && !is_stop_word(&t.text)).map(|t| t.text).collect()
+}
+
+/// Share of `terms` that occur in `text` (1.0 when there are none).
+pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
+    if terms.is_empty() {
+        return 1.0;
+    }
+    let toks: HashSet<String> = tokenize(text).into_iter().map(|t| t.text).collect();
+    terms.iter().filter(|t| toks.contains(*t)).count() as f64 / terms.len() as f64
+}
+
+/// The support level and, when it is not strong, why.
+pub fn judge(c: &Claim) -> (Support, Vec<String>) {
+    if c.not_found || !c.cited {
+        let why = if c.not_found { "no answer was found on the pages read" } else { "the answer cites no page" };
+        return (Support::None, vec![why.to_string()]);
+    }
+    let mut why = Vec::new();
+    match c.found_by {
+        FoundBy::Calculation | FoundBy::Quote => {}
+        FoundBy::Numbers => {}
+        FoundBy::None => why.push("the answer's words were not found on the cited page".to_string()),
+    }
+    // every figure the answer states is printed on the page (a computed result is not)
+    if c.found_by != FoundBy::Calculation {
+        let page: Vec<f64> = numbers(c.page_text).into_iter().map(|(n, ..)| n.value).collect();
+        let stated: Vec<f64> = numbers(c.answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect();
+        let missing = stated.iter().filter(|v| !page.iter().any(|p| same_number(**v, *p, 0.005))).count();
+        if missing > 0 {
+            why.push(format!("{missing} of the {} figures in the answer are not on the cited page", stated.len()));
+        }
+    }
+    let lower = c.page_text.to_lowercase();
+    let absent: Vec<String> = c.years.iter().filter(|y| !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
+    if !absent.is_empty() {
+        why.push(format!("the cited page does not mention {}", absent.join(", ")));
+    }
+    if c.in_scope == Some(false) {
+        why.push("the cited document is not one the question names".into());
+    }
+    let terms = content_terms(c.question);
+    let share = term_share(&terms, c.page_text);
+    if c.found_by == FoundBy::Calculation {
+        // a computed answer rests on operand cells matched to the metric's line items: the
+        // question's other words (its instructions) need not be on those pages
+    } else if share < MIN_TERM_SHARE {
+        why.push(format!("only {:.0}% of the question's words are on the cited page", share * 100.0));
+    } else if c.found_by != FoundBy::Calculation {
+        // the line the answer rests on must be about what was asked, not merely on the page
+        let line = c.quote.unwrap_or(c.answer);
+        let on_line = term_share(&terms, line);
+        if on_line < MIN_LINE_SHARE {
+            why.push(format!("the quoted line holds {:.0}% of the question's words", on_line * 100.0));
+        }
+    }
+    if why.is_empty() {
+        (Support::Strong, why)
+    } else {
+        (Support::Weak, why)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim<'a>(answer: &'a str, found_by: FoundBy, page: &'a str, years: &'a [i32], in_scope: Option<bool>) -> Claim<'a> {
+        Claim {
+            question: "What was 3M's capital expenditure in FY2018?",
+            answer,
+            not_found: false,
+            cited: true,
+            found_by,
+            page_text: page,
+            quote: Some("3M capital expenditure (1,577)"),
+            years,
+            in_scope,
+        }
+    }
+
+    const PAGE: &str = "3M Company Consolidated Statement of Cash Flows Years ended December 31 2018 2017\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\ncapital expenditure";
+
+    #[test]
+    fn a_quoted_row_of_the_right_year_and_company_is_strong() {
+        let (s, why) = judge(&claim("$1,577 million", FoundBy::Quote, PAGE, &[2018], Some(true)));
+        assert_eq!((s, why.len()), (Support::Strong, 0), "{why:?}");
+    }
+
+    #[test]
+    fn each_shortfall_makes_it_weak_and_says_so() {
+        let (s, why) = judge(&claim("$1,600 million", FoundBy::Numbers, PAGE, &[2018], Some(true)));
+        assert_eq!(s, Support::Weak);
+        assert!(why[0].contains("1 of the 1 figures"), "{why:?}");
+        let (s, why) = judge(&claim("$1,577 million", FoundBy::Quote, PAGE, &[2019], Some(true)));
+        assert_eq!(s, Support::Weak);
+        assert!(why[0].contains("does not mention 2019"), "{why:?}");
+        let (s, why) = judge(&claim("$1,577 million", FoundBy::Quote, PAGE, &[2018], Some(false)));
+        assert!(s == Support::Weak && why[0].contains("not one the question names"), "{why:?}");
+        let (s, why) = judge(&claim("$1,577 million", FoundBy::None, PAGE, &[], None));
+        assert!(s == Support::Weak && why[0].contains("not found on the cited page"), "{why:?}");
+        let c = Claim { question: "Which planet is closest to the sun?", ..claim("Paris", FoundBy::Quote, PAGE, &[], None) };
+        let (s, why) = judge(&c);
+        assert!(s == Support::Weak && why[0].contains("question's words"), "{why:?}");
+    }
+
+    #[test]
+    fn nothing_cited_or_not_found_is_none() {
+        let c = Claim { cited: false, ..claim("x", FoundBy::None, PAGE, &[], None) };
+        assert_eq!(judge(&c).0, Support::None);
+        let c = Claim { not_found: true, ..claim("x", FoundBy::None, PAGE, &[], None) };
+        assert_eq!(judge(&c).0, Support::None);
+    }
+}
