@@ -45,6 +45,9 @@ pub(crate) struct ModelArgs {
     /// Most tokens of one page's text in the prompt
     #[arg(long, default_value_t = 700)]
     page_tokens: usize,
+    /// Replace the model's rules (system message) with this file's text (prompt experiments)
+    #[arg(long)]
+    system_prompt: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -362,6 +365,9 @@ pub(crate) fn answerer(
             let mut q = lens_llm::load_answerer(&load_options(m, &st))?;
             q.opts.max_new_tokens = m.max_new_tokens.clamp(1, 4096);
             q.opts.prompt.page_tokens = m.page_tokens.max(32);
+            if let Some(f) = &m.system_prompt {
+                q.opts.prompt.system = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            }
             eprintln!(
                 "model: {} ({}, {:.1} s to load, {:.0} MB of weights, {})",
                 q.lm.name(),

@@ -24,6 +24,8 @@ Quote: \"<3 to 12 words copied exactly from that page>\"";
 
 #[derive(Debug, Clone)]
 pub struct PromptOptions {
+    /// The rules (system message); [`SYSTEM`] unless replaced (`--system-prompt FILE`).
+    pub system: String,
     /// Most tokens of one page's text.
     pub page_tokens: usize,
     /// Most tokens of the whole prompt (pages are cut further to fit).
@@ -32,7 +34,7 @@ pub struct PromptOptions {
 
 impl Default for PromptOptions {
     fn default() -> Self {
-        PromptOptions { page_tokens: 700, prompt_tokens: 3000 }
+        PromptOptions { system: SYSTEM.to_string(), page_tokens: 700, prompt_tokens: 3000 }
     }
 }
 
@@ -108,7 +110,7 @@ pub fn passages(question: &str, text: &str, budget: usize, count: &dyn Fn(&str) 
 
 /// The user message for `question` over `pages`.
 pub fn build(question: &str, pages: &[PageInput], opts: &PromptOptions, count: &dyn Fn(&str) -> usize) -> Prompt {
-    let overhead = count(SYSTEM) + count(question) + 40;
+    let overhead = count(&opts.system) + count(question) + 40;
     let room = opts.prompt_tokens.saturating_sub(overhead);
     let per_page = opts.page_tokens.min(room / pages.len().max(1)).max(32);
     let mut notes = Vec::new();
@@ -163,7 +165,7 @@ mod tests {
             ("D1".into(), 3, String::new(), "alpha beta\n".repeat(400)),
             ("D2".into(), 9, String::new(), "short page".into()),
         ]);
-        let p = build("alpha?", &pages, &PromptOptions { page_tokens: 50, prompt_tokens: 3000 }, &words);
+        let p = build("alpha?", &pages, &PromptOptions { page_tokens: 50, prompt_tokens: 3000, ..Default::default() }, &words);
         assert!(p.user.starts_with("P1 (D1, page 3)\n"), "{}", p.user);
         assert!(p.user.contains("P2 (D2, page 9)\nshort page"));
         assert!(p.user.ends_with("Question: alpha?\n"));

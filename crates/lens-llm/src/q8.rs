@@ -22,8 +22,11 @@ use std::sync::OnceLock;
 pub const BLOCK: usize = 32;
 /// Activation rows multiplied against one weight row while it sits in L1.
 pub const ROW_TILE: usize = 32;
-/// Weight rows per parallel task.
-const ROWS_PER_TASK: usize = 16;
+/// Fewest weight rows per parallel task; large matrices get more, so that a product is split
+/// into about [`TASKS_PER_THREAD`] tasks per thread (the output layer's 152k rows would
+/// otherwise be ~10k tasks per token).
+const MIN_ROWS_PER_TASK: usize = 16;
+const TASKS_PER_THREAD: usize = 8;
 
 /// A quantised weight matrix.
 pub struct Q8Matrix {
@@ -106,12 +109,13 @@ impl Q8Matrix {
         let kernel = kernel();
         let (n, cols, nb) = (x.rows, self.cols, self.cols / BLOCK);
         let mut out = vec![0f32; n * self.rows];
-        // each task: ROWS_PER_TASK weight rows against every activation row, tile by tile
-        let tiles: Vec<(usize, Vec<f32>)> = (0..self.rows.div_ceil(ROWS_PER_TASK))
+        // each task: a run of weight rows against every activation row, tile by tile
+        let per_task = (self.rows / (rayon::current_num_threads() * TASKS_PER_THREAD)).next_multiple_of(4).max(MIN_ROWS_PER_TASK);
+        let tiles: Vec<(usize, Vec<f32>)> = (0..self.rows.div_ceil(per_task))
             .into_par_iter()
             .map(|t| {
-                let r0 = t * ROWS_PER_TASK;
-                let r1 = (r0 + ROWS_PER_TASK).min(self.rows);
+                let r0 = t * per_task;
+                let r1 = (r0 + per_task).min(self.rows);
                 let mut tile = vec![0f32; (r1 - r0) * n];
                 let wrow = |r: usize| Block { q: &self.q[r * cols..(r + 1) * cols], d: &self.d[r * nb..(r + 1) * nb] };
                 for a0 in (0..n).step_by(ROW_TILE) {

@@ -3,7 +3,7 @@
 
 use crate::model::GenStats;
 use crate::parse::{answer_so_far, parse};
-use crate::prompt::{build, PromptOptions, SYSTEM};
+use crate::prompt::{build, PromptOptions};
 use crate::LanguageModel;
 use lens_core::answer::{map_citations, Answer, Answerer, AnswererKind, ModelRun, PageInput};
 use lens_core::error::{LensError, Result};
@@ -48,7 +48,7 @@ impl QwenAnswerer {
         let mut n = pages.len();
         loop {
             let p = build(question, &pages[..n], &opts, &count);
-            let ids = self.lm.encode(&self.lm.chat(SYSTEM, &p.user))?;
+            let ids = self.lm.encode(&self.lm.chat(&opts.system, &p.user))?;
             if ids.len() <= ctx {
                 let mut notes = p.notes;
                 if n < pages.len() {
