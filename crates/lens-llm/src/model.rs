@@ -955,6 +955,21 @@ impl Model {
         on_token: &mut dyn FnMut(u32) -> bool,
     ) -> Result<(Vec<u32>, GenStats)> {
         let mut cache = self.new_cache();
+        self.generate_in(&mut cache, prompt, max_new, stop, keep_going, on_token)
+    }
+
+    /// [`Model::generate`] on a cache that may already hold a conversation: `prompt` continues
+    /// it. Every token generated but a stop token is left in the cache, so a reply can be
+    /// continued with forced text (the answerer asks for the `Pages:` line a model left out).
+    pub fn generate_in(
+        &self,
+        cache: &mut Cache,
+        prompt: &[u32],
+        max_new: usize,
+        stop: &[u32],
+        keep_going: &mut dyn FnMut() -> bool,
+        on_token: &mut dyn FnMut(u32) -> bool,
+    ) -> Result<(Vec<u32>, GenStats)> {
         let mut stats = GenStats { prompt_tokens: prompt.len(), ..Default::default() };
         let t0 = Instant::now();
         let mut logits = Vec::new();
@@ -962,19 +977,19 @@ impl Model {
             if !keep_going() {
                 return Err(LensError::Cancelled);
             }
-            logits = self.forward(&mut cache, chunk, false)?;
+            logits = self.forward(cache, chunk, false)?;
         }
         stats.prefill_s = t0.elapsed().as_secs_f64();
         let t1 = Instant::now();
         let mut out = Vec::new();
-        while out.len() < max_new {
+        while out.len() < max_new && !logits.is_empty() {
             let next = argmax(&logits);
             out.push(next);
             stats.new_tokens = out.len();
-            if stop.contains(&next) || !on_token(next) || out.len() == max_new || cache.len + 1 > self.cfg.context {
+            if stop.contains(&next) || !on_token(next) || cache.len + 1 > self.cfg.context {
                 break;
             }
-            logits = self.forward(&mut cache, &[next], false)?;
+            logits = self.forward(cache, &[next], false)?;
         }
         stats.decode_s = t1.elapsed().as_secs_f64();
         Ok((out, stats))

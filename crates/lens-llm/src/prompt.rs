@@ -20,7 +20,11 @@ Rules:
 Reply in exactly this format, three lines:
 Answer: <the answer>
 Pages: <the labels of the pages you used, for example P1>
-Quote: \"<3 to 12 words copied exactly from that page>\"";
+Quote: \"<3 to 12 words copied exactly from that page>\"
+For example:
+Answer: $1,577 million
+Pages: P2
+Quote: \"Purchases of property, plant and equipment (PP&E) (1,577)\"";
 
 #[derive(Debug, Clone)]
 pub struct PromptOptions {

@@ -7,9 +7,17 @@ use crate::prompt::{build, PromptOptions};
 use crate::LanguageModel;
 use lens_core::answer::{map_citations, Answer, Answerer, AnswererKind, ModelRun, PageInput};
 use lens_core::error::{LensError, Result};
-use lens_core::evidence::FoundBy;
+use lens_core::evidence::{normalized_string, numbers, same_number, FoundBy};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The assistant's reply is begun with its first field, so that a small model writes the
+/// asked format rather than prose.
+pub const REPLY_START: &str = "Answer:";
+/// The cue that asks for the citation and quote when a reply stopped without them.
+pub const FOLLOW_UP: &str = "Pages:";
+/// Most tokens written after that cue.
+pub const FOLLOW_UP_TOKENS: usize = 40;
 
 #[derive(Debug, Clone)]
 pub struct QwenOptions {
@@ -48,7 +56,7 @@ impl QwenAnswerer {
         let mut n = pages.len();
         loop {
             let p = build(question, &pages[..n], &opts, &count);
-            let ids = self.lm.encode(&self.lm.chat(&opts.system, &p.user))?;
+            let ids = self.lm.encode(&format!("{}{REPLY_START}", self.lm.chat(&opts.system, &p.user)))?;
             if ids.len() <= ctx {
                 let mut notes = p.notes;
                 if n < pages.len() {
@@ -73,6 +81,58 @@ impl QwenAnswerer {
     }
 }
 
+/// The pages to cite: where the model's quote is printed (a small model often names the wrong
+/// label for a line it copied correctly), else the labels it gave, else the one page that
+/// prints every figure of the answer. Changes are said in `notes`.
+fn cite_where_the_evidence_is(
+    labels: &[String],
+    quote: Option<&str>,
+    answer: &str,
+    not_found: bool,
+    pages: &[PageInput],
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    if not_found {
+        return Vec::new();
+    }
+    let norm: Vec<String> = pages.iter().map(|p| normalized_string(&p.text)).collect();
+    if let Some(q) = quote.map(normalized_string).filter(|q| q.chars().filter(|c| c.is_alphanumeric()).count() >= 8) {
+        let holding: Vec<usize> = (0..pages.len()).filter(|&i| norm[i].contains(&q)).collect();
+        if let Some(&first) = holding.first() {
+            if labels.iter().any(|l| holding.iter().any(|&i| pages[i].label == *l)) {
+                return labels.to_vec();
+            }
+            let l = pages[first].label.clone();
+            notes.push(if labels.is_empty() {
+                format!("the model cited no page; its quote is on {l}")
+            } else {
+                format!("the model cited {} but its quote is on {l}: {l} is cited", labels.join(", "))
+            });
+            return vec![l];
+        }
+    }
+    if !labels.is_empty() {
+        return labels.to_vec();
+    }
+    // no citation: the page printing every figure of the answer, when exactly one does
+    let figures: Vec<f64> = numbers(answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect();
+    if figures.is_empty() {
+        return Vec::new();
+    }
+    let printing: Vec<usize> = (0..pages.len())
+        .filter(|&i| {
+            let on: Vec<f64> = numbers(&pages[i].text).into_iter().map(|(n, ..)| n.value).collect();
+            figures.iter().all(|f| on.iter().any(|v| same_number(*f, *v, 0.005)))
+        })
+        .collect();
+    if let [only] = printing[..] {
+        let l = pages[only].label.clone();
+        notes.push(format!("the model cited no page; {l} prints the answer's figures"));
+        return vec![l];
+    }
+    Vec::new()
+}
+
 impl Answerer for QwenAnswerer {
     fn kind(&self) -> AnswererKind {
         AnswererKind::Qwen
@@ -92,13 +152,14 @@ impl Answerer for QwenAnswerer {
         let mut shown = String::new();
         let stopped = std::cell::Cell::new(false);
         let lm = &self.lm;
-        let gen = lm.model.generate(&ids, self.opts.max_new_tokens, &lm.stop, &mut || !stopped.get(), &mut |t| {
+        let mut cache = lm.model.new_cache();
+        let gen = lm.model.generate_in(&mut cache, &ids, self.opts.max_new_tokens, &lm.stop, &mut || !stopped.get(), &mut |t| {
             out.push(t);
             let text = lm.decode(&out).unwrap_or_default();
             if text.ends_with('\u{FFFD}') {
                 return true; // half a character: wait for the rest
             }
-            if let Some(a) = answer_so_far(&text) {
+            if let Some(a) = answer_so_far(&format!("{REPLY_START}{text}")) {
                 let a = a.trim_end();
                 if a.len() > shown.len() && a.starts_with(shown.as_str()) {
                     if !on_text(&a[shown.len()..]) {
@@ -114,8 +175,21 @@ impl Answerer for QwenAnswerer {
             return Err(LensError::Cancelled);
         }
         let (_, stats): (Vec<u32>, GenStats) = gen?;
-        let reply = lm.decode(&out)?;
-        let r = parse(&reply, pages.len());
+        // the reply was started for the model with its first field's label
+        let mut reply = format!("{REPLY_START}{}", lm.decode(&out)?);
+        let mut r = parse(&reply, pages.len());
+        // small models often stop after the answer: ask for the citation and the quote
+        let room = lm.model.cfg.context.saturating_sub(cache.len);
+        if !r.not_found && r.labels.is_empty() && room > FOLLOW_UP_TOKENS + 8 {
+            let cue = format!("\n{}", FOLLOW_UP);
+            let forced = lm.encode(&cue)?;
+            let (more, _) = lm.model.generate_in(&mut cache, &forced, FOLLOW_UP_TOKENS, &lm.stop, &mut || true, &mut |_| !stopped.get())?;
+            if stopped.get() {
+                return Err(LensError::Cancelled);
+            }
+            reply = format!("{}{cue}{}", reply.trim_end(), lm.decode(&more)?);
+            r = parse(&reply, pages.len());
+        }
         if !r.dropped.is_empty() {
             notes.push(format!("the model cited {} which name no page given to it (dropped)", r.dropped.join(", ")));
         }
@@ -128,7 +202,7 @@ impl Answerer for QwenAnswerer {
         } else if shown.is_empty() {
             on_text(&r.answer);
         }
-        let labels = r.labels.clone();
+        let labels = cite_where_the_evidence_is(&r.labels, r.quote.as_deref(), &r.answer, r.not_found, pages, &mut notes);
         let citations = map_citations(&labels, pages);
         // a model answer that cites nothing is pinned to nothing: it is shown, not boxed
         Ok(Answer {
