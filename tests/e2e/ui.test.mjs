@@ -31,16 +31,21 @@ function serve(library) {
   });
 }
 
+// Debian's chromium, headless, with what this machine's closed network needs.
+function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
 test('upload, ask, see the highlighted page, give feedback, find it in the log', { timeout: 120000 }, async () => {
   const library = mkdtempSync(join(tmpdir(), 'lens-e2e-'));
   const files = mkdtempSync(join(tmpdir(), 'lens-e2e-files-'));
   symlinkSync(join(corpus, 'financebench/pdfs/3M_2018_10K.pdf'), join(files, '3M_2018_10K.pdf'));
   writeFileSync(join(files, 'notes.txt'), 'not a pdf');
   const { proc, url } = await serve(library);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const origin = new URL(url).origin;
@@ -196,10 +201,7 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
   const models = mkdtempSync(join(tmpdir(), 'lens-e2e-qwen-models-'));
   symlinkSync(join(repo, 'crates/lens-llm/tests/fixtures/tiny-qwen2-q8_0.gguf'), join(models, 'tiny-qwen2-q8_0.gguf'));
   const { proc, url } = await serve(library);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launch();
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(url);

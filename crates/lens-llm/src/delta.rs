@@ -143,16 +143,7 @@ pub fn l2norm(x: &mut [f32], d: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pseudo(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::test_util::pseudo;
 
     #[test]
     fn chunked_equals_recurrent_from_any_state() {

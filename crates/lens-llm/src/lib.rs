@@ -19,6 +19,21 @@ pub mod q8;
 pub mod qwen;
 pub mod tokenizer;
 
+/// Helpers shared by the unit tests.
+#[cfg(test)]
+mod test_util {
+    /// `n` values in [-1, 1) from a fixed linear congruential sequence.
+    pub fn pseudo(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+}
+
 use lens_core::error::{LensError, Result};
 use model::{Model, Precision};
 use std::path::{Path, PathBuf};

@@ -336,16 +336,7 @@ unsafe fn dot4_vnni(w: &[Block; 4], x: &Acts) -> [f32; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pseudo(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::test_util::pseudo;
 
     #[test]
     fn kernels_agree_with_each_other_and_with_f32() {
