@@ -473,6 +473,7 @@
       $('s-topk').value = st.top_k;
       $('s-ocr').value = st.ocr_langs;
       $('s-threads').value = st.threads;
+      $('s-model-threads').value = st.model_threads;
       $('settings-msg').textContent = '';
     } catch (e) { $('settings-msg').textContent = errText(e); }
     loadWatches();
@@ -514,7 +515,7 @@
         library_dir: $('s-library').value,
         settings: {
           models_dir: $('s-models').value, model: $('s-model').value, embedder: $('s-embedder').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
-          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value),
+          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value),
         },
       });
       msg.className = 'done';

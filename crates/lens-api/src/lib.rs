@@ -134,7 +134,12 @@ impl Api {
                     return Ok(a.clone());
                 }
                 let st = self.with_library(|l| Settings::load(l.store()))?;
-                let o = lens_llm::LoadOptions { setting: st.model.clone(), models_dir: PathBuf::from(&st.models_dir), ..Default::default() };
+                let o = lens_llm::LoadOptions {
+                    setting: st.model.clone(),
+                    models_dir: PathBuf::from(&st.models_dir),
+                    threads: st.model_threads,
+                    ..Default::default()
+                };
                 Arc::new(lens_llm::load_answerer(&o)?)
             }
             k => Arc::from(answer::builtin(k)?),
@@ -292,7 +297,7 @@ impl Api {
             Ok(st)
         })?;
         // another model chosen: the loaded one is dropped, the next qwen ask loads the new one
-        if a.settings.contains_key("model") || a.settings.contains_key("models_dir") {
+        if ["model", "models_dir", "model_threads"].iter().any(|k| a.settings.contains_key(*k)) {
             lock(&self.answerers).remove(&AnswererKind::Qwen);
         }
         let mut out = SetSettingsResult { settings, restart_needed: false, config_file: None };

@@ -25,6 +25,8 @@ pub struct Settings {
     pub model: String,
     /// Embedding model (a folder under `models_dir`) for the dense and hybrid retrievers.
     pub embedder: String,
+    /// Threads the language model uses (0: every core up to four, one less on larger machines).
+    pub model_threads: usize,
 }
 
 impl Default for Settings {
@@ -42,6 +44,7 @@ impl Default for Settings {
             models_dir: models.display().to_string(),
             model: String::new(),
             embedder: crate::dense::DEFAULT_MODEL.into(),
+            model_threads: 0,
         }
     }
 }
@@ -98,6 +101,9 @@ impl Settings {
         }
         if self.threads > 64 {
             return Err(LensError::BadInput(format!("threads must be 0 (one per core) to 64 (got {})", self.threads)));
+        }
+        if self.model_threads > 64 {
+            return Err(LensError::BadInput(format!("model threads must be 0 (the default) to 64 (got {})", self.model_threads)));
         }
         crate::ocr::check(&crate::ocr::OcrOptions::default().tesseract, &self.ocr_langs)
     }
@@ -157,6 +163,7 @@ mod tests {
             (Settings { retriever: Retriever::Dense, models_dir: "/nonexistent".into(), ..Default::default() }, "needs the embedding model"),
             (Settings { ocr_langs: "eng+xyz".into(), ..Default::default() }, "tesseract-ocr-xyz"),
             (Settings { threads: 500, ..Default::default() }, "threads"),
+            (Settings { model_threads: 500, ..Default::default() }, "model threads"),
             (Settings { embedder: "../../../../etc".into(), ..Default::default() }, "must be a folder name"),
             (Settings { models_dir: "models".into(), ..Default::default() }, "absolute path"),
             (Settings { models_dir: "/a/../etc".into(), ..Default::default() }, "absolute path"),
