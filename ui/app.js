@@ -441,9 +441,31 @@
       const tr = el('tr');
       tr.dataset.id = r.id;
       const fb = r.feedback === 1 ? '✓ right' : r.feedback === -1 ? '✗ wrong' : '';
-      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer, r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
+      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer]) tr.appendChild(el('td', null, String(v)));
+      // the cited page: one click reopens the answer with its page and boxes
+      const cited = el('td');
+      if (r.citations && r.citations.length) {
+        const b = el('button', 'link', r.citations[0]);
+        b.setAttribute('aria-label', 'Reopen answer ' + r.id + ' at ' + r.citations[0]);
+        b.addEventListener('click', () => reopen(r.id));
+        cited.appendChild(b);
+      }
+      tr.appendChild(cited);
+      for (const v of [r.quote ? '“' + r.quote + '”' : '', r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
       tbody.appendChild(tr);
     }
+  }
+  // a logged answer shown again in the Ask view: answer, quote, pages read, the cited page boxed
+  async function reopen(id) {
+    try {
+      const r = await api.call('reopen', { id });
+      show('ask');
+      $('q').value = r.question;
+      current = r;
+      renderAnswer(r);
+      $('ask-msg').className = 'muted';
+      $('ask-msg').textContent = 'Answer #' + id + ' from the log.';
+    } catch (e) { $('log-msg').textContent = errText(e); }
   }
   $('log-filter').addEventListener('change', loadLog);
   $('log-answerer').addEventListener('change', loadLog);

@@ -129,7 +129,14 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('button.tab[data-view=log]');
     await page.waitForSelector('#log tbody tr');
     assert.match(await page.textContent('#log tbody'), /✗ wrong right row, wrong sign/);
+    // each row shows its cited page and quote; the cited page reopens the answer, boxed
+    assert.match(await page.textContent('#log tbody'), /3M_2018_10K#60/);
     await page.screenshot({ path: join(out, 'log.png') });
+    await page.click('#log tbody button[aria-label^="Reopen answer"]');
+    await page.waitForFunction(() => document.getElementById('ask-msg').textContent.includes('from the log'));
+    assert.match(await page.textContent('#answer-text'), /1,577/);
+    await page.waitForFunction(() => decodeURIComponent(document.getElementById('page-img').getAttribute('src') || '').includes('boxes=[{"l":'));
+    await page.click('button.tab[data-view=log]');
 
     // ...and in SQLite, through the CLI
     const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));

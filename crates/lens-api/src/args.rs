@@ -217,3 +217,9 @@ impl PageImageArgs {
         PageRef::new(self.doc.clone(), self.page)
     }
 }
+
+/// `reopen`: a logged question by id.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ReopenArgs {
+    pub id: i64,
+}

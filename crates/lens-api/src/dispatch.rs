@@ -19,6 +19,7 @@ pub const COMMANDS: &[&str] = &[
     "cancel_ask",
     "feedback",
     "log",
+    "reopen",
     "remove",
     "set_metadata",
     "aliases",
@@ -60,6 +61,7 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
             out(json!({ "ok": true }))
         }
         "log" => out(api.log(parse::<LogArgs>(cmd, a)?.limit)?),
+        "reopen" => out(api.reopen(parse::<ReopenArgs>(cmd, a)?.id)?),
         "remove" => {
             api.remove(&parse::<DocArgs>(cmd, a)?.doc)?;
             out(json!({ "ok": true }))

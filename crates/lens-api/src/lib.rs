@@ -222,6 +222,11 @@ impl Api {
         self.with_library(|l| l.store().question_log(limit))
     }
 
+    /// A logged answer reopened: evidence boxes and support as the ask showed them.
+    pub fn reopen(&self, id: i64) -> Result<AskResponse> {
+        self.with_library(|l| l.reopen(id))
+    }
+
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {
         let note = a.note.as_deref().filter(|s| !s.trim().is_empty());
         self.with_library(|l| l.store().set_feedback(a.id, a.value, note))

@@ -59,3 +59,16 @@ fn the_settings_model_is_loaded_once_and_answers() {
     let r2 = api.ask(&AskArgs::new("What is the principal amount of the notes?")).unwrap();
     assert_eq!(r2.answer.model.as_ref().unwrap().model, "tiny");
 }
+
+#[test]
+fn a_logged_answer_reopens_with_its_boxes_and_an_unknown_one_is_refused() {
+    let (_dir, api) = library();
+    let r = api.ask(&AskArgs::new("Which notes are covered by the supplemental indentures?")).unwrap();
+    let again = api.reopen(r.log_id).unwrap();
+    assert_eq!((again.question.as_str(), again.answer.answer.as_str()), (r.question.as_str(), r.answer.answer.as_str()));
+    assert_eq!(again.boxes.len(), r.boxes.len());
+    assert!(!again.boxes.is_empty(), "the evidence is located again");
+    assert_eq!(again.answer.support, r.answer.support);
+    assert!(again.notes[0].starts_with("reopened from the log"));
+    assert_eq!(api.reopen(r.log_id + 100).unwrap_err().code(), "not_found");
+}

@@ -267,6 +267,39 @@ impl Library {
         })
     }
 
+    /// A logged answer as the ask showed it: its evidence located again on the cited page (the
+    /// log keeps the answer, quote and calculation, not the boxes), its support judged again.
+    pub fn reopen(&self, id: i64) -> Result<AskResponse> {
+        let e = self.store().log_entry(id)?;
+        let mut a = e.answer;
+        let mut notes = vec![format!("reopened from the log (asked {})", e.time)];
+        let boxes = match evidence_for(self, &a) {
+            Ok((ev, boxes)) => {
+                a.found_by = ev.found_by;
+                boxes
+            }
+            Err(err @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
+                notes.push(format!("the evidence was not located: {err}"));
+                Vec::new()
+            }
+            Err(err) => return Err(err),
+        };
+        (a.support, a.support_reasons) = judge_support(self, &e.question, None, &a)?;
+        let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
+        Ok(AskResponse {
+            log_id: e.id,
+            question: e.question,
+            answer: a,
+            boxes,
+            pages: e.pages,
+            filter: None,
+            retrieve_ms: e.retrieve_ms,
+            retriever: e.retriever,
+            device,
+            notes,
+        })
+    }
+
     /// Log an ask stopped mid-answer: the row is marked cancelled and keeps what was written.
     pub fn log_cancelled(&self, r: &Retrieved, answerer: AnswererKind, partial: &str) -> Result<i64> {
         let mut a = Answer::not_found(answerer, 0.0);

@@ -530,9 +530,18 @@ impl Store {
 
     /// Most recent log entries first.
     pub fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
-        let mut st = self.conn.prepare(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled FROM question_log ORDER BY id DESC LIMIT ?1",
-        )?;
+        self.log_rows("ORDER BY id DESC LIMIT ?1", limit.min(i64::MAX as usize) as i64)
+    }
+
+    /// One logged question.
+    pub fn log_entry(&self, id: i64) -> Result<LogEntry> {
+        self.log_rows("WHERE id=?1", id)?.pop().ok_or_else(|| LensError::NotFound(format!("no logged question with id {id}")))
+    }
+
+    fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled FROM question_log {tail}"
+        ))?;
         // rows are read leniently: a value this build does not know reads as its default
         fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
             serde_json::from_str(&s).unwrap_or_default()
@@ -541,7 +550,7 @@ impl Store {
             s.and_then(|s| s.parse().ok()).unwrap_or_default()
         }
         let rows = st
-            .query_map([limit as i64], |r| {
+            .query_map([arg], |r| {
                 Ok(LogEntry {
                     id: r.get(0)?,
                     time: r.get(1)?,
