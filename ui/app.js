@@ -397,6 +397,13 @@
   $('v-next').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page + 1));
   $('v-zoom-in').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.min(viewing.zoom * 1.25, 4)));
   $('v-zoom-out').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.max(viewing.zoom / 1.25, 0.5)));
+  // keyboard in the Ask view: n / p pages, + / - zoom (not while typing)
+  document.addEventListener('keydown', (ev) => {
+    if ($('view-ask').hidden || !viewing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (ev.target.closest && ev.target.closest('input, textarea, select')) return;
+    const id = { n: 'v-next', p: 'v-prev', '+': 'v-zoom-in', '=': 'v-zoom-in', '-': 'v-zoom-out' }[ev.key];
+    if (id) { ev.preventDefault(); $(id).click(); }
+  });
   $('v-jump').addEventListener('click', () => {
     if (!current || !current.boxes.length || !viewing) return;
     const b = current.boxes.find((x) => x.doc_id === viewing.doc && x.page === viewing.page);

@@ -119,6 +119,12 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // the detected scope is shown as a chip; removing it searches everything
     assert.match(await page.textContent('#chips'), /3M_2018_10K ×/);
     assert.match(await page.textContent('#answer-meta'), /extractive on cpu/);
+    // keyboard: n / p turn pages, + / - zoom
+    await page.click('#answer-text');
+    await page.keyboard.press('n');
+    await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('page 61'));
+    await page.keyboard.press('p');
+    await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('page 60'));
     await page.click('#v-jump');
     await page.screenshot({ path: join(out, 'ask.png') });
 
@@ -191,8 +197,12 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForFunction(() => document.getElementById('watches').textContent.includes('lens-e2e-files-'));
     await page.screenshot({ path: join(out, 'settings.png') });
 
-    // narrow window still usable
+    // narrow window still usable: the log's rows become cards that keep every field
     await page.setViewportSize({ width: 480, height: 800 });
+    await page.click('button.tab[data-view=log]');
+    await page.waitForSelector('#log tbody tr');
+    assert.ok(await page.isVisible('#log tbody button[aria-label^="Reopen answer"]'), 'the cited page stays visible when narrow');
+    await page.screenshot({ path: join(out, 'log-narrow.png') });
     await page.click('button.tab[data-view=ask]');
     assert.ok(await page.isVisible('#ask-btn'));
   } finally {
