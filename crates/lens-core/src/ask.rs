@@ -224,14 +224,7 @@ impl Library {
     pub fn finish_ask(&self, mut r: Retrieved, mut a: Answer) -> Result<AskResponse> {
         // the library may have changed while the answerer ran: a cited document that is gone
         // leaves the answer without a box, and says so
-        let (ev, boxes) = match evidence_for(self, &a) {
-            Ok(found) => found,
-            Err(e @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
-                r.notes.push(format!("the evidence was not located: {e} (it changed while the answer was written)"));
-                (Evidence::none(), Vec::new())
-            }
-            Err(e) => return Err(e),
-        };
+        let (ev, boxes) = self.evidence_if_there(&a, &mut r.notes, " (it changed while the answer was written)")?.unwrap_or((Evidence::none(), Vec::new()));
         a.found_by = ev.found_by;
         // a model's quote that is not on the page it cites is said, never boxed elsewhere
         if let (Some(q), Some(c)) = (&a.quote, a.citations.first()) {
@@ -267,22 +260,31 @@ impl Library {
         })
     }
 
+    /// [`evidence_for`], or `None` with a note (ending in `why`) when the cited document or page
+    /// is no longer in the library.
+    fn evidence_if_there(&self, a: &Answer, notes: &mut Vec<String>, why: &str) -> Result<Option<(Evidence, Vec<PageBox>)>> {
+        match evidence_for(self, a) {
+            Ok(found) => Ok(Some(found)),
+            Err(e @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
+                notes.push(format!("the evidence was not located: {e}{why}"));
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// A logged answer as the ask showed it: its evidence located again on the cited page (the
     /// log keeps the answer, quote and calculation, not the boxes), its support judged again.
     pub fn reopen(&self, id: i64) -> Result<AskResponse> {
         let e = self.store().log_entry(id)?;
         let mut a = e.answer;
         let mut notes = vec![format!("reopened from the log (asked {})", e.time)];
-        let boxes = match evidence_for(self, &a) {
-            Ok((ev, boxes)) => {
+        let boxes = match self.evidence_if_there(&a, &mut notes, "")? {
+            Some((ev, boxes)) => {
                 a.found_by = ev.found_by;
                 boxes
             }
-            Err(err @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
-                notes.push(format!("the evidence was not located: {err}"));
-                Vec::new()
-            }
-            Err(err) => return Err(err),
+            None => Vec::new(),
         };
         (a.support, a.support_reasons) = judge_support(self, &e.question, None, &a)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());

@@ -191,7 +191,7 @@ pub fn run(
     on_row: &mut dyn FnMut(&AnswerRow),
 ) -> Result<(Vec<AnswerRow>, AnswerSummary)> {
     let by_id: HashMap<&str, &Row> = run_rows.iter().map(|r| (r.id.as_str(), r)).collect();
-    let mut unanswerable_support = Vec::new();
+    let mut unanswerable_strong = 0;
     let mut rows = Vec::new();
     let mut refusals = Vec::new();
     for l in labels {
@@ -232,7 +232,7 @@ pub fn run(
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
             refusals.push(a.not_found);
-            unanswerable_support.push(a.support);
+            unanswerable_strong += usize::from(a.support == crate::support::Support::Strong);
             continue;
         }
         let reference = answer_text(&l.answer);
@@ -309,7 +309,7 @@ pub fn run(
         strong_right: mean_opt(rows.iter().filter(|r| r.answer.support == crate::support::Support::Strong).map(|r| r.right as u8 as f64).collect()),
         weak_n: rows.iter().filter(|r| r.answer.support == crate::support::Support::Weak).count(),
         weak_right: mean_opt(rows.iter().filter(|r| r.answer.support == crate::support::Support::Weak).map(|r| r.right as u8 as f64).collect()),
-        unanswerable_strong: unanswerable_support.iter().filter(|s| **s == crate::support::Support::Strong).count(),
+        unanswerable_strong,
         prefill_tps: median(rows.iter().filter_map(|r| r.prefill_tps).collect()),
         decode_tps: median(rows.iter().filter_map(|r| r.decode_tps).collect()),
         first_token_p50_s: median(rows.iter().filter_map(|r| r.answer.model.as_ref().map(|m| m.first_token_s)).collect()),
