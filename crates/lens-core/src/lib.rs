@@ -35,6 +35,7 @@ pub mod eval;
 pub mod eval_answers;
 pub mod evidence;
 pub mod ingest;
+pub mod labels;
 pub mod library;
 pub mod ocr;
 pub mod scan;

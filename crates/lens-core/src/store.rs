@@ -24,6 +24,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/003_log_calculation.sql"),
     include_str!("../migrations/004_watch_paused.sql"),
     include_str!("../migrations/005_log_model.sql"),
+    include_str!("../migrations/006_labels.sql"),
 ];
 
 /// The schema version this build writes.
