@@ -3,6 +3,7 @@
 //! of [`Api`]; streamed asks, uploads and page images have their own entry points in the shells.
 
 use crate::args::*;
+use crate::labels::SetArgs;
 use crate::Api;
 use lens_core::error::{LensError, Result};
 use serde::de::DeserializeOwned;
@@ -37,6 +38,21 @@ pub const COMMANDS: &[&str] = &[
     "watch_status",
     "add_watch",
     "remove_watch",
+    "label_sets",
+    "label_create_set",
+    "label_remove_set",
+    "label_questions",
+    "label_question",
+    "label_add",
+    "label_from_log",
+    "label_grade",
+    "label_save",
+    "label_add_box",
+    "label_remove_box",
+    "label_import",
+    "label_export",
+    "label_agreement",
+    "label_score",
 ];
 
 fn parse<T: DeserializeOwned>(cmd: &str, a: Value) -> Result<T> {
@@ -88,6 +104,27 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         "watch_status" => out(api.watch_status()?),
         "add_watch" => out(json!({ "folder": api.add_watch(Path::new(&parse::<FolderArgs>(cmd, a)?.folder))? })),
         "remove_watch" => out(json!({ "removed": api.remove_watch(&parse::<FolderArgs>(cmd, a)?.folder)? })),
+        "label_sets" => out(api.label_sets()?),
+        "label_create_set" => out(json!({ "set": api.label_create_set(&parse::<SetArgs>(cmd, a)?.set)? })),
+        "label_remove_set" => {
+            api.label_remove_set(&parse::<SetArgs>(cmd, a)?.set)?;
+            out(json!({ "ok": true }))
+        }
+        "label_questions" => out(api.label_questions(&parse::<SetArgs>(cmd, a)?.set)?),
+        "label_question" => out(api.label_question(&parse(cmd, a)?)?),
+        "label_add" => out(api.label_add(&parse(cmd, a)?)?),
+        "label_from_log" => out(api.label_from_log(&parse(cmd, a)?)?),
+        "label_grade" => out(api.label_grade(&parse(cmd, a)?)?),
+        "label_save" => out(api.label_save(&parse(cmd, a)?)?),
+        "label_add_box" => out(json!({ "id": api.label_add_box(&parse(cmd, a)?)? })),
+        "label_remove_box" => {
+            api.label_remove_box(&parse(cmd, a)?)?;
+            out(json!({ "ok": true }))
+        }
+        "label_import" => out(api.label_import(&parse(cmd, a)?)?),
+        "label_export" => out(api.label_export(&parse::<SetArgs>(cmd, a)?.set)?),
+        "label_agreement" => out(api.label_agreement(&parse::<SetArgs>(cmd, a)?.set)?),
+        "label_score" => out(api.label_score(&parse(cmd, a)?)?),
         other => Err(LensError::NotFound(format!("unknown command `{other}`"))),
     }
 }

@@ -12,6 +12,7 @@
 pub mod args;
 pub mod dispatch;
 pub mod jobs;
+pub mod labels;
 pub mod watch;
 
 pub use args::*;

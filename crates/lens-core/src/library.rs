@@ -301,6 +301,12 @@ impl Library {
     }
 
     /// The evidence for `quote` (else `answer`'s numbers) on one page, boxed in page points.
+    /// The stretch of a page holding the most of `terms` (as search hits show it).
+    pub fn snippet(&self, page: &PageRef, terms: &[String]) -> Result<String> {
+        let p = self.store.page(&page.doc_id, page.page)?;
+        Ok(crate::retrieve::snippet::snippet(&self.index, &p.text, terms, 220))
+    }
+
     pub fn evidence(&self, page: &PageRef, quote: Option<&str>, answer: Option<&str>) -> Result<Evidence> {
         let d = self.check_page(&page.doc_id, page.page)?;
         if quote.is_none() && answer.is_none() {
