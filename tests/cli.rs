@@ -351,3 +351,30 @@ fn ingest_returns_while_ocr_goes_on_in_the_background() {
     assert!(found.contains("scan#1"), "{found}");
     assert!(std::fs::read_to_string(lib.join("ocr.log")).unwrap().contains("OCR: 1 pages read"));
 }
+
+#[test]
+fn labels_import_export_round_trip_and_refuse_a_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let src = corpus().join("financebench/labels.jsonl");
+    let out = ok(&lens(&lib, &["labels", "import", src.to_str().unwrap(), "--set", "fb"]));
+    assert!(out.contains("65 questions added"), "{out}");
+    assert!(out.contains("86 gold pages are not in this library"), "{out}");
+    let exported = dir.path().join("fb.jsonl");
+    ok(&lens(&lib, &["labels", "export", "fb", "--out", exported.to_str().unwrap()]));
+    let read = |p: &Path| -> Vec<Value> { std::fs::read_to_string(p).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect() };
+    assert_eq!(read(&exported), read(&src));
+    let list = last_json(&ok(&lens(&lib, &["labels", "list", "--json"])));
+    assert_eq!(list[0]["questions"], 65);
+    // a malformed line: its number in the error, nothing stored
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"id\":\"a\",\"query\":\"q\",\"gold\":{\"X#1\":1}}\n{\"id\":\"b\",\"query\":\"r\",\"gold\":{\"X#2\":5}}\n").unwrap();
+    let o = lens(&lib, &["labels", "import", bad.to_str().unwrap(), "--set", "bad"]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 2: gold `X#2`: grade 5 is not 0, 1 or 2"), "{err}");
+    let list = last_json(&ok(&lens(&lib, &["labels", "list", "--json"])));
+    assert_eq!(list.as_array().unwrap().len(), 1, "no half-imported set");
+    let o = lens(&lib, &["labels", "agreement", "nope"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no label set named `nope`"));
+}

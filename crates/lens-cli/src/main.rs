@@ -12,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 mod bench;
 mod http;
+mod labels;
 mod serve;
 
 #[derive(Parser)]
@@ -267,6 +268,11 @@ enum Cmd {
         /// Port (0 picks a free one)
         #[arg(long, default_value_t = 8765)]
         port: u16,
+    },
+    /// Gold question sets: import, export, list, agreement between annotators
+    Labels {
+        #[command(subcommand)]
+        what: labels::LabelsCmd,
     },
     /// Benchmarks (print figures; never assert on time)
     Bench {
@@ -881,6 +887,7 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Serve { port } => serve::run(lens_core::paths::library_dir(cli.library.as_deref()), port)?,
+        Cmd::Labels { what } => labels::run(&open(&cli.library)?, what)?,
         Cmd::Bench { what } => bench::run(what, cli.library, cli.models)?,
     }
     Ok(())
