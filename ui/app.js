@@ -14,10 +14,11 @@
   // ---- views
   function show(view) {
     for (const b of document.querySelectorAll('.tab')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
-    for (const v of ['ask', 'library', 'log', 'settings']) $('view-' + v).hidden = v !== view;
+    for (const v of ['ask', 'library', 'log', 'label', 'settings']) $('view-' + v).hidden = v !== view;
     if (view === 'library') loadDocs();
     if (view === 'log') loadLog();
     if (view === 'settings') loadSettings();
+    if (view === 'label' && window.lensLabeler) window.lensLabeler.load();
   }
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
 
@@ -459,6 +460,13 @@
       }
       tr.appendChild(cited);
       for (const v of [r.quote ? '“' + r.quote + '”' : '', r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
+      // one click turns a logged question (a thumbs-down above all) into a question to label
+      const lab = el('td');
+      const lb = el('button', 'secondary', 'Label');
+      lb.setAttribute('aria-label', 'Label question ' + r.id);
+      lb.addEventListener('click', () => window.lensLabeler && window.lensLabeler.fromLog(r.id));
+      lab.appendChild(lb);
+      tr.appendChild(lab);
       tbody.appendChild(tr);
     }
   }
@@ -559,6 +567,9 @@
     a.download = 'lens-question-log.jsonl';
     a.click();
   });
+
+  // what labeler.js shares with this file
+  window.lensUi = { $, el, errText, plural, show };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   loadDocs();

@@ -1,43 +1,11 @@
 // Browser end-to-end test: `lens serve` with real corpus PDFs, driven in Debian's chromium.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '../..');
-const lens = process.env.LENS_BIN || join(repo, 'target/debug/lens');
-const corpus = process.env.LENS_CORPUS || resolve(repo, '../shared/corpus');
-const out = join(here, 'out');
-mkdirSync(out, { recursive: true });
-
-function serve(library) {
-  return new Promise((ok, fail) => {
-    // an empty models folder: no embedding model is at hand
-    const models = mkdtempSync(join(tmpdir(), 'lens-e2e-models-'));
-    const p = spawn(lens, ['--library', library, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LENS_MODELS: models } });
-    let buf = '';
-    p.stdout.on('data', (d) => {
-      buf += d;
-      const m = buf.match(/(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
-      if (m) ok({ proc: p, url: m[1] });
-    });
-    p.on('exit', (c) => fail(new Error('lens serve exited ' + c)));
-    setTimeout(() => fail(new Error('lens serve did not start')), 15000);
-  });
-}
-
-// Debian's chromium, headless, with what this machine's closed network needs.
-function launch() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
+import { join } from 'node:path';
+import { repo, lens, corpus, out, serve, launch } from './harness.mjs';
 
 test('upload, ask, see the highlighted page, give feedback, find it in the log', { timeout: 120000 }, async () => {
   const library = mkdtempSync(join(tmpdir(), 'lens-e2e-'));

@@ -15,6 +15,7 @@ const UI: &[(&str, &str, &[u8])] = &[
     ("/", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
     ("/index.html", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
     ("/app.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/app.js")),
+    ("/labeler.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/labeler.js")),
     ("/transport.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/transport.js")),
     ("/style.css", "text/css; charset=utf-8", include_bytes!("../../../ui/style.css")),
 ];
