@@ -167,6 +167,8 @@
     if (!v.candidates.length) ol.appendChild(el('li', 'muted', 'No candidate pages: add documents to the library, or add a page by id below.'));
     $('l-search-results').textContent = '';
     if (!fresh) return;
+    $('l-viewer').hidden = true;
+    state.viewing = null;
     const mineAns = v.answers.find((a) => a.annotator === me);
     $('l-answer').value = mineAns ? mineAns.answer : v.answer;
     $('l-unanswerable').checked = mineAns ? !mineAns.answerable : !v.answerable;
@@ -418,7 +420,7 @@
       box.appendChild(t);
       if (s.skipped_no_gold) box.appendChild(el('p', 'muted', plural(s.skipped_no_gold, 'question') + ' without a gold page not scored.'));
       box.appendChild(el('p', null, s.misses.length + (s.misses.length === 1 ? ' miss' : ' misses') + ' (no gold page in the top 3):'));
-      box.appendChild(table(['Question', 'Top pages', 'Gold'], s.misses.map((m) => [openButton(m.qid, m.query), m.top.join(', '), m.gold.join(', ')])));
+      if (s.misses.length) box.appendChild(table(['Question', 'Top pages', 'Gold'], s.misses.map((m) => [openButton(m.qid, m.query), m.top.join(', '), m.gold.join(', ')])));
       msg('Scored ' + plural(s.n, 'question') + '.', 'done');
     } catch (e) { fail(e); }
   });
