@@ -119,6 +119,13 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.equal(marked.length, 1);
     assert.equal(marked[0].feedback_note, 'right row, wrong sign');
 
+    // one click makes the thumbs-down a question to label, with the answer, note and pages it read
+    await page.click('button.tab[data-view=log]');
+    await page.waitForSelector('#log tbody tr');
+    await page.click('#log tbody tr:last-child button[aria-label^="Label question"]');
+    await page.waitForFunction(() => document.getElementById('l-origin').textContent.includes('marked wrong: right row, wrong sign'));
+    await page.waitForSelector('#l-cands li.cand[data-page="3M_2018_10K#60"]');
+
     // metadata can be edited in the library
     await page.click('button.tab[data-view=library]');
     await page.click('button[aria-label="Edit company, year and form of 3M_2018_10K"]');
