@@ -76,6 +76,17 @@ pub enum BenchCmd {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// MaxSim over a 2,942-page multivector index (1,044,410 x 128 f16, memory-mapped) with a
+    /// 20-token query, and over the same pooled x3; with --python, numpy on the same vectors
+    Maxsim {
+        #[arg(long, default_value_t = 30)]
+        runs: usize,
+        #[arg(long)]
+        json: bool,
+        /// A Python with numpy: runs scripts/maxsim_reference.py on the same vectors
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
     /// Embedding throughput (dense index build) on the pages of some documents, nothing stored
     Dense {
         #[arg(long = "doc", required = true)]
@@ -154,6 +165,7 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
 
 pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> Result<()> {
     match cmd {
+        BenchCmd::Maxsim { runs, json, python } => crate::bench_maxsim::run(runs, json, python.as_deref())?,
         BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python } => bench_llm(&model, prompt_tokens, new_tokens, threads, python.as_deref())?,
         BenchCmd::Ingest { paths } => {
             let tmp;

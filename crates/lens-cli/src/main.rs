@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 mod bench;
+mod bench_maxsim;
 mod http;
 mod labels;
 mod serve;
