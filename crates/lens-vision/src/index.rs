@@ -280,7 +280,7 @@ impl Partial {
 
 /// Write a whole index (pages already blocked) to `dest` through a temporary file + rename.
 pub fn write_index(dest: &Path, built: &Built, pages: Vec<(u32, u32, u64)>, data: &[u16]) -> Result<u64> {
-    debug_assert!(pages.iter().all(|p| p.2 as usize % (LANES * built.dim as usize) == 0));
+    debug_assert!(pages.iter().all(|p| (p.2 as usize).is_multiple_of(LANES * built.dim as usize)));
     let header = serde_json::to_vec(&Header { built: built.clone(), pages, elems: data.len() as u64 }).expect("headers serialise");
     let tmp = dest.with_extension("lvx.tmp");
     let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp).map_err(|e| LensError::io(&tmp, e))?);
