@@ -83,7 +83,7 @@ pub fn run(runs: usize, json: bool, python: Option<&Path>) -> Result<()> {
         for v in &vecs {
             raw.extend(v.iter().map(|x| half::f16::from_f32(*x).to_bits()));
         }
-        let mut write = |rows: &[Vec<f32>], b: &Built, name: String| -> Result<DocIndex> {
+        let write = |rows: &[Vec<f32>], b: &Built, name: String| -> Result<DocIndex> {
             let mut data = Vec::new();
             let mut table = Vec::new();
             for (p, r) in rows.iter().enumerate() {
