@@ -5,6 +5,9 @@
 //! * [`index`]: the per-document multivector files (f16, memory-mapped);
 //! * [`pool`]: k-means pooling of a page's vectors (fewer vectors, nearly the same ranking).
 
+pub mod encoder;
 pub mod index;
 pub mod maxsim;
+pub mod model;
 pub mod pool;
+pub mod preprocess;

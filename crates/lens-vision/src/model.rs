@@ -1,0 +1,509 @@
+//! ColModernVBERT in candle: a SigLIP vision tower reads each tile, a pixel-shuffle connector
+//! turns its patch states into `image_seq_len` token embeddings per tile, which replace the
+//! `<image>` tokens of the document prompt; ModernBERT reads the whole sequence (alternating
+//! global and sliding-window attention, two rotary bases); a linear projection to 128 dimensions
+//! and L2 normalisation give one vector per token. A query is the same text model on its tokens.
+//!
+//! candle-transformers' `modernbert` only takes token ids under a fixed weight prefix, so the
+//! text model is written here to take embeddings; the vision tower is written alongside so both
+//! load from either weight layout:
+//!
+//! * transformers' `ColModernVBertForRetrieval`: `vlm.vision_model.*`, `vlm.connector.*`,
+//!   `vlm.text_model.*`, `embedding_proj_layer.*`, config with `vlm_config`;
+//! * colpali-engine's `ColModernVBert`: `model.vision_model.*`, `model.connector.*`,
+//!   `base_model.model.model.text_model.*` (or `model.text_model.*`),
+//!   `base_model.model.custom_text_proj.*` (or `custom_text_proj.*`), the `modernvbert` config at
+//!   the top level.
+//!
+//! Config names from both eras are read: `norm_eps` / `layer_norm_eps`, `rope_parameters` /
+//! `global_rope_theta` + `local_rope_theta`, `layer_types` / `global_attn_every_n_layers`,
+//! `local_attention` / `sliding_window`.
+
+use candle_core::safetensors::MmapedSafetensors;
+use candle_core::{DType, Device, Tensor, D};
+use lens_core::error::{LensError, Result};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Where to get the weights (the machines this app runs on may not reach the network).
+pub const VISION_HINT: &str = "put a ColModernVBERT folder (config.json, model.safetensors, tokenizer.json; e.g. ModernVBERT/colmodernvbert-merged from Hugging Face, copied from a machine that can download it) in the models folder as `colmodernvbert`, or in the Hugging Face cache";
+
+fn err(e: candle_core::Error) -> LensError {
+    LensError::Model(e.to_string())
+}
+
+trait Ctx<T> {
+    fn ctx(self) -> Result<T>;
+}
+impl<T> Ctx<T> for candle_core::Result<T> {
+    fn ctx(self) -> Result<T> {
+        self.map_err(err)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct VisionConfig {
+    pub hidden: usize,
+    pub intermediate: usize,
+    pub layers: usize,
+    pub heads: usize,
+    pub image_size: usize,
+    pub patch: usize,
+    pub eps: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct TextConfig {
+    pub vocab: usize,
+    pub hidden: usize,
+    pub intermediate: usize,
+    pub layers: usize,
+    pub heads: usize,
+    pub eps: f64,
+    pub norm_bias: bool,
+    pub attention_bias: bool,
+    pub mlp_bias: bool,
+    /// Per layer: true = sliding-window attention.
+    pub sliding: Vec<bool>,
+    /// Half window: a token sees tokens at most this far away in a sliding layer.
+    pub window: usize,
+    pub global_theta: f64,
+    pub local_theta: f64,
+    /// "gelu" (erf) or "gelu_pytorch_tanh"
+    pub act_tanh: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub vision: VisionConfig,
+    pub text: TextConfig,
+    pub image_token_id: u32,
+    pub pixel_shuffle: usize,
+    pub dim: usize,
+}
+
+impl Config {
+    /// `<image>` tokens per tile.
+    pub fn image_seq_len(&self) -> usize {
+        (self.vision.image_size / self.vision.patch).pow(2) / self.pixel_shuffle.pow(2)
+    }
+
+    /// Read `config.json` of either layout.
+    pub fn from_json(v: &Value) -> Result<Config> {
+        let bad = |what: &str| LensError::Model(format!("config.json: {what}"));
+        let vlm = if v.get("vlm_config").is_some() { &v["vlm_config"] } else { v };
+        let t = &vlm["text_config"];
+        let vi = &vlm["vision_config"];
+        if !t.is_object() || !vi.is_object() {
+            return Err(bad("no text_config / vision_config: not a ColModernVBERT config"));
+        }
+        let u = |o: &Value, k: &str| o.get(k).and_then(Value::as_u64).map(|x| x as usize).ok_or_else(|| bad(&format!("`{k}` missing")));
+        let uo = |o: &Value, k: &str, d: usize| o.get(k).and_then(Value::as_u64).map(|x| x as usize).unwrap_or(d);
+        let f = |o: &Value, keys: &[&str], d: f64| keys.iter().find_map(|k| o.get(*k).and_then(Value::as_f64)).unwrap_or(d);
+        let b = |o: &Value, k: &str, d: bool| o.get(k).and_then(Value::as_bool).unwrap_or(d);
+        let layers = u(t, "num_hidden_layers")?;
+        let every = uo(t, "global_attn_every_n_layers", 3).max(1);
+        let sliding: Vec<bool> = match t.get("layer_types").and_then(Value::as_array) {
+            Some(a) => a.iter().map(|x| x.as_str() == Some("sliding_attention")).collect(),
+            None => (0..layers).map(|i| i % every != 0).collect(),
+        };
+        if sliding.len() != layers {
+            return Err(bad("layer_types does not list every layer"));
+        }
+        let window = match t.get("local_attention").and_then(Value::as_u64) {
+            Some(l) => l as usize / 2,
+            None => uo(t, "sliding_window", 64),
+        };
+        let rp = &t["rope_parameters"];
+        let global_theta =
+            rp.get("full_attention").and_then(|x| x.get("rope_theta")).and_then(Value::as_f64).unwrap_or_else(|| f(t, &["global_rope_theta"], 160000.0));
+        let local_theta =
+            rp.get("sliding_attention").and_then(|x| x.get("rope_theta")).and_then(Value::as_f64).unwrap_or_else(|| f(t, &["local_rope_theta"], 10000.0));
+        let act = t.get("hidden_activation").and_then(Value::as_str).unwrap_or("gelu");
+        let vact = vi.get("hidden_act").and_then(Value::as_str).unwrap_or("gelu_pytorch_tanh");
+        if vact != "gelu_pytorch_tanh" {
+            return Err(bad(&format!("vision hidden_act `{vact}` is not supported (gelu_pytorch_tanh)")));
+        }
+        Ok(Config {
+            vision: VisionConfig {
+                hidden: u(vi, "hidden_size")?,
+                intermediate: u(vi, "intermediate_size")?,
+                layers: u(vi, "num_hidden_layers")?,
+                heads: u(vi, "num_attention_heads")?,
+                image_size: u(vi, "image_size")?,
+                patch: u(vi, "patch_size")?,
+                eps: f(vi, &["layer_norm_eps"], 1e-6),
+            },
+            text: TextConfig {
+                vocab: u(t, "vocab_size")?,
+                hidden: u(t, "hidden_size")?,
+                intermediate: u(t, "intermediate_size")?,
+                layers,
+                heads: u(t, "num_attention_heads")?,
+                eps: f(t, &["norm_eps", "layer_norm_eps"], 1e-5),
+                norm_bias: b(t, "norm_bias", false),
+                attention_bias: b(t, "attention_bias", false),
+                mlp_bias: b(t, "mlp_bias", false),
+                sliding,
+                window,
+                global_theta,
+                local_theta,
+                act_tanh: act == "gelu_pytorch_tanh",
+            },
+            image_token_id: vlm.get("image_token_id").and_then(Value::as_u64).unwrap_or(50407) as u32,
+            pixel_shuffle: uo(vlm, "pixel_shuffle_factor", 4),
+            dim: v.get("embedding_dim").and_then(Value::as_u64).unwrap_or(128) as usize,
+        })
+    }
+}
+
+/// Which weight names a checkpoint uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Transformers,
+    ColpaliPeft,
+    Colpali,
+}
+
+impl Layout {
+    fn name(self, part: &str, rest: &str) -> String {
+        match (self, part) {
+            (Layout::Transformers, "proj") => format!("embedding_proj_layer.{rest}"),
+            (Layout::Transformers, p) => format!("vlm.{p}.{rest}"),
+            (Layout::ColpaliPeft, "text_model") => format!("base_model.model.model.text_model.{rest}"),
+            (Layout::ColpaliPeft, "proj") => format!("base_model.model.custom_text_proj.{rest}"),
+            (_, "proj") => format!("custom_text_proj.{rest}"),
+            (_, p) => format!("model.{p}.{rest}"),
+        }
+    }
+}
+
+struct Weights {
+    st: MmapedSafetensors,
+    /// names of the text model and projection
+    layout: Layout,
+    dir: PathBuf,
+}
+
+impl Weights {
+    fn name(&self, part: &str, rest: &str) -> String {
+        // colpali's peft layout keeps the vision tower and connector under `model.`
+        let l = if self.layout == Layout::ColpaliPeft && matches!(part, "vision_model" | "connector") { Layout::Colpali } else { self.layout };
+        l.name(part, rest)
+    }
+
+    fn get(&self, part: &str, rest: &str, shape: &[usize]) -> Result<Tensor> {
+        let name = self.name(part, rest);
+        let t = self.st.load(&name, &Device::Cpu).map_err(|_| LensError::Model(format!("{}: tensor `{name}` is missing", self.dir.display())))?;
+        if t.dims() != shape {
+            return Err(LensError::Model(format!("{}: tensor `{name}` has shape {:?}, the config wants {:?}", self.dir.display(), t.dims(), shape)));
+        }
+        t.to_dtype(DType::F32).ctx()
+    }
+
+    /// A linear layer `[out, in]` stored transposed (`[in, out]`, contiguous) for `x @ w`.
+    fn linear(&self, part: &str, rest: &str, inp: usize, out: usize, bias: bool) -> Result<Linear> {
+        let w = self.get(part, &format!("{rest}.weight"), &[out, inp])?.t().ctx()?.contiguous().ctx()?;
+        let b = if bias { Some(self.get(part, &format!("{rest}.bias"), &[out])?) } else { None };
+        Ok(Linear { w, b })
+    }
+
+    fn norm(&self, part: &str, rest: &str, n: usize, bias: bool, eps: f64) -> Result<Norm> {
+        let w = self.get(part, &format!("{rest}.weight"), &[n])?;
+        let b = if bias { self.get(part, &format!("{rest}.bias"), &[n])? } else { Tensor::zeros(n, DType::F32, &Device::Cpu).ctx()? };
+        Ok(Norm { w, b, eps: eps as f32 })
+    }
+}
+
+struct Linear {
+    w: Tensor,
+    b: Option<Tensor>,
+}
+
+impl Linear {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let y = x.broadcast_matmul(&self.w).ctx()?;
+        match &self.b {
+            Some(b) => y.broadcast_add(b).ctx(),
+            None => Ok(y),
+        }
+    }
+}
+
+struct Norm {
+    w: Tensor,
+    b: Tensor,
+    eps: f32,
+}
+
+impl Norm {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        candle_nn::ops::layer_norm(x, &self.w, &self.b, self.eps).ctx()
+    }
+}
+
+/// `softmax(q kᵀ · scale + mask) v` over `[heads, len, head_dim]`.
+fn attention(q: &Tensor, k: &Tensor, v: &Tensor, scale: f64, mask: Option<&Tensor>) -> Result<Tensor> {
+    let mut s = (q.matmul(&k.t().ctx()?).ctx()? * scale).ctx()?;
+    if let Some(m) = mask {
+        s = s.broadcast_add(m).ctx()?;
+    }
+    candle_nn::ops::softmax_last_dim(&s).ctx()?.matmul(v).ctx()
+}
+
+struct VisionLayer {
+    ln1: Norm,
+    q: Linear,
+    k: Linear,
+    v: Linear,
+    o: Linear,
+    ln2: Norm,
+    fc1: Linear,
+    fc2: Linear,
+}
+
+struct TextLayer {
+    attn_norm: Option<Norm>,
+    wqkv: Linear,
+    wo: Linear,
+    mlp_norm: Norm,
+    wi: Linear,
+    mo: Linear,
+    sliding: bool,
+}
+
+/// The loaded model.
+pub struct ColModernVBert {
+    pub cfg: Config,
+    pub layout: Layout,
+    patch_w: Tensor,
+    patch_b: Tensor,
+    pos: Tensor,
+    vlayers: Vec<VisionLayer>,
+    post_ln: Norm,
+    connector: Linear,
+    tok: Tensor,
+    emb_norm: Norm,
+    tlayers: Vec<TextLayer>,
+    final_norm: Norm,
+    proj: Linear,
+}
+
+impl ColModernVBert {
+    /// Load `config.json` and the safetensors files of a model folder.
+    pub fn load(dir: &Path) -> Result<ColModernVBert> {
+        let cfg_path = dir.join("config.json");
+        let text = std::fs::read_to_string(&cfg_path).map_err(|e| LensError::ModelMissing {
+            what: format!("config.json ({e})"),
+            dir: dir.to_path_buf(),
+            hint: VISION_HINT.into(),
+        })?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| LensError::Model(format!("{}: {e}", cfg_path.display())))?;
+        let cfg = Config::from_json(&v)?;
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| LensError::io(dir, e))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(LensError::ModelMissing { what: "model weights (*.safetensors)".into(), dir: dir.to_path_buf(), hint: VISION_HINT.into() });
+        }
+        // SAFETY: the weight files are only read, and not changed while the model is loaded.
+        let st = unsafe { MmapedSafetensors::multi(&files) }.map_err(|e| LensError::Model(format!("{}: {e}", dir.display())))?;
+        let probe = |l: Layout| st.get(&l.name("text_model", "embeddings.tok_embeddings.weight")).is_ok();
+        let layout = [Layout::Transformers, Layout::ColpaliPeft, Layout::Colpali].into_iter().find(|l| probe(*l)).ok_or_else(|| {
+            LensError::Model(format!(
+                "{}: no text model weights under any known name (tensor `vlm.text_model.embeddings.tok_embeddings.weight` is missing)",
+                dir.display()
+            ))
+        })?;
+        let wts = Weights { st, layout, dir: dir.to_path_buf() };
+        let (w, vw) = (&wts, &wts);
+        let (vc, tc) = (&cfg.vision, &cfg.text);
+        let p = vc.patch;
+        let grid = vc.image_size / p;
+        let patch_w = vw
+            .get("vision_model", "embeddings.patch_embedding.weight", &[vc.hidden, 3, p, p])?
+            .reshape((vc.hidden, 3 * p * p))
+            .ctx()?
+            .t()
+            .ctx()?
+            .contiguous()
+            .ctx()?;
+        let patch_b = vw.get("vision_model", "embeddings.patch_embedding.bias", &[vc.hidden])?;
+        let pos = vw.get("vision_model", "embeddings.position_embedding.weight", &[grid * grid, vc.hidden])?;
+        let mut vlayers = Vec::new();
+        for i in 0..vc.layers {
+            let l = |s: &str| format!("encoder.layers.{i}.{s}");
+            vlayers.push(VisionLayer {
+                ln1: vw.norm("vision_model", &l("layer_norm1"), vc.hidden, true, vc.eps)?,
+                q: vw.linear("vision_model", &l("self_attn.q_proj"), vc.hidden, vc.hidden, true)?,
+                k: vw.linear("vision_model", &l("self_attn.k_proj"), vc.hidden, vc.hidden, true)?,
+                v: vw.linear("vision_model", &l("self_attn.v_proj"), vc.hidden, vc.hidden, true)?,
+                o: vw.linear("vision_model", &l("self_attn.out_proj"), vc.hidden, vc.hidden, true)?,
+                ln2: vw.norm("vision_model", &l("layer_norm2"), vc.hidden, true, vc.eps)?,
+                fc1: vw.linear("vision_model", &l("mlp.fc1"), vc.hidden, vc.intermediate, true)?,
+                fc2: vw.linear("vision_model", &l("mlp.fc2"), vc.intermediate, vc.hidden, true)?,
+            });
+        }
+        let post_ln = vw.norm("vision_model", "post_layernorm", vc.hidden, true, vc.eps)?;
+        let sh = cfg.pixel_shuffle;
+        let connector = vw.linear("connector", "modality_projection", vc.hidden * sh * sh, tc.hidden, false)?;
+        let tok = w.get("text_model", "embeddings.tok_embeddings.weight", &[tc.vocab, tc.hidden])?;
+        let emb_norm = w.norm("text_model", "embeddings.norm", tc.hidden, tc.norm_bias, tc.eps)?;
+        let mut tlayers = Vec::new();
+        for i in 0..tc.layers {
+            let l = |s: &str| format!("layers.{i}.{s}");
+            tlayers.push(TextLayer {
+                attn_norm: if i == 0 { None } else { Some(w.norm("text_model", &l("attn_norm"), tc.hidden, tc.norm_bias, tc.eps)?) },
+                wqkv: w.linear("text_model", &l("attn.Wqkv"), tc.hidden, 3 * tc.hidden, tc.attention_bias)?,
+                wo: w.linear("text_model", &l("attn.Wo"), tc.hidden, tc.hidden, tc.attention_bias)?,
+                mlp_norm: w.norm("text_model", &l("mlp_norm"), tc.hidden, tc.norm_bias, tc.eps)?,
+                wi: w.linear("text_model", &l("mlp.Wi"), tc.hidden, 2 * tc.intermediate, tc.mlp_bias)?,
+                mo: w.linear("text_model", &l("mlp.Wo"), tc.intermediate, tc.hidden, tc.mlp_bias)?,
+                sliding: tc.sliding[i],
+            });
+        }
+        let final_norm = w.norm("text_model", "final_norm", tc.hidden, tc.norm_bias, tc.eps)?;
+        let proj = Linear { w: w.get("proj", "weight", &[cfg.dim, tc.hidden])?.t().ctx()?.contiguous().ctx()?, b: Some(w.get("proj", "bias", &[cfg.dim])?) };
+        Ok(ColModernVBert { cfg, layout: wts.layout, patch_w, patch_b, pos, vlayers, post_ln, connector, tok, emb_norm, tlayers, final_norm, proj })
+    }
+
+    /// Image token embeddings for a page's tiles: `[tiles × image_seq_len, text hidden]`.
+    pub fn image_features(&self, tiles: &[Vec<f32>]) -> Result<Tensor> {
+        let vc = &self.cfg.vision;
+        let (t, p) = (vc.image_size, vc.patch);
+        let g = t / p;
+        let b = tiles.len();
+        let flat: Vec<f32> = tiles.iter().flat_map(|x| x.iter().copied()).collect();
+        if flat.len() != b * 3 * t * t {
+            return Err(LensError::BadInput(format!("a tile is not 3 × {t} × {t}")));
+        }
+        // patches in conv-weight order: [b, gy, gx, c, py, px]
+        let x = Tensor::from_vec(flat, (b, 3, g, p, g, p), &Device::Cpu)
+            .ctx()?
+            .permute((0, 2, 4, 1, 3, 5))
+            .ctx()?
+            .contiguous()
+            .ctx()?
+            .reshape((b, g * g, 3 * p * p))
+            .ctx()?;
+        let mut h = x.broadcast_matmul(&self.patch_w).ctx()?.broadcast_add(&self.patch_b).ctx()?.broadcast_add(&self.pos).ctx()?;
+        let heads = vc.heads;
+        let hd = vc.hidden / heads;
+        let split = |x: Tensor| -> Result<Tensor> { x.reshape((b, g * g, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx() };
+        for l in &self.vlayers {
+            let n = l.ln1.forward(&h)?;
+            let (q, k, v) = (split(l.q.forward(&n)?)?, split(l.k.forward(&n)?)?, split(l.v.forward(&n)?)?);
+            let a = attention(&q, &k, &v, (hd as f64).powf(-0.5), None)?;
+            let a = a.transpose(1, 2).ctx()?.contiguous().ctx()?.reshape((b, g * g, vc.hidden)).ctx()?;
+            h = (h + l.o.forward(&a)?).ctx()?;
+            let n = l.ln2.forward(&h)?;
+            h = (&h + l.fc2.forward(&l.fc1.forward(&n)?.gelu().ctx()?)?).ctx()?;
+        }
+        let h = self.post_ln.forward(&h)?;
+        // pixel shuffle, as the reference connector does it
+        let f = self.cfg.pixel_shuffle;
+        let d = vc.hidden;
+        let x = h.reshape((b, g, g / f, d * f)).ctx()?.permute((0, 2, 1, 3)).ctx()?.contiguous().ctx()?;
+        let x = x.reshape((b, g / f, g / f, d * f * f)).ctx()?.permute((0, 2, 1, 3)).ctx()?.contiguous().ctx()?;
+        let x = x.reshape((b * g * g / (f * f), d * f * f)).ctx()?;
+        self.connector.forward(&x)
+    }
+
+    /// Rotary cos/sin `[len, head_dim]` for one base, in f32 as the reference computes them.
+    fn rotary(&self, len: usize, theta: f64) -> Result<(Tensor, Tensor)> {
+        let hd = self.cfg.text.hidden / self.cfg.text.heads;
+        let inv: Vec<f32> = (0..hd / 2).map(|i| 1.0 / (theta as f32).powf((2 * i) as f32 / hd as f32)).collect();
+        let mut cos = Vec::with_capacity(len * hd);
+        let mut sin = Vec::with_capacity(len * hd);
+        for p in 0..len {
+            for _half in 0..2 {
+                for f in &inv {
+                    let a = p as f32 * f;
+                    cos.push(a.cos());
+                    sin.push(a.sin());
+                }
+            }
+        }
+        Ok((Tensor::from_vec(cos, (len, hd), &Device::Cpu).ctx()?, Tensor::from_vec(sin, (len, hd), &Device::Cpu).ctx()?))
+    }
+
+    /// The text model over `ids`, with `image` rows in place of the `<image>` tokens; returns the
+    /// projected, L2-normalised vectors (`len × dim`, row-major).
+    pub fn encode(&self, ids: &[u32], image: Option<&Tensor>) -> Result<Vec<f32>> {
+        let tc = &self.cfg.text;
+        let len = ids.len();
+        if len == 0 {
+            return Err(LensError::BadInput("nothing to encode".into()));
+        }
+        if let Some(bad) = ids.iter().find(|i| **i as usize >= tc.vocab) {
+            return Err(LensError::Model(format!(
+                "token id {bad} is outside the model's vocabulary ({}): the tokenizer does not belong to this model",
+                tc.vocab
+            )));
+        }
+        let idt = Tensor::from_vec(ids.to_vec(), len, &Device::Cpu).ctx()?;
+        let mut x = self.tok.index_select(&idt, 0).ctx()?;
+        let slots: Vec<usize> = ids.iter().enumerate().filter(|(_, t)| **t == self.cfg.image_token_id).map(|(i, _)| i).collect();
+        match image {
+            Some(img) => {
+                if img.dims()[0] != slots.len() {
+                    return Err(LensError::Model(format!("the prompt has {} image tokens for {} image features", slots.len(), img.dims()[0])));
+                }
+                // rebuild row by row: text rows from the embedding table, image rows in order
+                let mut rows = Vec::with_capacity(len);
+                let mut next = 0;
+                for (i, t) in ids.iter().enumerate() {
+                    if *t == self.cfg.image_token_id {
+                        rows.push(img.get(next).ctx()?);
+                        next += 1;
+                    } else {
+                        rows.push(x.get(i).ctx()?);
+                    }
+                }
+                x = Tensor::stack(&rows, 0).ctx()?;
+            }
+            None if !slots.is_empty() => return Err(LensError::BadInput("image tokens in a query".into())),
+            None => {}
+        }
+        let mut h = self.emb_norm.forward(&x)?;
+        let heads = tc.heads;
+        let hd = tc.hidden / heads;
+        let (gcos, gsin) = self.rotary(len, tc.global_theta)?;
+        let (lcos, lsin) = self.rotary(len, tc.local_theta)?;
+        let mask: Vec<f32> = (0..len * len).map(|k| if (k / len).abs_diff(k % len) <= tc.window { 0.0 } else { f32::NEG_INFINITY }).collect();
+        let mask = Tensor::from_vec(mask, (len, len), &Device::Cpu).ctx()?;
+        let rope = |x: &Tensor, cos: &Tensor, sin: &Tensor| -> Result<Tensor> {
+            let x1 = x.narrow(D::Minus1, 0, hd / 2).ctx()?;
+            let x2 = x.narrow(D::Minus1, hd / 2, hd / 2).ctx()?;
+            let rot = Tensor::cat(&[&x2.neg().ctx()?, &x1], D::Minus1).ctx()?;
+            (x.broadcast_mul(cos).ctx()? + rot.broadcast_mul(sin).ctx()?).ctx()
+        };
+        for l in &self.tlayers {
+            let n = match &l.attn_norm {
+                Some(nm) => nm.forward(&h)?,
+                None => h.clone(),
+            };
+            let qkv = l.wqkv.forward(&n)?.reshape((len, 3, heads, hd)).ctx()?;
+            let part = |i: usize| -> Result<Tensor> { qkv.narrow(1, i, 1).ctx()?.squeeze(1).ctx()?.transpose(0, 1).ctx()?.contiguous().ctx() };
+            let (q, k, v) = (part(0)?, part(1)?, part(2)?);
+            let (cos, sin) = if l.sliding { (&lcos, &lsin) } else { (&gcos, &gsin) };
+            let (q, k) = (rope(&q, cos, sin)?, rope(&k, cos, sin)?);
+            let a = attention(&q, &k, &v, (hd as f64).powf(-0.5), if l.sliding { Some(&mask) } else { None })?;
+            let a = a.transpose(0, 1).ctx()?.contiguous().ctx()?.reshape((len, tc.hidden)).ctx()?;
+            h = (h + l.wo.forward(&a)?).ctx()?;
+            let n = l.mlp_norm.forward(&h)?;
+            let wi = l.wi.forward(&n)?;
+            let inp = wi.narrow(1, 0, tc.intermediate).ctx()?;
+            let gate = wi.narrow(1, tc.intermediate, tc.intermediate).ctx()?;
+            let act = if tc.act_tanh { inp.gelu().ctx()? } else { inp.gelu_erf().ctx()? };
+            h = (&h + l.mo.forward(&(act * gate).ctx()?)?).ctx()?;
+        }
+        let h = self.final_norm.forward(&h)?;
+        let e = self.proj.forward(&h)?;
+        let norm = e.sqr().ctx()?.sum_keepdim(1).ctx()?.sqrt().ctx()?.clamp(1e-12f32, f32::MAX).ctx()?;
+        e.broadcast_div(&norm).ctx()?.flatten_all().ctx()?.to_vec1::<f32>().ctx()
+    }
+}
