@@ -152,7 +152,7 @@ def speed(edge, runs, threads):
     torch.set_num_threads(threads)
     vision = dict(hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, image_size=512, patch_size=16, layer_norm_eps=1e-6, vision_use_head=False)
     text = dict(hidden_size=768, intermediate_size=1152, num_hidden_layers=22, num_attention_heads=12, local_attention=128, global_attn_every_n_layers=3, norm_eps=1e-5, max_position_embeddings=8192)
-    _, model = build(vision, text, 4, 128, 50368, 50407)
+    _, model = build(vision, text, 4, 128, 50432, 50407)
     n_tiles = 1 if edge <= 512 else (edge // 512) ** 2 + 1
     tokens = n_tiles * 66 + 20
     ids = torch.randint(0, 50000, (1, tokens))

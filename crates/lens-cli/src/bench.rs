@@ -87,6 +87,17 @@ pub enum BenchCmd {
         #[arg(long)]
         python: Option<PathBuf>,
     },
+    /// ColModernVBERT page and query embedding at the real size with random weights: seconds
+    /// per page at each --edge; with --python, PyTorch (transformers) on the same shapes
+    Vision {
+        #[arg(long = "edge", default_values_t = [512usize, 1024])]
+        edges: Vec<usize>,
+        #[arg(long, default_value_t = 2)]
+        runs: usize,
+        /// A Python with torch + transformers: runs scripts/vision_reference.py speed
+        #[arg(long)]
+        python: Option<PathBuf>,
+    },
     /// Embedding throughput (dense index build) on the pages of some documents, nothing stored
     Dense {
         #[arg(long = "doc", required = true)]
@@ -165,6 +176,7 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
 
 pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> Result<()> {
     match cmd {
+        BenchCmd::Vision { edges, runs, python } => crate::bench_vision::run(&edges, runs, python.as_deref())?,
         BenchCmd::Maxsim { runs, json, python } => crate::bench_maxsim::run(runs, json, python.as_deref())?,
         BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python } => bench_llm(&model, prompt_tokens, new_tokens, threads, python.as_deref())?,
         BenchCmd::Ingest { paths } => {

@@ -12,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 mod bench;
 mod bench_maxsim;
+mod bench_vision;
 mod http;
 mod labels;
 mod serve;

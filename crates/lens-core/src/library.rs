@@ -28,6 +28,8 @@ pub struct Library {
     metrics: crate::calc::catalogue::Catalogue,
     pub(crate) dense: DenseCache,
     embedder: RwLock<Option<Arc<Embedder>>>,
+    /// The vision index with its query encoder, when one is registered (`lens-vision`).
+    vision: RwLock<Option<Arc<dyn crate::retrieve::visual::VisionIndex>>>,
     /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
     /// replaces a page in place, so `ocr` clears the cache).
     profiles: RwLock<HashMap<(i64, u32), Arc<rank::PageProfile>>>,
@@ -69,6 +71,7 @@ impl Library {
             metrics,
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
+            vision: RwLock::new(None),
             profiles: Default::default(),
             tables: Default::default(),
         })
@@ -85,6 +88,7 @@ impl Library {
             metrics: crate::calc::catalogue::Catalogue::builtin(),
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
+            vision: RwLock::new(None),
             profiles: Default::default(),
             tables: Default::default(),
         })
@@ -97,6 +101,15 @@ impl Library {
     /// Use this embedding model for dense and hybrid search.
     pub fn set_embedder(&self, e: Arc<Embedder>) {
         *self.embedder.write().unwrap() = Some(e);
+    }
+
+    /// Register (or clear) the vision index searches use.
+    pub fn set_vision(&self, v: Option<Arc<dyn crate::retrieve::visual::VisionIndex>>) {
+        *self.vision.write().unwrap_or_else(|p| p.into_inner()) = v;
+    }
+
+    pub fn vision(&self) -> Option<Arc<dyn crate::retrieve::visual::VisionIndex>> {
+        self.vision.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub fn embedder(&self) -> Option<Arc<Embedder>> {

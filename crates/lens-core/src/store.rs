@@ -25,6 +25,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/004_watch_paused.sql"),
     include_str!("../migrations/005_log_model.sql"),
     include_str!("../migrations/006_labels.sql"),
+    include_str!("../migrations/007_vision.sql"),
 ];
 
 /// The schema version this build writes.
@@ -45,6 +46,19 @@ pub struct Document {
     pub form: Option<String>,
     pub needs_ocr_pages: u32,
     pub ingested_at: String,
+}
+
+/// A document's published vision index.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct VisionDoc {
+    pub model: String,
+    pub edge: u32,
+    pub pooled: bool,
+    pub pages: u32,
+    pub vectors: u64,
+    pub bytes: u64,
+    #[serde(default)]
+    pub built_at: String,
 }
 
 /// One stored page.
@@ -293,6 +307,7 @@ impl Store {
         if !alive {
             tx.execute("DELETE FROM dense_pages WHERE doc_key=?1", [key])?;
             tx.execute("DELETE FROM dense_docs WHERE doc_key=?1", [key])?;
+            tx.execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
         }
         tx.commit()?;
         Ok(())
@@ -582,6 +597,50 @@ impl Store {
         Ok(rows)
     }
 
+    /// Documents whose vision index is published: key -> row.
+    pub fn vision_docs(&self) -> Result<std::collections::HashMap<i64, VisionDoc>> {
+        let mut st = self.conn.prepare_cached("SELECT v.doc_key, v.model, v.edge, v.pooled, v.pages, v.vectors, v.bytes, v.built_at FROM vision_docs v JOIN documents d ON d.key = v.doc_key AND d.status='complete'")?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    VisionDoc {
+                        model: r.get(1)?,
+                        edge: r.get(2)?,
+                        pooled: r.get(3)?,
+                        pages: r.get(4)?,
+                        vectors: r.get(5)?,
+                        bytes: r.get(6)?,
+                        built_at: r.get(7)?,
+                    },
+                ))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// Record a published vision index file for a complete document (false: the document is
+    /// gone or replaced meanwhile, and the file is left for the sweep).
+    pub fn add_vision_doc(&self, key: i64, v: &VisionDoc) -> Result<bool> {
+        let tx = self.conn.unchecked_transaction()?;
+        let live: i64 = tx.query_row("SELECT count(*) FROM documents WHERE key=?1 AND status='complete'", [key], |r| r.get(0))?;
+        if live == 0 {
+            return Ok(false);
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO vision_docs(doc_key, model, edge, pooled, pages, vectors, bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![key, v.model, v.edge, v.pooled, v.pages, v.vectors, v.bytes],
+        )?;
+        tx.commit()?;
+        Ok(true)
+    }
+
+    /// Forget a document's vision index (before a rebuild).
+    pub fn remove_vision_doc(&self, key: i64) -> Result<()> {
+        self.conn.execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
+        Ok(())
+    }
+
     /// Is any complete document stored with this sha256?
     pub fn sha_in_use(&self, sha: &str) -> Result<bool> {
         Ok(self.conn.query_row("SELECT count(*) FROM documents WHERE sha256=?1", [sha], |r| r.get::<_, i64>(0))? > 0)
@@ -593,6 +652,7 @@ fn delete_doc_rows(tx: &rusqlite::Transaction, key: i64) -> Result<()> {
     tx.execute("DELETE FROM page_boxes WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM dense_pages WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM dense_docs WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM documents WHERE key=?1", [key])?;
     tx.execute("INSERT OR IGNORE INTO tombstones(doc_key) VALUES(?1)", [key])?;
     Ok(())

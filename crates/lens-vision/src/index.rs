@@ -143,6 +143,11 @@ impl DocIndex {
         unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const u16, bytes.len() / 2) }
     }
 
+    /// Where page number `page` is stored (pages are stored in ascending order).
+    pub fn find(&self, page: u32) -> Option<usize> {
+        self.header.pages.binary_search_by_key(&page, |p| p.0).ok()
+    }
+
     /// The `i`-th stored page: its number, vector count and blocked vectors.
     pub fn page(&self, i: usize) -> (u32, usize, &[u16]) {
         let (page, n, off) = self.header.pages[i];

@@ -7,6 +7,7 @@
 
 pub mod encoder;
 pub mod index;
+pub mod library;
 pub mod maxsim;
 pub mod model;
 pub mod pool;

@@ -157,6 +157,113 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The published model's shape (SigLIP base/16 at 512 px, ModernBERT base, pixel shuffle 4,
+    /// 128-d): for benchmarks with random weights.
+    pub fn real_size() -> Config {
+        Config {
+            vision: VisionConfig { hidden: 768, intermediate: 3072, layers: 12, heads: 12, image_size: 512, patch: 16, eps: 1e-6 },
+            text: TextConfig {
+                vocab: 50432,
+                hidden: 768,
+                intermediate: 1152,
+                layers: 22,
+                heads: 12,
+                eps: 1e-5,
+                norm_bias: false,
+                attention_bias: false,
+                mlp_bias: false,
+                sliding: (0..22).map(|i| i % 3 != 0).collect(),
+                window: 64,
+                global_theta: 160000.0,
+                local_theta: 10000.0,
+                act_tanh: false,
+            },
+            image_token_id: 50407,
+            pixel_shuffle: 4,
+            dim: 128,
+        }
+    }
+
+    /// Random weights under transformers' names, for this config (benchmarks; the values do not
+    /// matter to the speed).
+    pub fn random_weights(&self, seed: u64) -> Result<std::collections::HashMap<String, Tensor>> {
+        let mut m = std::collections::HashMap::new();
+        let mut s = seed;
+        let mut t = |name: String, shape: Vec<usize>| -> Result<()> {
+            let n: usize = shape.iter().product();
+            let v: Vec<f32> = (0..n)
+                .map(|_| {
+                    s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    ((s >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.04
+                })
+                .collect();
+            m.insert(name, Tensor::from_vec(v, shape, &Device::Cpu).ctx()?);
+            Ok(())
+        };
+        let (v, x) = (&self.vision, &self.text);
+        let vm = |r: &str| format!("vlm.vision_model.{r}");
+        t(vm("embeddings.patch_embedding.weight"), vec![v.hidden, 3, v.patch, v.patch])?;
+        t(vm("embeddings.patch_embedding.bias"), vec![v.hidden])?;
+        t(vm("embeddings.position_embedding.weight"), vec![(v.image_size / v.patch).pow(2), v.hidden])?;
+        for i in 0..v.layers {
+            for (n, o, inp) in [
+                ("self_attn.q_proj", v.hidden, v.hidden),
+                ("self_attn.k_proj", v.hidden, v.hidden),
+                ("self_attn.v_proj", v.hidden, v.hidden),
+                ("self_attn.out_proj", v.hidden, v.hidden),
+                ("mlp.fc1", v.intermediate, v.hidden),
+                ("mlp.fc2", v.hidden, v.intermediate),
+            ] {
+                t(vm(&format!("encoder.layers.{i}.{n}.weight")), vec![o, inp])?;
+                t(vm(&format!("encoder.layers.{i}.{n}.bias")), vec![o])?;
+            }
+            for n in ["layer_norm1", "layer_norm2"] {
+                t(vm(&format!("encoder.layers.{i}.{n}.weight")), vec![v.hidden])?;
+                t(vm(&format!("encoder.layers.{i}.{n}.bias")), vec![v.hidden])?;
+            }
+        }
+        t(vm("post_layernorm.weight"), vec![v.hidden])?;
+        t(vm("post_layernorm.bias"), vec![v.hidden])?;
+        t("vlm.connector.modality_projection.weight".into(), vec![x.hidden, v.hidden * self.pixel_shuffle.pow(2)])?;
+        let tm = |r: &str| format!("vlm.text_model.{r}");
+        t(tm("embeddings.tok_embeddings.weight"), vec![x.vocab, x.hidden])?;
+        t(tm("embeddings.norm.weight"), vec![x.hidden])?;
+        for i in 0..x.layers {
+            if i > 0 {
+                t(tm(&format!("layers.{i}.attn_norm.weight")), vec![x.hidden])?;
+            }
+            t(tm(&format!("layers.{i}.attn.Wqkv.weight")), vec![3 * x.hidden, x.hidden])?;
+            t(tm(&format!("layers.{i}.attn.Wo.weight")), vec![x.hidden, x.hidden])?;
+            t(tm(&format!("layers.{i}.mlp_norm.weight")), vec![x.hidden])?;
+            t(tm(&format!("layers.{i}.mlp.Wi.weight")), vec![2 * x.intermediate, x.hidden])?;
+            t(tm(&format!("layers.{i}.mlp.Wo.weight")), vec![x.hidden, x.intermediate])?;
+        }
+        t(tm("final_norm.weight"), vec![x.hidden])?;
+        t("embedding_proj_layer.weight".into(), vec![self.dim, x.hidden])?;
+        t("embedding_proj_layer.bias".into(), vec![self.dim])?;
+        Ok(m)
+    }
+
+    /// The config as transformers writes it (enough for [`ColModernVBert::load`]).
+    pub fn to_json(&self) -> Value {
+        let (v, x) = (&self.vision, &self.text);
+        serde_json::json!({
+            "model_type": "colmodernvbert",
+            "embedding_dim": self.dim,
+            "vlm_config": {
+                "model_type": "modernvbert",
+                "image_token_id": self.image_token_id,
+                "pixel_shuffle_factor": self.pixel_shuffle,
+                "vision_config": {"hidden_size": v.hidden, "intermediate_size": v.intermediate, "num_hidden_layers": v.layers, "num_attention_heads": v.heads, "image_size": v.image_size, "patch_size": v.patch, "layer_norm_eps": v.eps, "hidden_act": "gelu_pytorch_tanh"},
+                "text_config": {"vocab_size": x.vocab, "hidden_size": x.hidden, "intermediate_size": x.intermediate, "num_hidden_layers": x.layers, "num_attention_heads": x.heads, "norm_eps": x.eps,
+                    "layer_types": x.sliding.iter().map(|s| if *s { "sliding_attention" } else { "full_attention" }).collect::<Vec<_>>(), "local_attention": x.window * 2,
+                    "rope_parameters": {"full_attention": {"rope_theta": x.global_theta}, "sliding_attention": {"rope_theta": x.local_theta}}, "hidden_activation": if x.act_tanh { "gelu_pytorch_tanh" } else { "gelu" }}
+            }
+        })
+    }
+}
+
 /// Which weight names a checkpoint uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {

@@ -4,6 +4,7 @@
 //!    groups, else all);
 //! 2. [`lexical`]: BM25 over each group with lexicon expansion, then statement-aware rerank;
 //! 3. [`semantic`]: dense (MiniLM) windows over the same groups, when the retriever asks for it;
+//!    [`visual`]: late-interaction page-image vectors (ColModernVBERT, in `lens-vision`);
 //! 4. [`fuse`]: weighted reciprocal rank fusion of N lists per group (BM25, dense, and any
 //!    retriever added later), then a round-robin merge of the groups;
 //! 5. [`snippet`]: the stretch of each page that holds the most query terms.
@@ -15,6 +16,7 @@ pub mod lexical;
 pub mod scope;
 pub mod semantic;
 pub mod snippet;
+pub mod visual;
 
 use crate::error::{LensError, Result};
 use crate::filter::{self, DocFilter};
@@ -41,15 +43,22 @@ named_enum!(
         Bm25 = "bm25",
         /// Dense embeddings only (best window per page).
         Dense = "dense",
-        /// Reciprocal rank fusion of BM25 and dense.
+        /// Reciprocal rank fusion of BM25 and every other list with vectors in scope.
         Hybrid = "hybrid",
+        /// Page images only (late interaction, MaxSim).
+        Vision = "vision",
     }
 );
 
 impl Retriever {
     /// Does this retriever read dense vectors (and so need the embedding model)?
     pub fn uses_dense(self) -> bool {
-        self != Retriever::Bm25
+        matches!(self, Retriever::Dense | Retriever::Hybrid)
+    }
+
+    /// Does it read the vision index?
+    pub fn uses_vision(self) -> bool {
+        matches!(self, Retriever::Vision | Retriever::Hybrid)
     }
 }
 
@@ -58,13 +67,15 @@ impl Retriever {
 #[serde(default)]
 pub struct Fusion {
     pub dense_weight: f32,
+    /// Not tuned yet: no real vision weights could be run here (see README).
+    pub vision_weight: f32,
     /// RRF's rank offset (60 in the original paper).
     pub k0: f32,
 }
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion { dense_weight: 0.25, k0: 60.0 }
+        Fusion { dense_weight: 0.25, vision_weight: 0.5, k0: 60.0 }
     }
 }
 
@@ -171,22 +182,41 @@ pub fn search(lib: &Library, req: &SearchRequest) -> Result<SearchResponse> {
     let depth = (k + 8).max(req.rank.depth);
     let bm25 = lexical::ranked(lib, &q, scoped.filter.as_ref(), &scoped.groups, &complete, req, k)?;
     let dense = semantic::ranked(lib, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
-    let used = match (req.retriever, &dense) {
-        (r, Some(_)) => r,
-        (_, None) => Retriever::Bm25,
+    let vision = visual::ranked(lib, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
+    let only = |r: Retriever| req.retriever == r;
+    let lexical_list = !(only(Retriever::Dense) || only(Retriever::Vision));
+    let used = match (lexical_list, dense.is_some(), vision.is_some()) {
+        (false, true, _) => Retriever::Dense,
+        (false, _, true) => Retriever::Vision,
+        (true, false, false) => Retriever::Bm25,
+        _ => Retriever::Hybrid,
     };
+    if req.retriever == Retriever::Hybrid {
+        let mut lists = vec!["bm25"];
+        if dense.is_some() {
+            lists.push("dense");
+        }
+        if vision.is_some() {
+            lists.push("vision");
+        }
+        notes.push(format!("hybrid of {}", lists.join(" + ")));
+    }
     // one list of weighted sources per group, fused
     let lists: Vec<Vec<IndexHit>> = bm25
         .iter()
         .enumerate()
         .map(|(g, lex)| {
             let mut sources: Vec<(&[IndexHit], f32)> = Vec::new();
-            if used != Retriever::Dense {
+            if lexical_list {
                 sources.push((lex, 1.0));
             }
             if let Some(d) = &dense {
                 let w = if used == Retriever::Dense { 1.0 } else { req.fusion.dense_weight };
                 sources.push((&d[g], w));
+            }
+            if let Some(v) = &vision {
+                let w = if used == Retriever::Vision { 1.0 } else { req.fusion.vision_weight };
+                sources.push((&v[g], w));
             }
             fuse::fuse(&sources, req.fusion.k0, depth)
         })

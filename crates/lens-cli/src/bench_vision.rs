@@ -1,0 +1,71 @@
+//! `lens bench vision`: ColModernVBERT at its real size with random weights (nothing to
+//! download): seconds per page at each longest edge and query milliseconds, beside PyTorch
+//! (transformers, f32, same shapes and thread count) with --python.
+
+use anyhow::Result;
+use lens_vision::model::{ColModernVBert, Config};
+use std::path::Path;
+use std::time::Instant;
+
+pub fn run(edges: &[usize], runs: usize, python: Option<&Path>) -> Result<()> {
+    let cfg = Config::real_size();
+    let dir = tempfile::tempdir()?;
+    let t0 = Instant::now();
+    candle_core::safetensors::save(&cfg.random_weights(7)?, dir.path().join("model.safetensors"))?;
+    std::fs::write(dir.path().join("config.json"), cfg.to_json().to_string())?;
+    let model = ColModernVBert::load(dir.path())?;
+    let threads = rayon::current_num_threads();
+    println!(
+        "bench vision: ColModernVBERT at its real size, random weights ({:.0} MB f32, written and loaded in {:.1} s), {} threads, candle CPU",
+        std::fs::metadata(dir.path().join("model.safetensors"))?.len() as f64 / 1e6,
+        t0.elapsed().as_secs_f64(),
+        threads
+    );
+    let seq = cfg.image_seq_len();
+    for &edge in edges {
+        let tiles = if edge <= cfg.vision.image_size { 1 } else { (edge / cfg.vision.image_size).pow(2) + 1 };
+        let per = seq + 2;
+        let len = tiles * per + 20;
+        let mut ids: Vec<u32> = (0..len).map(|i| (i * 7919 % 50000) as u32).collect();
+        for t in 0..tiles {
+            for p in t * per + 2..t * per + per {
+                ids[p] = cfg.image_token_id;
+            }
+        }
+        let px = cfg.vision.image_size * cfg.vision.image_size * 3;
+        let pixels: Vec<Vec<f32>> = (0..tiles).map(|t| (0..px).map(|i| ((i * 31 + t * 17) % 255) as f32 / 127.5 - 1.0).collect()).collect();
+        let mut times = Vec::new();
+        for _ in 0..runs.max(1) {
+            let t = Instant::now();
+            let f = model.image_features(&pixels)?;
+            model.encode(&ids, Some(&f))?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+        times.sort_by(|a, b| a.total_cmp(b));
+        let s = times[times.len() / 2];
+        let q: Vec<u32> = (0..20).map(|i| (i * 131 % 50000) as u32).collect();
+        model.encode(&q, None)?;
+        let t = Instant::now();
+        model.encode(&q, None)?;
+        let qms = t.elapsed().as_secs_f64() * 1000.0;
+        print!("  edge {edge:>4} px ({tiles} tile{}, {len} tokens): lens {s:>6.2} s/page, query {qms:>5.0} ms", if tiles == 1 { "" } else { "s" });
+        if let Some(py) = python {
+            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/vision_reference.py");
+            let o = std::process::Command::new(py)
+                .arg(&script)
+                .arg("speed")
+                .arg(edge.to_string())
+                .arg(runs.max(1).to_string())
+                .arg(threads.to_string())
+                .output()?;
+            if !o.status.success() {
+                anyhow::bail!("the PyTorch reference failed: {}", String::from_utf8_lossy(&o.stderr));
+            }
+            let v: serde_json::Value = serde_json::from_slice(o.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
+            let ps = v["s_per_page"].as_f64().unwrap_or(f64::NAN);
+            print!(";  PyTorch {ps:>6.2} s/page, query {:>5.0} ms;  lens / PyTorch time {:.2}x", v["query_ms"].as_f64().unwrap_or(f64::NAN), s / ps);
+        }
+        println!();
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! Step 3b: vision retrieval (late interaction over page images). The index and its model live
+//! in `lens-vision`, which registers a [`VisionIndex`] on the library (`Library::set_vision`),
+//! as the answerer seam does for models; this step only asks it for one list per group. Only
+//! documents with a published vision index for the registered model take part.
+
+use super::Retriever;
+use crate::error::{LensError, Result};
+use crate::index::IndexHit;
+use crate::library::Library;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// A vision index with its query encoder.
+pub trait VisionIndex: Send + Sync {
+    /// Model and edge, as notes and the index record them (`colmodernvbert@1024`).
+    fn name(&self) -> String;
+    /// Which of these documents have vectors for this model and edge.
+    fn covered(&self, lib: &Library, keys: &[i64]) -> Result<Vec<i64>>;
+    /// The question's vectors (`tokens × dim`).
+    fn embed_query(&self, question: &str) -> Result<Vec<f32>>;
+    /// The best `depth` pages of `keys` for the query vectors, by MaxSim.
+    fn rank(&self, lib: &Library, query: &[f32], keys: &[i64], depth: usize) -> Result<Vec<IndexHit>>;
+    /// MaxSim of the query vectors against these pages (`None` where a page has no vectors).
+    fn score(&self, lib: &Library, query: &[f32], pages: &[(i64, u32)]) -> Result<Vec<Option<f32>>>;
+}
+
+/// One vision list per group, or `None` when the retriever does not read vision vectors or
+/// (hybrid) none are at hand, with a note saying which. The vision retriever errs where hybrid
+/// falls back.
+pub fn ranked(
+    lib: &Library,
+    question: &str,
+    groups: &[Option<Vec<i64>>],
+    complete: &HashMap<i64, String>,
+    retriever: Retriever,
+    depth: usize,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<Vec<IndexHit>>>> {
+    if !retriever.uses_vision() {
+        return Ok(None);
+    }
+    let strict = retriever == Retriever::Vision;
+    let Some(vis) = lib.vision() else {
+        if strict {
+            return Err(LensError::ModelMissing {
+                what: "a vision model".into(),
+                dir: PathBuf::from("(none loaded)"),
+                hint: "put a ColModernVBERT folder in the models folder and build the vision index (`lens vision build`), or search with bm25".into(),
+            });
+        }
+        return Ok(None);
+    };
+    let all_keys: Vec<i64> = complete.keys().copied().collect();
+    let mut scoped = Vec::with_capacity(groups.len());
+    for g in groups {
+        scoped.push(vis.covered(lib, g.as_deref().unwrap_or(&all_keys))?);
+    }
+    let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
+    let covered: usize = scoped.iter().map(Vec::len).sum();
+    if covered == 0 {
+        if strict {
+            return Err(LensError::NotFound(format!("no document in scope has a vision index for {} yet (run `lens vision build`)", vis.name())));
+        }
+        notes.push("no document in scope has a vision index yet".into());
+        return Ok(None);
+    }
+    if covered < scope_total {
+        notes.push(format!("{covered} of {scope_total} documents in scope have a vision index"));
+    }
+    let qv = vis.embed_query(question)?;
+    scoped.iter().map(|keys| vis.rank(lib, &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
+}

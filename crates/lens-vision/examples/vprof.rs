@@ -1,0 +1,36 @@
+// Timing breakdown of one page at the real size (random weights): vision tower, text model.
+use lens_vision::model::{ColModernVBert, Config};
+use std::time::Instant;
+fn main() {
+    let cfg = Config::real_size();
+    let dir = std::path::PathBuf::from("/tmp/vb");
+    std::fs::create_dir_all(&dir).unwrap();
+    if !dir.join("model.safetensors").exists() {
+        candle_core::safetensors::save(&cfg.random_weights(7).unwrap(), dir.join("model.safetensors")).unwrap();
+        std::fs::write(dir.join("config.json"), cfg.to_json().to_string()).unwrap();
+    }
+    let m = ColModernVBert::load(&dir).unwrap();
+    let px = 512 * 512 * 3;
+    let pixels: Vec<Vec<f32>> = vec![(0..px).map(|i| (i % 255) as f32 / 127.5 - 1.0).collect()];
+    for _ in 0..2 {
+        let t = Instant::now();
+        let f = m.image_features(&pixels).unwrap();
+        let tv = t.elapsed().as_secs_f64();
+        let mut ids: Vec<u32> = (0..86).map(|i| (i * 7919 % 50000) as u32).collect();
+        for p in 2..66 {
+            ids[p] = cfg.image_token_id;
+        }
+        let t = Instant::now();
+        m.encode(&ids, Some(&f)).unwrap();
+        println!("vision {:.2} s, text {:.2} s", tv, t.elapsed().as_secs_f64());
+    }
+    let a = candle_core::Tensor::randn(0f32, 1., (1024, 768), &candle_core::Device::Cpu).unwrap();
+    let b = candle_core::Tensor::randn(0f32, 1., (768, 3072), &candle_core::Device::Cpu).unwrap();
+    let _ = a.matmul(&b).unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = a.matmul(&b).unwrap();
+    }
+    let s = t.elapsed().as_secs_f64() / 5.0;
+    println!("matmul 1024x768x3072: {:.1} ms, {:.0} GFLOP/s", s * 1000.0, 2.0 * 1024.0 * 768.0 * 3072.0 / s / 1e9);
+}
