@@ -6,7 +6,7 @@ use lens_core::ask::AskRequest;
 use lens_core::error::{LensError, Result};
 use lens_core::evidence::EvidenceBox;
 use lens_core::pageref::PageRef;
-use lens_core::retrieve::{self, Retriever};
+use lens_core::retrieve::Retriever;
 use lens_core::settings::Settings;
 use lens_core::Library;
 use serde::{Deserialize, Serialize};
@@ -75,7 +75,7 @@ impl AskArgs {
         let mut r = AskRequest::new(self.question.clone());
         r.k = self.k.unwrap_or(st.top_k);
         r.answerer = self.answerer.unwrap_or(st.answerer);
-        r.retriever = retrieve::choose(lib, st, self.retriever, false)?;
+        r.retriever = crate::choose_retriever(lib, st, self.retriever, false)?;
         r.docs = self.docs.clone();
         r.filter = self.filter;
         Ok(r)
@@ -222,4 +222,25 @@ impl PageImageArgs {
 #[derive(Debug, Clone, Deserialize)]
 pub struct ReopenArgs {
     pub id: i64,
+}
+
+#[derive(Debug, Clone, Deserialize, Default)]
+pub struct VisionBuildArgs {
+    /// Only these documents (ids); empty: every document, scans first.
+    #[serde(default)]
+    pub docs: Vec<String>,
+    /// Embed again documents already indexed with this model and edge.
+    #[serde(default)]
+    pub rebuild: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VisionStatus {
+    pub model: String,
+    pub edge: u32,
+    pub installed: bool,
+    /// Why there is no vision model, when there is none.
+    pub missing: Option<String>,
+    pub coverage: Vec<lens_vision::library::Coverage>,
+    pub job: crate::jobs::VisionState,
 }

@@ -34,6 +34,9 @@ pub const COMMANDS: &[&str] = &[
     "dense_build",
     "dense_status",
     "cancel_dense",
+    "vision_build",
+    "vision_status",
+    "cancel_vision",
     "watches",
     "watch_status",
     "add_watch",
@@ -100,6 +103,9 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         "dense_build" => out(api.start_dense()?),
         "dense_status" => out(api.dense_status()?),
         "cancel_dense" => out(json!({ "ok": true, "running": api.cancel_dense() })),
+        "vision_build" => out(api.start_vision(&parse(cmd, a)?)?),
+        "vision_status" => out(api.vision_status()?),
+        "cancel_vision" => out(json!({ "ok": true, "running": api.cancel_vision() })),
         "watches" => out(api.watches()?),
         "watch_status" => out(api.watch_status()?),
         "add_watch" => out(json!({ "folder": api.add_watch(Path::new(&parse::<FolderArgs>(cmd, a)?.folder))? })),
@@ -147,8 +153,8 @@ mod tests {
         let e = dispatch(&api, "search", json!({"query": 3})).unwrap_err();
         assert_eq!(e.code(), "bad_input");
         assert!(e.to_string().starts_with("search: invalid type"), "{e}");
-        let e = dispatch(&api, "ask", json!({"question": "q", "retriever": "vision"})).unwrap_err();
-        assert!(e.to_string().contains("retriever `vision` is not available in this build"), "{e}");
+        let e = dispatch(&api, "ask", json!({"question": "q", "retriever": "telepathy"})).unwrap_err();
+        assert!(e.to_string().contains("retriever `telepathy` is not available in this build"), "{e}");
         assert_eq!(dispatch(&api, "nope", json!({})).unwrap_err().code(), "not_found");
         let e = dispatch(&api, "ingest_paths", json!({"paths": []})).unwrap_err();
         assert!(e.to_string().contains("no files given"), "{e}");

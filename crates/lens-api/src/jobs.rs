@@ -327,3 +327,74 @@ impl DenseJobs {
         Ok(snapshot)
     }
 }
+
+/// The background vision-index build, as the UI polls it (`vision_status`).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct VisionState {
+    pub running: bool,
+    pub cancelled: bool,
+    pub model: String,
+    pub edge: u32,
+    pub progress: lens_vision::library::BuildProgress,
+    pub report: Option<lens_vision::library::BuildReport>,
+    pub error: Option<JobError>,
+}
+
+#[derive(Default)]
+struct VisionJob {
+    state: VisionState,
+    cancel: Arc<AtomicBool>,
+}
+
+/// Embeds pages for the vision index in a thread: slow on a CPU (seconds per page), so it is
+/// resumable page by page and shows per-document progress.
+pub struct VisionJobs {
+    dir: PathBuf,
+    job: Arc<Mutex<VisionJob>>,
+}
+
+impl VisionJobs {
+    pub fn new(dir: PathBuf) -> VisionJobs {
+        VisionJobs { dir, job: Arc::new(Mutex::new(VisionJob::default())) }
+    }
+
+    pub fn state(&self) -> VisionState {
+        lock(&self.job).state.clone()
+    }
+
+    pub fn cancel(&self) -> bool {
+        let j = lock(&self.job);
+        j.cancel.store(true, Ordering::Relaxed);
+        j.state.running
+    }
+
+    /// Load the model (errors now, not in the background), then build in a thread.
+    pub fn start(&self, st: &lens_core::settings::Settings, opts: lens_vision::library::BuildOptions) -> Result<VisionState> {
+        let enc = lens_vision::library::encoder(st)?;
+        let mut j = lock(&self.job);
+        if j.state.running {
+            return Ok(j.state.clone());
+        }
+        j.state = VisionState { running: true, model: enc.name.clone(), edge: enc.edge as u32, ..Default::default() };
+        j.cancel = Arc::new(AtomicBool::new(false));
+        let snapshot = j.state.clone();
+        let cancel = j.cancel.clone();
+        drop(j);
+        let (job, dir) = (self.job.clone(), self.dir.clone());
+        std::thread::spawn(move || {
+            let res = Library::open(&dir).and_then(|lib| {
+                lens_vision::library::build(&lib, &enc, &opts, &cancel, &mut |p| {
+                    lock(&job).state.progress = p.clone();
+                })
+            });
+            let mut j = lock(&job);
+            match res {
+                Ok(r) => j.state.report = Some(r),
+                Err(LensError::Cancelled) => j.state.cancelled = true,
+                Err(e) => j.state.error = Some((&e).into()),
+            }
+            j.state.running = false;
+        });
+        Ok(snapshot)
+    }
+}

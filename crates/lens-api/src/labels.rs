@@ -8,7 +8,7 @@ use lens_core::error::{LensError, Result};
 use lens_core::eval::{EvalOptions, Mode};
 use lens_core::labels::{self, jsonl, Agreement, ImportReport, LabelBox, Question, SaveAnswer, Score, SetInfo};
 use lens_core::pageref::PageRef;
-use lens_core::retrieve::{self, Retriever, SearchRequest};
+use lens_core::retrieve::{Retriever, SearchRequest};
 use lens_core::settings::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -178,7 +178,7 @@ impl Api {
             let mut req = SearchRequest::new(q.query.clone());
             req.k = a.k.clamp(1, 50);
             let (mut hits, mut terms, mut used) = (Vec::new(), Vec::new(), st.retriever);
-            match retrieve::choose(l, &st, a.retriever, false).and_then(|r| {
+            match crate::choose_retriever(l, &st, a.retriever, false).and_then(|r| {
                 req.retriever = r;
                 l.search(&req)
             }) {
@@ -294,7 +294,7 @@ impl Api {
     pub fn label_score(&self, a: &ScoreArgs) -> Result<Score> {
         self.with_library(|l| {
             let st = Settings::load(l.store())?;
-            let retriever = retrieve::choose(l, &st, Some(a.retriever.unwrap_or(Retriever::Bm25)), true)?;
+            let retriever = crate::choose_retriever(l, &st, Some(a.retriever.unwrap_or(Retriever::Bm25)), true)?;
             let opts = EvalOptions { mode: a.mode.unwrap_or(Mode::Filter), retriever, ..Default::default() };
             labels::score(l, &a.set, &opts)
         })

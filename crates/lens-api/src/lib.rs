@@ -41,6 +41,7 @@ pub struct Api {
     stale: Arc<AtomicBool>,
     ingest: jobs::IngestJobs,
     dense: jobs::DenseJobs,
+    vision: jobs::VisionJobs,
     watching: Mutex<Option<(watch::WatchService, watch::Sink)>>,
     /// answerers in use, by kind (built on first use; tests and model loaders put their own)
     answerers: Mutex<HashMap<AnswererKind, Arc<dyn Answerer>>>,
@@ -48,6 +49,16 @@ pub struct Api {
     asks: Mutex<Vec<Arc<AtomicBool>>>,
     /// held while a model loads (one load at a time; other answerers stay usable)
     model_loading: Mutex<()>,
+}
+
+/// The retriever a call uses (its flag, else the settings'), with the models it reads loaded:
+/// the embedding model for dense/hybrid, the vision model and index for vision/hybrid (loaded
+/// once per process; the first load happens under the library lock). Hybrid goes on without a
+/// missing model, saying so, unless `strict`.
+pub fn choose_retriever(lib: &Library, st: &Settings, flag: Option<retrieve::Retriever>, strict: bool) -> Result<retrieve::Retriever> {
+    let r = retrieve::choose(lib, st, flag, strict)?;
+    lens_vision::library::attach(lib, st, r, strict)?;
+    Ok(r)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -62,6 +73,7 @@ impl Api {
             Api {
                 ingest: jobs::IngestJobs::new(dir.clone(), stale.clone()),
                 dense: jobs::DenseJobs::new(dir.clone()),
+                vision: jobs::VisionJobs::new(dir.clone()),
                 dir,
                 me: me.clone(),
                 lib: Mutex::new(None),
@@ -110,7 +122,7 @@ impl Api {
             r.k = a.k;
             r.docs = a.docs.clone();
             r.filter = a.filter;
-            r.retriever = retrieve::choose(l, &st, a.retriever, false)?;
+            r.retriever = choose_retriever(l, &st, a.retriever, false)?;
             l.search(&r)
         })
     }
@@ -283,12 +295,14 @@ impl Api {
     pub fn settings(&self) -> Result<SettingsView> {
         let settings = self.with_library(|l| Settings::load(l.store()))?;
         let (answerers, models, qwen_missing) = self.answerers_available(&settings);
+        let vision = lens_core::settings::vision_installed(&Path::new(&settings.models_dir).join(&settings.vision_model));
         Ok(SettingsView {
             settings,
             library_dir: self.dir.display().to_string(),
             config_file: lens_core::paths::config_file().map(|p| p.display().to_string()),
             answerers,
-            retrievers: retrieve::Retriever::names(),
+            // the vision retriever only when its model is installed
+            retrievers: retrieve::Retriever::names().into_iter().filter(|r| *r != "vision" || vision).collect(),
             models,
             qwen_missing,
         })
@@ -401,6 +415,41 @@ impl Api {
             let with_vectors = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.clone()).collect();
             Ok(DenseStatus { model: st.embedder, documents: docs.len(), with_vectors, job })
         })
+    }
+
+    /// Start embedding pages for the vision index (the settings' model and edge): the documents
+    /// named, else every document, scans first.
+    pub fn start_vision(&self, a: &VisionBuildArgs) -> Result<jobs::VisionState> {
+        let st = self.with_library(|l| {
+            for d in &a.docs {
+                l.document(d)?;
+            }
+            Settings::load(l.store())
+        })?;
+        let opts = lens_vision::library::BuildOptions { docs: (!a.docs.is_empty()).then(|| a.docs.clone()), rebuild: a.rebuild, pooled: st.vision_pooled };
+        self.vision.start(&st, opts)
+    }
+
+    /// The vision job and every document's coverage.
+    pub fn vision_status(&self) -> Result<VisionStatus> {
+        let job = self.vision.state();
+        self.with_library(|l| {
+            let st = Settings::load(l.store())?;
+            let dir = Path::new(&st.models_dir).join(&st.vision_model);
+            let installed = lens_core::settings::vision_installed(&dir);
+            Ok(VisionStatus {
+                model: st.vision_model,
+                edge: st.vision_edge,
+                installed,
+                missing: (!installed).then(|| format!("no ColModernVBERT model in {} ({})", dir.display(), lens_vision::model::VISION_HINT)),
+                coverage: lens_vision::library::coverage(l)?,
+                job,
+            })
+        })
+    }
+
+    pub fn cancel_vision(&self) -> bool {
+        self.vision.cancel()
     }
 
     pub fn cancel_dense(&self) -> bool {

@@ -16,6 +16,7 @@ mod bench_vision;
 mod http;
 mod labels;
 mod serve;
+mod vision;
 
 #[derive(Parser)]
 #[command(name = "lens", version, about = "10-K Lens: evidence-first question answering over PDFs")]
@@ -163,6 +164,9 @@ enum Cmd {
         /// Only questions whose label field KEY has VALUE (e.g. scanned_like=true); repeatable
         #[arg(long = "only")]
         only: Vec<String>,
+        /// Candidate survival instead: BM25 top B reranked by the vision index, for each B
+        #[arg(long, value_delimiter = ',')]
+        survival: Vec<usize>,
         #[arg(long)]
         json: bool,
     },
@@ -271,6 +275,11 @@ enum Cmd {
         #[arg(long, default_value_t = 8765)]
         port: u16,
     },
+    /// The vision index (page images as multivectors, ColModernVBERT): build, status
+    Vision {
+        #[command(subcommand)]
+        what: vision::VisionCmd,
+    },
     /// Gold question sets: import, export, list, agreement between annotators
     Labels {
         #[command(subcommand)]
@@ -351,7 +360,7 @@ fn settings(lib: &Library, models: &Option<PathBuf>) -> Result<Settings> {
 /// The retriever a command asks for (see `retrieve::choose`); `strict` for evals and benches.
 pub(crate) fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>, strict: bool) -> Result<Retriever> {
     let flag = flag.map(str::parse::<Retriever>).transpose()?;
-    Ok(lens_core::retrieve::choose(lib, &settings(lib, models)?, flag, strict)?)
+    Ok(lens_api::choose_retriever(lib, &settings(lib, models)?, flag, strict)?)
 }
 
 fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<lens_core::dense::Embedder>> {
@@ -514,8 +523,24 @@ fn run(cli: Cli) -> Result<()> {
             let a = lib.add_alias(&doc, &alias)?;
             println!("{doc}: alias \"{a}\" added");
         }
-        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, retriever: rflag, set, misses, only, json } => {
+        Cmd::Eval { labels, mode, name, runs_dir, heading_boost, expansion_weight, retriever: rflag, set, misses, only, survival, json } => {
             let lib = open(&cli.library)?;
+            if !survival.is_empty() {
+                retriever(&lib, Some("vision"), &cli.models, true)?;
+                let s = lens_core::eval_survival::run(&lib, &eval::read_labels(&labels)?, &survival, mode.parse()?)?;
+                if json {
+                    println!("{}", serde_json::to_string(&s)?);
+                } else {
+                    println!("candidate survival ({}; {:?} mode): BM25 alone Recall@5 {:.3} nDCG@5 {:.3}", s.vision, s.mode, s.bm25_recall5, s.bm25_ndcg5);
+                    for b in &s.budgets {
+                        println!(
+                            "  B={:<4} n={:<4} candidate recall {:.3}  reranked Recall@5 {:.3} nDCG@5 {:.3}  vs BM25 Recall@5 {:+.3} [{:+.3}, {:+.3}] {}",
+                            b.budget, b.n, b.candidate_recall, b.recall5, b.ndcg5, b.vs_bm25.delta, b.vs_bm25.ci_low, b.vs_bm25.ci_high, b.vs_bm25.verdict
+                        );
+                    }
+                }
+                return Ok(());
+            }
             let chosen = retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?;
             let mode: Mode = mode.parse()?;
             let mut labels_v = eval::read_labels(&labels)?;
@@ -889,6 +914,11 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Cmd::Serve { port } => serve::run(lens_core::paths::library_dir(cli.library.as_deref()), port)?,
+        Cmd::Vision { what } => {
+            let lib = open(&cli.library)?;
+            let st = settings(&lib, &cli.models)?;
+            vision::run(&lib, st, what)?
+        }
         Cmd::Labels { what } => labels::run(&open(&cli.library)?, what)?,
         Cmd::Bench { what } => bench::run(what, cli.library, cli.models)?,
     }

@@ -33,6 +33,7 @@ pub mod ask;
 pub mod calc;
 pub mod eval;
 pub mod eval_answers;
+pub mod eval_survival;
 pub mod evidence;
 pub mod ingest;
 pub mod labels;

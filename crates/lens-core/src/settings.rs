@@ -27,6 +27,14 @@ pub struct Settings {
     pub embedder: String,
     /// Threads the language model uses (0: every core up to four, one less on larger machines).
     pub model_threads: usize,
+    /// Vision model (a ColModernVBERT folder under `models_dir`) for the vision and hybrid
+    /// retrievers.
+    pub vision_model: String,
+    /// Longest edge pages are read at by the vision model (512 = one tile; 1024 = 4 tiles +
+    /// the whole page).
+    pub vision_edge: u32,
+    /// Pool each page's vision vectors ×3 (k-means) when building the index.
+    pub vision_pooled: bool,
 }
 
 impl Default for Settings {
@@ -45,8 +53,18 @@ impl Default for Settings {
             model: String::new(),
             embedder: crate::dense::DEFAULT_MODEL.into(),
             model_threads: 0,
+            vision_model: "colmodernvbert".into(),
+            vision_edge: 1024,
+            vision_pooled: false,
         }
     }
+}
+
+/// The files a vision model folder must hold (weights may be sharded: any `*.safetensors`).
+pub fn vision_installed(dir: &std::path::Path) -> bool {
+    dir.join("config.json").is_file()
+        && dir.join("tokenizer.json").is_file()
+        && std::fs::read_dir(dir).map(|it| it.flatten().any(|e| e.path().extension().is_some_and(|x| x == "safetensors"))).unwrap_or(false)
 }
 
 /// The files an embedding model folder must hold.
@@ -98,6 +116,19 @@ impl Settings {
                     });
                 }
             }
+        }
+        if self.vision_model.is_empty() || self.vision_model.contains(['/', '\\']) || self.vision_model.starts_with('.') {
+            return Err(LensError::BadInput(format!("vision model `{}` must be a folder name inside the models folder (no `/`, no `..`)", self.vision_model)));
+        }
+        if !(256..=2048).contains(&self.vision_edge) {
+            return Err(LensError::BadInput(format!("vision edge must be 256 to 2048 px (got {})", self.vision_edge)));
+        }
+        if self.retriever == Retriever::Vision && !vision_installed(&std::path::Path::new(&self.models_dir).join(&self.vision_model)) {
+            return Err(LensError::ModelMissing {
+                what: "a ColModernVBERT model (config.json, *.safetensors, tokenizer.json)".into(),
+                dir: std::path::Path::new(&self.models_dir).join(&self.vision_model),
+                hint: "the vision retriever needs it; see README, Models".into(),
+            });
         }
         if self.threads > 64 {
             return Err(LensError::BadInput(format!("threads must be 0 (one per core) to 64 (got {})", self.threads)));

@@ -234,6 +234,34 @@ impl Partial {
         Ok(Partial { path: path.to_path_buf(), file, dim, pages, dropped_bytes: dropped })
     }
 
+    /// Pages in a staging file, for progress display (the build itself reopens it with
+    /// [`Partial::open`]): the vector dimension is found by checking the first record's checksum
+    /// at the dimensions models use, then the records are walked by their headers.
+    pub fn count(path: &Path) -> Result<usize> {
+        let buf = std::fs::read(path).map_err(|e| LensError::io(path, e))?;
+        let mut at = 0usize;
+        let mut n = 0;
+        let dim = [128usize, 64, 96, 256, 16, 32, 8].into_iter().find(|d| {
+            if buf.len() < 8 {
+                return false;
+            }
+            let v = u32::from_le_bytes(buf[4..8].try_into().expect("4 bytes")) as usize;
+            let end = 8 + v * d * 2;
+            end + 4 <= buf.len() && fnv1a(&buf[..end]) == u32::from_le_bytes(buf[end..end + 4].try_into().expect("4 bytes"))
+        });
+        let Some(dim) = dim else { return Ok(0) };
+        while at + 8 <= buf.len() {
+            let v = u32::from_le_bytes(buf[at + 4..at + 8].try_into().expect("4 bytes")) as usize;
+            let end = at + 8 + v * dim * 2;
+            if end + 4 > buf.len() {
+                break;
+            }
+            n += 1;
+            at = end + 4;
+        }
+        Ok(n)
+    }
+
     pub fn has(&self, page: u32) -> bool {
         self.pages.contains_key(&page)
     }

@@ -278,3 +278,88 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
     report.seconds = t0.elapsed().as_secs_f64();
     Ok(report)
 }
+
+/// Encoders loaded in this process, by folder and edge (a model is loaded once).
+fn cache() -> &'static Mutex<HashMap<(PathBuf, usize), Arc<VisionEncoder>>> {
+    static C: std::sync::OnceLock<Mutex<HashMap<(PathBuf, usize), Arc<VisionEncoder>>>> = std::sync::OnceLock::new();
+    C.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The settings' vision encoder (loaded once per process), or why there is none.
+pub fn encoder(st: &lens_core::settings::Settings) -> Result<Arc<VisionEncoder>> {
+    let dir = Path::new(&st.models_dir).join(&st.vision_model);
+    if !lens_core::settings::vision_installed(&dir) {
+        return Err(LensError::ModelMissing {
+            what: "a ColModernVBERT model (config.json, *.safetensors, tokenizer.json)".into(),
+            dir,
+            hint: crate::model::VISION_HINT.into(),
+        });
+    }
+    let key = (dir.clone(), st.vision_edge as usize);
+    if let Some(e) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(e.clone());
+    }
+    let e = Arc::new(VisionEncoder::load(&dir, st.vision_edge as usize)?);
+    cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, e.clone());
+    Ok(e)
+}
+
+/// Register the settings' vision index on `lib` when `retriever` reads it: an error when the
+/// vision retriever has no model (hybrid goes on without, unless `strict`).
+pub fn attach(lib: &Library, st: &lens_core::settings::Settings, retriever: lens_core::retrieve::Retriever, strict: bool) -> Result<()> {
+    if !retriever.uses_vision() {
+        return Ok(());
+    }
+    match encoder(st) {
+        Ok(enc) => attach_encoder(lib, enc, st.vision_pooled),
+        Err(e) if strict || retriever == lens_core::retrieve::Retriever::Vision => Err(e),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Register `enc`'s index on `lib` (kept when the same model, edge and pooling are there).
+pub fn attach_encoder(lib: &Library, enc: Arc<VisionEncoder>, pooled: bool) -> Result<()> {
+    let want = built_for(&enc, pooled);
+    if lib.vision().is_some_and(|v| v.name() == format!("{}@{}", want.model, want.edge)) {
+        return Ok(());
+    }
+    lib.set_vision(Some(Arc::new(VisionLibrary::new(lib, enc, pooled)?)));
+    Ok(())
+}
+
+/// Vision coverage of one document, for the Library view and `lens vision status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Coverage {
+    pub doc: String,
+    pub pages: u32,
+    /// Pages in the published index (0 when none), or embedded so far in a partial build.
+    pub vision_pages: u32,
+    pub published: bool,
+    pub model: Option<String>,
+    pub edge: Option<u32>,
+    pub bytes: u64,
+}
+
+/// Coverage of every document.
+pub fn coverage(lib: &Library) -> Result<Vec<Coverage>> {
+    let rows = lib.store().vision_docs()?;
+    let dir = lib.dir().map(|d| d.join("vision"));
+    let mut out = Vec::new();
+    for d in lib.documents()? {
+        let c = match rows.get(&d.key) {
+            Some(r) => {
+                Coverage { doc: d.id, pages: d.pages, vision_pages: r.pages, published: true, model: Some(r.model.clone()), edge: Some(r.edge), bytes: r.bytes }
+            }
+            None => {
+                let partial = dir.as_ref().map(|p| p.join(format!("{}.partial", d.key))).filter(|p| p.is_file());
+                let done = match partial {
+                    Some(p) => Partial::count(&p).unwrap_or(0) as u32,
+                    None => 0,
+                };
+                Coverage { doc: d.id, pages: d.pages, vision_pages: done, published: false, model: None, edge: None, bytes: 0 }
+            }
+        };
+        out.push(c);
+    }
+    Ok(out)
+}

@@ -32,7 +32,7 @@ pub fn ranked(
                 hint: "load one (settings: models dir) or search with the bm25 retriever".into(),
             });
         }
-        notes.push("no embedding model is loaded: BM25 only".into());
+        notes.push("no embedding model is loaded: no dense list".into());
         return Ok(None);
     };
     let with_vectors = lib.store.dense_doc_keys(emb.name())?;
@@ -45,7 +45,7 @@ pub fn ranked(
         if strict {
             return Err(LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into()));
         }
-        notes.push("no document in scope has dense vectors yet: BM25 only".into());
+        notes.push("no document in scope has dense vectors yet: no dense list".into());
         return Ok(None);
     }
     if covered < scope_total {
