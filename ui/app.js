@@ -31,7 +31,10 @@
       const docs = await api.call('documents');
       const aliases = await api.call('aliases').catch(() => ({}));
       const dense = await api.call('dense_status').catch(() => null);
+      const vision = await api.call('vision_status').catch(() => null);
       if (gen !== docsGen) return;
+      renderVision(vision);
+      const visionOf = new Map(((vision && vision.coverage) || []).map((c) => [c.doc, c]));
       tbody.textContent = '';
       fillScope(docs);
       renderDense(dense);
@@ -43,6 +46,9 @@
         for (const v of [d.title || d.id, d.pages, d.company || '', d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
         tr.appendChild(aliasCell(d, aliases[d.id] || []));
         tr.appendChild(el('td', 'dense-cell', withVectors.has(d.id) ? 'yes' : '–'));
+        // vision coverage: the published index, or pages embedded so far
+        const vc = visionOf.get(d.id);
+        tr.appendChild(el('td', 'vision-cell', !vc ? '–' : vc.published ? vc.vision_pages + ' pages (' + vc.edge + ' px)' : vc.vision_pages ? vc.vision_pages + ' of ' + vc.pages + ' pages' : '–'));
         const td = el('td');
         const edit = el('button', 'secondary', 'Edit');
         edit.setAttribute('aria-label', 'Edit company, year and form of ' + d.id);
@@ -90,6 +96,43 @@
     td.appendChild(form);
     return td;
   }
+
+  // ---- vision index: a background build (seconds per page on a CPU) the UI polls
+  function renderVision(st) {
+    if (!st) { $('vision-msg').textContent = ''; return; }
+    const j = st.job || {};
+    const done = (st.coverage || []).filter((c) => c.published).length;
+    let t;
+    if (!st.installed) t = 'No vision model: ' + (st.missing || '');
+    else t = st.model + ' at ' + st.edge + ' px: ' + done + ' of ' + plural((st.coverage || []).length, 'document') + ' indexed';
+    const p = j.progress || {};
+    if (j.running) t += ' — embedding ' + (p.doc_id ? p.doc_id + ' page ' + p.doc_pages_done + '/' + p.doc_pages + ' ' : '') + '(' + p.docs_done + '/' + (p.docs_total || '?') + ' documents' + (p.pages ? ', ' + (p.seconds / p.pages).toFixed(1) + ' s/page' : '') + ')…';
+    else if (j.cancelled) t += ' (stopped; the next build goes on where it stopped)';
+    if (j.error) t += ' — ' + errText(j.error);
+    $('vision-msg').textContent = t;
+    $('vision-cancel').hidden = !j.running;
+    // a build needs the model: the button says why it cannot run
+    $('vision-build').disabled = !!j.running || !st.installed;
+    $('vision-build').title = st.installed ? 'Embed page images for vision search (scans first)' : 'Install a ColModernVBERT model first (see README, Models)';
+  }
+  let visionPolling = false;
+  async function pollVision() {
+    if (visionPolling) return;
+    visionPolling = true;
+    try {
+      for (;;) {
+        const st = await api.call('vision_status');
+        renderVision(st);
+        if (!st.job || !st.job.running) break;
+        await new Promise((r) => setTimeout(r, 1500));
+      }
+    } catch (e) { $('vision-msg').textContent = errText(e); }
+    visionPolling = false;
+  }
+  $('vision-build').addEventListener('click', async () => {
+    try { await api.call('vision_build', {}); pollVision().then(loadDocs); } catch (e) { $('vision-msg').textContent = errText(e); }
+  });
+  $('vision-cancel').addEventListener('click', () => api.call('cancel_vision').catch(() => {}));
 
   // ---- dense vectors: a background build the UI polls
   function renderDense(st) {
@@ -495,6 +538,9 @@
       $('s-models').value = st.models_dir;
       $('s-model').value = st.model;
       $('s-embedder').value = st.embedder;
+      $('s-vision-model').value = st.vision_model;
+      $('s-vision-edge').value = String(st.vision_edge);
+      $('s-vision-pooled').checked = !!st.vision_pooled;
       for (const [id, list, v] of [['s-retriever', r.retrievers, st.retriever], ['s-answerer', r.answerers, st.answerer]]) {
         const sel = $(id);
         sel.textContent = '';
@@ -552,6 +598,7 @@
         library_dir: $('s-library').value,
         settings: {
           models_dir: $('s-models').value, model: $('s-model').value, embedder: $('s-embedder').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
+          vision_model: $('s-vision-model').value.trim(), vision_edge: Number($('s-vision-edge').value), vision_pooled: $('s-vision-pooled').checked,
           top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value),
         },
       });

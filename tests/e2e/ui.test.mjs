@@ -145,6 +145,10 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('#dense-build');
     await page.waitForFunction(() => document.getElementById('dense-msg').textContent.includes('model_missing'));
     assert.match(await page.textContent('#dense-msg'), /config\.json/);
+    // the vision index without its model: the button is disabled and the reason shown
+    await page.waitForFunction(() => document.getElementById('vision-msg').textContent.includes('No vision model'));
+    assert.ok(await page.isDisabled('#vision-build'));
+    assert.equal(await page.textContent('#docs tr[data-doc="3M_2018_10K"] td.vision-cell'), '–');
 
     // removing the document removes its pages from search and the viewer
     await page.click('button[aria-label="Remove 3M_2018_10K"]');

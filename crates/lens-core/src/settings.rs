@@ -179,8 +179,7 @@ mod tests {
         assert_eq!(Settings::load(&store).unwrap().top_k, 5);
         let patch = |v: serde_json::Value| Settings::default().patched(v.as_object().unwrap());
         for (v, msg) in [
-            (serde_json::json!({"retriever": "vision"}), "retriever `vision` is not available in this build (available: bm25, dense, hybrid)"),
-            (serde_json::json!({"retriever": "colbert"}), "not available in this build"),
+            (serde_json::json!({"retriever": "colbert"}), "retriever `colbert` is not available in this build (available: bm25, dense, hybrid, vision)"),
             (serde_json::json!({"answerer": "gpt"}), "answerer `gpt`"),
             (serde_json::json!({"top_k": "five"}), "bad setting value"),
             (serde_json::json!({"colour": "red"}), "unknown setting `colour`"),
@@ -194,6 +193,9 @@ mod tests {
             (Settings { retriever: Retriever::Dense, models_dir: "/nonexistent".into(), ..Default::default() }, "needs the embedding model"),
             (Settings { ocr_langs: "eng+xyz".into(), ..Default::default() }, "tesseract-ocr-xyz"),
             (Settings { threads: 500, ..Default::default() }, "threads"),
+            (Settings { retriever: Retriever::Vision, models_dir: "/nonexistent".into(), ..Default::default() }, "the vision retriever needs it"),
+            (Settings { vision_edge: 100, ..Default::default() }, "vision edge must be 256 to 2048"),
+            (Settings { vision_model: "../x".into(), ..Default::default() }, "vision model `../x` must be a folder name"),
             (Settings { model_threads: 500, ..Default::default() }, "model threads"),
             (Settings { embedder: "../../../../etc".into(), ..Default::default() }, "must be a folder name"),
             (Settings { models_dir: "models".into(), ..Default::default() }, "absolute path"),
