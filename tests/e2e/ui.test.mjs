@@ -122,7 +122,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // one click makes the thumbs-down a question to label, with the answer, note and pages it read
     await page.click('button.tab[data-view=log]');
     await page.waitForSelector('#log tbody tr');
-    await page.click('#log tbody tr:last-child button[aria-label^="Label question"]');
+    await page.click('#log tbody tr:has-text("✗ wrong") button[aria-label^="Label question"]');
     await page.waitForFunction(() => document.getElementById('l-origin').textContent.includes('marked wrong: right row, wrong sign'));
     await page.waitForSelector('#l-cands li.cand[data-page="3M_2018_10K#60"]');
 
