@@ -28,9 +28,7 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>) -> Result<()> {
         let len = tiles * per + 20;
         let mut ids: Vec<u32> = (0..len).map(|i| (i * 7919 % 50000) as u32).collect();
         for t in 0..tiles {
-            for p in t * per + 2..t * per + per {
-                ids[p] = cfg.image_token_id;
-            }
+            ids[t * per + 2..t * per + per].fill(cfg.image_token_id);
         }
         let px = cfg.vision.image_size * cfg.vision.image_size * 3;
         let pixels: Vec<Vec<f32>> = (0..tiles).map(|t| (0..px).map(|i| ((i * 31 + t * 17) % 255) as f32 / 127.5 - 1.0).collect()).collect();

@@ -34,6 +34,8 @@ pub struct Survival {
     pub skipped: usize,
 }
 
+type ById = HashMap<String, f64>;
+
 pub fn run(lib: &Library, labels: &[Label], budgets: &[usize], mode: Mode) -> Result<Survival> {
     let vis = lib.vision().ok_or_else(|| LensError::ModelMissing {
         what: "a vision model".into(),
@@ -43,7 +45,8 @@ pub fn run(lib: &Library, labels: &[Label], budgets: &[usize], mode: Mode) -> Re
     let keys: HashMap<String, i64> = lib.documents()?.into_iter().map(|d| (d.id, d.key)).collect();
     let max_b = budgets.iter().copied().max().unwrap_or(10).max(5);
     let (mut bm_r, mut bm_n) = (HashMap::new(), HashMap::new());
-    let mut per: Vec<(HashMap<String, f64>, HashMap<String, f64>, HashMap<String, f64>)> = budgets.iter().map(|_| Default::default()).collect();
+    // per budget: candidate recall, reranked Recall@5, reranked nDCG@5, by question
+    let mut per: Vec<[ById; 3]> = budgets.iter().map(|_| Default::default()).collect();
     let mut skipped = 0;
     for l in labels {
         let gold: HashMap<String, f64> = l.gold.iter().map(|(k, v)| (k.clone(), *v)).collect();
@@ -81,16 +84,16 @@ pub fn run(lib: &Library, labels: &[Label], budgets: &[usize], mode: Mode) -> Re
             });
             let reranked: Vec<String> = order.into_iter().map(|i| cand[i].clone()).collect();
             let m = metrics(&reranked, &gold);
-            per[bi].0.insert(l.id.clone(), found as f64 / positives as f64);
-            per[bi].1.insert(l.id.clone(), m.recall5);
-            per[bi].2.insert(l.id.clone(), m.ndcg5);
+            per[bi][0].insert(l.id.clone(), found as f64 / positives as f64);
+            per[bi][1].insert(l.id.clone(), m.recall5);
+            per[bi][2].insert(l.id.clone(), m.ndcg5);
         }
     }
     let mean = |m: &HashMap<String, f64>| m.values().sum::<f64>() / m.len().max(1) as f64;
     let out = budgets
         .iter()
         .zip(&per)
-        .map(|(b, (c, r, n))| Budget {
+        .map(|(b, [c, r, n])| Budget {
             budget: *b,
             n: r.len(),
             candidate_recall: mean(c),

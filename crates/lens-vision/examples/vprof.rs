@@ -1,4 +1,6 @@
-// Timing breakdown of one page at the real size (random weights): vision tower, text model.
+// Timing breakdown of one page at the real size (random weights, written once to /tmp/vb):
+// vision tower, text model, and the pieces they spend their time in.
+// `cargo run --release -p lens-vision --example vprof`
 use lens_vision::model::{ColModernVBert, Config};
 use std::time::Instant;
 fn main() {
@@ -33,4 +35,53 @@ fn main() {
     }
     let s = t.elapsed().as_secs_f64() / 5.0;
     println!("matmul 1024x768x3072: {:.1} ms, {:.0} GFLOP/s", s * 1000.0, 2.0 * 1024.0 * 768.0 * 3072.0 / s / 1e9);
+    use candle_core::{Device, Tensor};
+    let qv: Vec<f32> = (0..1024 * 768).map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5).collect();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = lens_vision::kernels::attention(&qv, &qv, &qv, 1, 1024, 12, 64, 0.125, None);
+    }
+    println!("kernels::attention per layer: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let mut g: Vec<f32> = (0..1024 * 3072).map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5).collect();
+    let t = Instant::now();
+    for _ in 0..5 {
+        lens_vision::kernels::gelu_tanh(&mut g);
+    }
+    println!("kernels::gelu_tanh per layer: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let q = Tensor::randn(0f32, 1., (12, 1024, 64), &Device::Cpu).unwrap();
+    let k = Tensor::randn(0f32, 1., (12, 1024, 64), &Device::Cpu).unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = q.matmul(&k.t().unwrap()).unwrap();
+    }
+    println!("qk^T per layer: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let s = q.matmul(&k.t().unwrap()).unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = candle_nn::ops::softmax_last_dim(&s).unwrap();
+    }
+    println!("softmax per layer: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let x = Tensor::randn(0f32, 1., (1, 1024, 3072), &Device::Cpu).unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = x.gelu().unwrap();
+    }
+    println!("gelu per layer: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let y = Tensor::randn(0f32, 1., (1, 1024, 768), &Device::Cpu).unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = y.reshape((1, 1024, 12, 64)).unwrap().transpose(1, 2).unwrap().contiguous().unwrap();
+    }
+    println!("split heads per tensor: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let w = Tensor::randn(0f32, 1., 768, &Device::Cpu).unwrap();
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = candle_nn::ops::layer_norm(&y, &w, &w, 1e-6).unwrap();
+    }
+    println!("layer norm: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
+    let t = Instant::now();
+    for _ in 0..5 {
+        let _ = y.broadcast_add(&w).unwrap();
+    }
+    println!("bias add: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
 }

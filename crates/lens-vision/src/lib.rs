@@ -7,6 +7,7 @@
 
 pub mod encoder;
 pub mod index;
+pub mod kernels;
 pub mod library;
 pub mod maxsim;
 pub mod model;

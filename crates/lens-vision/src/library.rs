@@ -41,13 +41,18 @@ fn matches(v: &VisionDoc, b: &Built) -> bool {
     v.model == b.model && v.edge == b.edge && v.pooled == b.pooled
 }
 
+/// A published row's time and size: a file reopened when they change (a rebuild).
+type Stamp = (String, u64);
+/// Loaded encoders by model folder and edge.
+type Encoders = Mutex<HashMap<(PathBuf, usize), Arc<VisionEncoder>>>;
+
 /// Search side: the encoder for queries and the published files, opened on first use.
 pub struct VisionLibrary {
     encoder: Arc<VisionEncoder>,
     built: Built,
     dir: PathBuf,
     /// key -> (the row's built_at and bytes it was opened for, the mapped file)
-    open: Mutex<HashMap<i64, ((String, u64), Arc<DocIndex>)>>,
+    open: Mutex<HashMap<i64, (Stamp, Arc<DocIndex>)>>,
 }
 
 impl VisionLibrary {
@@ -280,8 +285,8 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
 }
 
 /// Encoders loaded in this process, by folder and edge (a model is loaded once).
-fn cache() -> &'static Mutex<HashMap<(PathBuf, usize), Arc<VisionEncoder>>> {
-    static C: std::sync::OnceLock<Mutex<HashMap<(PathBuf, usize), Arc<VisionEncoder>>>> = std::sync::OnceLock::new();
+fn cache() -> &'static Encoders {
+    static C: std::sync::OnceLock<Encoders> = std::sync::OnceLock::new();
     C.get_or_init(|| Mutex::new(HashMap::new()))
 }
 

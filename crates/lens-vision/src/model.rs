@@ -19,8 +19,9 @@
 //! `global_rope_theta` + `local_rope_theta`, `layer_types` / `global_attn_every_n_layers`,
 //! `local_attention` / `sliding_window`.
 
+use crate::kernels;
 use candle_core::safetensors::MmapedSafetensors;
-use candle_core::{DType, Device, Tensor, D};
+use candle_core::{DType, Device, Tensor};
 use lens_core::error::{LensError, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -349,15 +350,6 @@ impl Norm {
     }
 }
 
-/// `softmax(q kᵀ · scale + mask) v` over `[heads, len, head_dim]`.
-fn attention(q: &Tensor, k: &Tensor, v: &Tensor, scale: f64, mask: Option<&Tensor>) -> Result<Tensor> {
-    let mut s = (q.matmul(&k.t().ctx()?).ctx()? * scale).ctx()?;
-    if let Some(m) = mask {
-        s = s.broadcast_add(m).ctx()?;
-    }
-    candle_nn::ops::softmax_last_dim(&s).ctx()?.matmul(v).ctx()
-}
-
 struct VisionLayer {
     ln1: Norm,
     q: Linear,
@@ -499,15 +491,19 @@ impl ColModernVBert {
         let mut h = x.broadcast_matmul(&self.patch_w).ctx()?.broadcast_add(&self.patch_b).ctx()?.broadcast_add(&self.pos).ctx()?;
         let heads = vc.heads;
         let hd = vc.hidden / heads;
-        let split = |x: Tensor| -> Result<Tensor> { x.reshape((b, g * g, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx() };
+        let len = g * g;
+        let vec = |t: &Tensor| -> Result<Vec<f32>> { t.flatten_all().ctx()?.to_vec1::<f32>().ctx() };
         for l in &self.vlayers {
             let n = l.ln1.forward(&h)?;
-            let (q, k, v) = (split(l.q.forward(&n)?)?, split(l.k.forward(&n)?)?, split(l.v.forward(&n)?)?);
-            let a = attention(&q, &k, &v, (hd as f64).powf(-0.5), None)?;
-            let a = a.transpose(1, 2).ctx()?.contiguous().ctx()?.reshape((b, g * g, vc.hidden)).ctx()?;
+            let (q, k, v) = (vec(&l.q.forward(&n)?)?, vec(&l.k.forward(&n)?)?, vec(&l.v.forward(&n)?)?);
+            let a = kernels::attention(&q, &k, &v, b, len, heads, hd, (hd as f32).powf(-0.5), None);
+            let a = Tensor::from_vec(a, (b, len, vc.hidden), &Device::Cpu).ctx()?;
             h = (h + l.o.forward(&a)?).ctx()?;
             let n = l.ln2.forward(&h)?;
-            h = (&h + l.fc2.forward(&l.fc1.forward(&n)?.gelu().ctx()?)?).ctx()?;
+            let mut f = vec(&l.fc1.forward(&n)?)?;
+            kernels::gelu_tanh(&mut f);
+            let f = Tensor::from_vec(f, (b, len, vc.intermediate), &Device::Cpu).ctx()?;
+            h = (&h + l.fc2.forward(&f)?).ctx()?;
         }
         let h = self.post_ln.forward(&h)?;
         // pixel shuffle, as the reference connector does it
@@ -520,7 +516,7 @@ impl ColModernVBert {
     }
 
     /// Rotary cos/sin `[len, head_dim]` for one base, in f32 as the reference computes them.
-    fn rotary(&self, len: usize, theta: f64) -> Result<(Tensor, Tensor)> {
+    fn rotary(&self, len: usize, theta: f64) -> Result<(Vec<f32>, Vec<f32>)> {
         let hd = self.cfg.text.hidden / self.cfg.text.heads;
         let inv: Vec<f32> = (0..hd / 2).map(|i| 1.0 / (theta as f32).powf((2 * i) as f32 / hd as f32)).collect();
         let mut cos = Vec::with_capacity(len * hd);
@@ -534,7 +530,7 @@ impl ColModernVBert {
                 }
             }
         }
-        Ok((Tensor::from_vec(cos, (len, hd), &Device::Cpu).ctx()?, Tensor::from_vec(sin, (len, hd), &Device::Cpu).ctx()?))
+        Ok((cos, sin))
     }
 
     /// The text model over `ids`, with `image` rows in place of the `<image>` tokens; returns the
@@ -580,26 +576,25 @@ impl ColModernVBert {
         let hd = tc.hidden / heads;
         let (gcos, gsin) = self.rotary(len, tc.global_theta)?;
         let (lcos, lsin) = self.rotary(len, tc.local_theta)?;
-        let mask: Vec<f32> = (0..len * len).map(|k| if (k / len).abs_diff(k % len) <= tc.window { 0.0 } else { f32::NEG_INFINITY }).collect();
-        let mask = Tensor::from_vec(mask, (len, len), &Device::Cpu).ctx()?;
-        let rope = |x: &Tensor, cos: &Tensor, sin: &Tensor| -> Result<Tensor> {
-            let x1 = x.narrow(D::Minus1, 0, hd / 2).ctx()?;
-            let x2 = x.narrow(D::Minus1, hd / 2, hd / 2).ctx()?;
-            let rot = Tensor::cat(&[&x2.neg().ctx()?, &x1], D::Minus1).ctx()?;
-            (x.broadcast_mul(cos).ctx()? + rot.broadcast_mul(sin).ctx()?).ctx()
-        };
+        let hidden = tc.hidden;
         for l in &self.tlayers {
             let n = match &l.attn_norm {
                 Some(nm) => nm.forward(&h)?,
                 None => h.clone(),
             };
-            let qkv = l.wqkv.forward(&n)?.reshape((len, 3, heads, hd)).ctx()?;
-            let part = |i: usize| -> Result<Tensor> { qkv.narrow(1, i, 1).ctx()?.squeeze(1).ctx()?.transpose(0, 1).ctx()?.contiguous().ctx() };
-            let (q, k, v) = (part(0)?, part(1)?, part(2)?);
+            // Wqkv rows are [q | k | v], each heads × hd
+            let qkv = l.wqkv.forward(&n)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
+            let (mut q, mut k, mut v) = (Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden));
+            for row in qkv.chunks_exact(3 * hidden) {
+                q.extend_from_slice(&row[..hidden]);
+                k.extend_from_slice(&row[hidden..2 * hidden]);
+                v.extend_from_slice(&row[2 * hidden..]);
+            }
             let (cos, sin) = if l.sliding { (&lcos, &lsin) } else { (&gcos, &gsin) };
-            let (q, k) = (rope(&q, cos, sin)?, rope(&k, cos, sin)?);
-            let a = attention(&q, &k, &v, (hd as f64).powf(-0.5), if l.sliding { Some(&mask) } else { None })?;
-            let a = a.transpose(0, 1).ctx()?.contiguous().ctx()?.reshape((len, tc.hidden)).ctx()?;
+            kernels::rope(&mut q, len, heads, hd, cos, sin);
+            kernels::rope(&mut k, len, heads, hd, cos, sin);
+            let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), l.sliding.then_some(tc.window));
+            let a = Tensor::from_vec(a, (len, hidden), &Device::Cpu).ctx()?;
             h = (h + l.wo.forward(&a)?).ctx()?;
             let n = l.mlp_norm.forward(&h)?;
             let wi = l.wi.forward(&n)?;

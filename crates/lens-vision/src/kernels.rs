@@ -1,0 +1,201 @@
+//! The hot loops of the model, written for the CPU: multi-head attention straight from the
+//! `[tokens, heads × head_dim]` layout the projections produce (no head transposes), one head per
+//! task with the softmax fused between the two products, and the tanh GELU in parallel chunks.
+//! candle's generic ops materialised every step (a 12 × 1024 × 1024 score tensor per layer and a
+//! single-threaded element-wise GELU); these do the same arithmetic in f32.
+
+use rayon::prelude::*;
+
+/// `e^x` in f32 without a library call, so loops over it vectorise: `x = n ln 2 + r` with
+/// |r| ≤ ln 2 / 2, `e^r` by its degree-7 Taylor polynomial (relative error < 2e-7 there),
+/// `2^n` put into the exponent bits; the input is clamped to [−87, 88] (e^−87 ≈ 1.6e−38).
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    let x = x.clamp(-87.0, 88.0);
+    // round to nearest by the 1.5·2^23 trick: no library call, so the loop vectorises
+    const SHIFT: f32 = 12_582_912.0;
+    let n = (x * std::f32::consts::LOG2_E + SHIFT) - SHIFT;
+    let r = x - n * 0.693_145_75 - n * 1.428_606_8e-6;
+    let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
+    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+fn sum8(x: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let c = x.chunks_exact(8);
+    let tail: f32 = c.remainder().iter().sum();
+    for v in c {
+        for i in 0..8 {
+            acc[i] += v[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// `dst[m][n] = lhs[m][k] · rhs[k][n]`, each operand by (row stride, column stride); one thread.
+#[allow(clippy::too_many_arguments)]
+fn sgemm(m: usize, n: usize, k: usize, lhs: &[f32], ls: (isize, isize), rhs: &[f32], rs: (isize, isize), dst: &mut [f32], ds: (isize, isize)) {
+    // SAFETY: callers pass strides and sizes that stay inside the three slices
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            ds.1,
+            ds.0,
+            false,
+            lhs.as_ptr(),
+            ls.1,
+            ls.0,
+            rhs.as_ptr(),
+            rs.1,
+            rs.0,
+            0.0f32,
+            1.0f32,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+/// `softmax(q kᵀ · scale) v` for `batch` sequences of `len` tokens, `heads` heads of `hd`;
+/// q, k, v and the result are `[batch, len, heads × hd]`. With `window`, token i sees only
+/// tokens j with |i − j| ≤ window.
+#[allow(clippy::too_many_arguments)]
+pub fn attention(q: &[f32], k: &[f32], v: &[f32], batch: usize, len: usize, heads: usize, hd: usize, scale: f32, window: Option<usize>) -> Vec<f32> {
+    let hidden = heads * hd;
+    assert!(q.len() == batch * len * hidden && k.len() == q.len() && v.len() == q.len());
+    let parts: Vec<Vec<f32>> = (0..batch * heads)
+        .into_par_iter()
+        .map(|t| {
+            let (b, h) = (t / heads, t % heads);
+            let off = b * len * hidden + h * hd;
+            let mut s = vec![0f32; len * len];
+            // s = q_h · k_hᵀ
+            sgemm(len, len, hd, &q[off..], (hidden as isize, 1), &k[off..], (1, hidden as isize), &mut s, (len as isize, 1));
+            for (i, row) in s.chunks_exact_mut(len).enumerate() {
+                let (lo, hi) = match window {
+                    Some(w) => (i.saturating_sub(w), (i + w + 1).min(len)),
+                    None => (0, len),
+                };
+                let m = row[lo..hi].iter().fold(f32::NEG_INFINITY, |a, x| a.max(*x)) * scale;
+                // two passes: the exponentials (vectorised), then a sum in eight lanes
+                for x in &mut row[lo..hi] {
+                    *x = exp(*x * scale - m);
+                }
+                let inv = 1.0 / sum8(&row[lo..hi]);
+                row[..lo].fill(0.0);
+                row[hi..].fill(0.0);
+                row[lo..hi].iter_mut().for_each(|x| *x *= inv);
+            }
+            // o_h = p · v_h
+            let mut o = vec![0f32; len * hd];
+            sgemm(len, hd, len, &s, (len as isize, 1), &v[off..], (hidden as isize, 1), &mut o, (hd as isize, 1));
+            o
+        })
+        .collect();
+    let mut out = vec![0f32; batch * len * hidden];
+    for (t, o) in parts.iter().enumerate() {
+        let (b, h) = (t / heads, t % heads);
+        for (i, row) in o.chunks_exact(hd).enumerate() {
+            let at = b * len * hidden + i * hidden + h * hd;
+            out[at..at + hd].copy_from_slice(row);
+        }
+    }
+    out
+}
+
+/// Rotary position embedding in place on `[len, heads × hd]` (rotate-half convention), with
+/// `cos`/`sin` `[len, hd]`.
+pub fn rope(x: &mut [f32], len: usize, heads: usize, hd: usize, cos: &[f32], sin: &[f32]) {
+    let half = hd / 2;
+    for i in 0..len {
+        let (c, s) = (&cos[i * hd..(i + 1) * hd], &sin[i * hd..(i + 1) * hd]);
+        for h in 0..heads {
+            let v = &mut x[(i * heads + h) * hd..(i * heads + h + 1) * hd];
+            for d in 0..half {
+                let (a, b) = (v[d], v[d + half]);
+                v[d] = a * c[d] - b * s[d];
+                v[d + half] = b * c[d + half] + a * s[d + half];
+            }
+        }
+    }
+}
+
+/// `gelu_pytorch_tanh` in place: `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))`.
+pub fn gelu_tanh(x: &mut [f32]) {
+    const C: f32 = 0.797_884_6; // √(2/π)
+    x.par_chunks_mut(16 * 1024).for_each(|c| {
+        for v in c {
+            // tanh(u) = 1 − 2 / (e^{2u} + 1)
+            let u = C * (*v + 0.044715 * *v * *v * *v);
+            *v = 0.5 * *v * (2.0 - 2.0 / (exp(2.0 * u) + 1.0));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[allow(clippy::too_many_arguments)]
+    fn reference(q: &[f32], k: &[f32], v: &[f32], len: usize, heads: usize, hd: usize, scale: f32, window: Option<usize>) -> Vec<f32> {
+        let hidden = heads * hd;
+        let mut out = vec![0f32; len * hidden];
+        for h in 0..heads {
+            for i in 0..len {
+                let seen: Vec<usize> = (0..len).filter(|j| window.is_none_or(|w| i.abs_diff(*j) <= w)).collect();
+                let s: Vec<f64> = seen
+                    .iter()
+                    .map(|j| (0..hd).map(|d| (q[i * hidden + h * hd + d] * k[j * hidden + h * hd + d]) as f64).sum::<f64>() * scale as f64)
+                    .collect();
+                let m = s.iter().cloned().fold(f64::MIN, f64::max);
+                let e: Vec<f64> = s.iter().map(|x| (x - m).exp()).collect();
+                let z: f64 = e.iter().sum();
+                for d in 0..hd {
+                    out[i * hidden + h * hd + d] = seen.iter().zip(&e).map(|(j, w)| w / z * v[j * hidden + h * hd + d] as f64).sum::<f64>() as f32;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn exp_and_gelu_are_accurate() {
+        let mut worst = 0f64;
+        for i in -8000..8000 {
+            let x = i as f32 / 100.0;
+            let want = (x as f64).exp();
+            worst = worst.max(((exp(x) as f64 - want) / want).abs());
+        }
+        assert!(worst < 5e-7, "exp relative error {worst}");
+        assert!(exp(-200.0) < 1e-37);
+        let mut xs: Vec<f32> = (-600..600).map(|i| i as f32 / 50.0).collect();
+        let want: Vec<f32> = xs.iter().map(|x| 0.5 * x * (1.0 + (0.797_884_6 * (x + 0.044715 * x * x * x)).tanh())).collect();
+        gelu_tanh(&mut xs);
+        let d = xs.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(d < 1e-6, "gelu {d}");
+    }
+
+    #[test]
+    fn attention_matches_the_definition() {
+        let (len, heads, hd) = (37, 3, 8);
+        let r = |s: usize| (0..len * heads * hd).map(|i| (((i * 7919 + s) % 1000) as f32 / 500.0) - 1.0).collect::<Vec<f32>>();
+        let (q, k, v) = (r(1), r(2), r(3));
+        for w in [None, Some(4)] {
+            let got = attention(&q, &k, &v, 1, len, heads, hd, 0.35, w);
+            let want = reference(&q, &k, &v, len, heads, hd, 0.35, w);
+            let d = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(d < 1e-5, "{w:?}: {d}");
+        }
+        // two sequences in a batch: each its own
+        let q2: Vec<f32> = q.iter().chain(&k).copied().collect();
+        let k2: Vec<f32> = k.iter().chain(&q).copied().collect();
+        let v2: Vec<f32> = v.iter().chain(&v).copied().collect();
+        let got = attention(&q2, &k2, &v2, 2, len, heads, hd, 0.35, None);
+        assert_eq!(&got[..q.len()], &attention(&q, &k, &v, 1, len, heads, hd, 0.35, None)[..]);
+    }
+}
