@@ -19,9 +19,7 @@ fn main() {
         let f = m.image_features(&pixels).unwrap();
         let tv = t.elapsed().as_secs_f64();
         let mut ids: Vec<u32> = (0..86).map(|i| (i * 7919 % 50000) as u32).collect();
-        for p in 2..66 {
-            ids[p] = cfg.image_token_id;
-        }
+        ids[2..66].fill(cfg.image_token_id);
         let t = Instant::now();
         m.encode(&ids, Some(&f)).unwrap();
         println!("vision {:.2} s, text {:.2} s", tv, t.elapsed().as_secs_f64());
