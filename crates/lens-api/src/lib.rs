@@ -295,7 +295,7 @@ impl Api {
     pub fn settings(&self) -> Result<SettingsView> {
         let settings = self.with_library(|l| Settings::load(l.store()))?;
         let (answerers, models, qwen_missing) = self.answerers_available(&settings);
-        let vision = lens_core::settings::vision_installed(&Path::new(&settings.models_dir).join(&settings.vision_model));
+        let vision = lens_core::settings::vision_installed(&settings.vision_dir());
         Ok(SettingsView {
             settings,
             library_dir: self.dir.display().to_string(),
@@ -435,7 +435,7 @@ impl Api {
         let job = self.vision.state();
         self.with_library(|l| {
             let st = Settings::load(l.store())?;
-            let dir = Path::new(&st.models_dir).join(&st.vision_model);
+            let dir = st.vision_dir();
             let installed = lens_core::settings::vision_installed(&dir);
             Ok(VisionStatus {
                 model: st.vision_model,

@@ -103,3 +103,20 @@ pub fn restrict(p: &Path, mode: u32) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).map_err(|e| LensError::io(p, e))
 }
+
+/// The Hugging Face hub caches to look in for models: `$HF_HUB_CACHE`, `$HF_HOME/hub`,
+/// `~/.cache/huggingface/hub`.
+pub fn hf_caches() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    if let Some(d) = std::env::var_os("HF_HUB_CACHE").filter(|d| !d.is_empty()) {
+        v.push(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("HF_HOME").filter(|d| !d.is_empty()) {
+        v.push(PathBuf::from(d).join("hub"));
+    }
+    if let Some(h) = directories::BaseDirs::new() {
+        v.push(h.home_dir().join(".cache/huggingface/hub"));
+    }
+    v.dedup();
+    v
+}

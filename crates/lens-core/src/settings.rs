@@ -60,6 +60,38 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// The vision model's folder: `models_dir/vision_model` when it holds a model, else a
+    /// snapshot in the Hugging Face cache whose repository name contains `vision_model`
+    /// (`models--ModernVBERT--colmodernvbert-merged/snapshots/*`), else the models-folder path
+    /// (what error messages name).
+    pub fn vision_dir(&self) -> PathBuf {
+        let local = std::path::Path::new(&self.models_dir).join(&self.vision_model);
+        if vision_installed(&local) {
+            return local;
+        }
+        let want = self.vision_model.to_lowercase();
+        for cache in crate::paths::hf_caches() {
+            let Ok(repos) = std::fs::read_dir(&cache) else { continue };
+            let mut repos: Vec<PathBuf> = repos.flatten().map(|e| e.path()).collect();
+            repos.sort();
+            for r in repos {
+                let name = r.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+                if !name.starts_with("models--") || !name.contains(&want) {
+                    continue;
+                }
+                let Ok(snaps) = std::fs::read_dir(r.join("snapshots")) else { continue };
+                let mut snaps: Vec<PathBuf> = snaps.flatten().map(|e| e.path()).filter(|p| vision_installed(p)).collect();
+                snaps.sort();
+                if let Some(s) = snaps.pop() {
+                    return s;
+                }
+            }
+        }
+        local
+    }
+}
+
 /// The files a vision model folder must hold (weights may be sharded: any `*.safetensors`).
 pub fn vision_installed(dir: &std::path::Path) -> bool {
     dir.join("config.json").is_file()
@@ -123,10 +155,10 @@ impl Settings {
         if !(256..=2048).contains(&self.vision_edge) {
             return Err(LensError::BadInput(format!("vision edge must be 256 to 2048 px (got {})", self.vision_edge)));
         }
-        if self.retriever == Retriever::Vision && !vision_installed(&std::path::Path::new(&self.models_dir).join(&self.vision_model)) {
+        if self.retriever == Retriever::Vision && !vision_installed(&self.vision_dir()) {
             return Err(LensError::ModelMissing {
                 what: "a ColModernVBERT model (config.json, *.safetensors, tokenizer.json)".into(),
-                dir: std::path::Path::new(&self.models_dir).join(&self.vision_model),
+                dir: self.vision_dir(),
                 hint: "the vision retriever needs it; see README, Models".into(),
             });
         }

@@ -121,21 +121,7 @@ pub fn describe(path: &Path, found_in: &str) -> Option<ModelInfo> {
     None
 }
 
-/// The Hugging Face hub caches to look in.
-pub fn hf_caches() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    if let Some(d) = std::env::var_os("HF_HUB_CACHE").filter(|d| !d.is_empty()) {
-        v.push(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("HF_HOME").filter(|d| !d.is_empty()) {
-        v.push(PathBuf::from(d).join("hub"));
-    }
-    if let Some(h) = directories::BaseDirs::new() {
-        v.push(h.home_dir().join(".cache/huggingface/hub"));
-    }
-    v.dedup();
-    v
-}
+pub use lens_core::paths::hf_caches;
 
 fn candidates_in(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else { return };

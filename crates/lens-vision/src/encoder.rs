@@ -40,7 +40,17 @@ impl VisionEncoder {
         if edge < 64 {
             return Err(LensError::BadInput(format!("vision edge {edge} px is too small")));
         }
-        let name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "colmodernvbert".into());
+        // a Hugging Face snapshot is named by its repository (models--ORG--NAME/snapshots/HASH)
+        let repo = dir
+            .parent()
+            .filter(|p| p.file_name().is_some_and(|n| n == "snapshots"))
+            .and_then(|p| p.parent())
+            .and_then(|r| r.file_name())
+            .map(|n| n.to_string_lossy().to_string());
+        let name = match repo.as_deref().and_then(|r| r.rsplit("--").next()) {
+            Some(n) => n.to_string(),
+            None => dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "colmodernvbert".into()),
+        };
         Ok(VisionEncoder { model, tokenizer, name, edge })
     }
 

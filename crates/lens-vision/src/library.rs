@@ -292,7 +292,7 @@ fn cache() -> &'static Encoders {
 
 /// The settings' vision encoder (loaded once per process), or why there is none.
 pub fn encoder(st: &lens_core::settings::Settings) -> Result<Arc<VisionEncoder>> {
-    let dir = Path::new(&st.models_dir).join(&st.vision_model);
+    let dir = st.vision_dir();
     if !lens_core::settings::vision_installed(&dir) {
         return Err(LensError::ModelMissing {
             what: "a ColModernVBERT model (config.json, *.safetensors, tokenizer.json)".into(),
