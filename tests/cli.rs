@@ -378,3 +378,69 @@ fn labels_import_export_round_trip_and_refuse_a_bad_file() {
     let o = lens(&lib, &["labels", "agreement", "nope"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("no label set named `nope`"));
 }
+
+#[test]
+fn a_killed_vision_build_resumes_where_it_stopped() {
+    use std::io::BufRead;
+    // the tiny random ColModernVBERT fixture stands in for the real model
+    let models = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../lens-vision/tests/fixtures/tiny-colmodernvbert"),
+        models.path().join("colmodernvbert"),
+    )
+    .unwrap();
+    let doc = corpus().join("financebench/pdfs/AMCOR_2022_8K_dated-2022-07-01.pdf");
+    let build = |lib: &Path| {
+        ok(&lens(lib, &["ingest", "--ocr", "off", doc.to_str().unwrap()]));
+        Command::new(env!("CARGO_BIN_EXE_lens"))
+            .arg("--library")
+            .arg(lib)
+            .arg("--models")
+            .arg(models.path())
+            .args(["vision", "build", "--edge", "256"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let a = tempfile::tempdir().unwrap();
+    let mut child = build(a.path());
+    // killed (SIGKILL) once its third page is written
+    let out = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in out.lines() {
+        if line.unwrap().contains("page 3/9") {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let key = lens_core::Library::open(a.path()).unwrap().document("AMCOR_2022_8K_dated-2022-07-01").unwrap().key;
+    let again = |lib: &Path| {
+        ok(&Command::new(env!("CARGO_BIN_EXE_lens"))
+            .arg("--library")
+            .arg(lib)
+            .arg("--models")
+            .arg(models.path())
+            .args(["vision", "build", "--json"])
+            .output()
+            .unwrap())
+    };
+    let r = last_json(&again(a.path()));
+    // at least the three pages reported written were kept; the rest embedded now
+    let resumed = r["resumed_pages"].as_u64().unwrap();
+    assert!(resumed >= 3 || r["docs_built"] == 0, "{r}");
+    // the same file as a build never interrupted
+    let b = tempfile::tempdir().unwrap();
+    let child = build(b.path());
+    let _ = child.wait_with_output();
+    let key_b = lens_core::Library::open(b.path()).unwrap().document("AMCOR_2022_8K_dated-2022-07-01").unwrap().key;
+    assert_eq!(std::fs::read(a.path().join(format!("vision/{key}.lvx"))).unwrap(), std::fs::read(b.path().join(format!("vision/{key_b}.lvx"))).unwrap());
+    let status = ok(&Command::new(env!("CARGO_BIN_EXE_lens"))
+        .arg("--library")
+        .arg(a.path())
+        .arg("--models")
+        .arg(models.path())
+        .args(["vision", "status"])
+        .output()
+        .unwrap());
+    assert!(status.contains("9 pages, colmodernvbert at 256 px"), "{status}");
+}

@@ -27,13 +27,17 @@
   async function loadDocs() {
     const gen = ++docsGen;
     const tbody = $('docs').querySelector('tbody');
+    $('docs').setAttribute('aria-busy', 'true');
     try {
       const docs = await api.call('documents');
       const aliases = await api.call('aliases').catch(() => ({}));
       const dense = await api.call('dense_status').catch(() => null);
       const vision = await api.call('vision_status').catch(() => null);
       if (gen !== docsGen) return;
+      $('docs').setAttribute('aria-busy', 'false');
       renderVision(vision);
+      // a row being edited is not redrawn under the user's hands: the save reloads
+      if (tbody.querySelector('tr.editing')) return;
       const visionOf = new Map(((vision && vision.coverage) || []).map((c) => [c.doc, c]));
       tbody.textContent = '';
       fillScope(docs);
@@ -167,6 +171,7 @@
   $('dense-cancel').addEventListener('click', () => api.call('cancel_dense').catch(() => {}));
 
   function editRow(tr, d) {
+    tr.classList.add('editing');
     const cells = tr.querySelectorAll('td');
     const fields = [['company', 2], ['year', 3], ['form', 4]];
     const inputs = {};
@@ -185,10 +190,14 @@
     save.addEventListener('click', async () => {
       try {
         await api.call('set_metadata', { doc: d.id, company: inputs.company.value, year: inputs.year.value, form: inputs.form.value });
+        tr.classList.remove('editing');
         loadDocs();
       } catch (e) { $('lib-msg').textContent = errText(e); }
     });
     actions.appendChild(save);
+    const cancel = el('button', 'secondary', 'Cancel');
+    cancel.addEventListener('click', () => { tr.classList.remove('editing'); loadDocs(); });
+    actions.appendChild(cancel);
     inputs.company.focus();
   }
 

@@ -126,8 +126,9 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForFunction(() => document.getElementById('l-origin').textContent.includes('marked wrong: right row, wrong sign'));
     await page.waitForSelector('#l-cands li.cand[data-page="3M_2018_10K#60"]');
 
-    // metadata can be edited in the library
+    // metadata can be edited in the library (once the table has loaded)
     await page.click('button.tab[data-view=library]');
+    await page.waitForSelector('#docs[aria-busy=false]');
     await page.click('button[aria-label="Edit company, year and form of 3M_2018_10K"]');
     await page.fill('input[aria-label="company of 3M_2018_10K"]', 'Minnesota Mining');
     await page.click('#docs tr[data-doc="3M_2018_10K"] button:has-text("Save")');
