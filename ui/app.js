@@ -101,6 +101,24 @@
     return td;
   }
 
+  // A background job's status, polled every `ms` until it stops running; one poll at a time.
+  function poller(cmd, render, msgId, ms) {
+    let busy = false;
+    return async function () {
+      if (busy) return;
+      busy = true;
+      try {
+        for (;;) {
+          const st = await api.call(cmd);
+          render(st);
+          if (!st.job || !st.job.running) break;
+          await new Promise((r) => setTimeout(r, ms));
+        }
+      } catch (e) { $(msgId).textContent = errText(e); }
+      busy = false;
+    };
+  }
+
   // ---- vision index: a background build (seconds per page on a CPU) the UI polls
   function renderVision(st) {
     if (!st) { $('vision-msg').textContent = ''; return; }
@@ -119,20 +137,7 @@
     $('vision-build').disabled = !!j.running || !st.installed;
     $('vision-build').title = st.installed ? 'Embed page images for vision search (scans first)' : 'Install a ColModernVBERT model first (see README, Models)';
   }
-  let visionPolling = false;
-  async function pollVision() {
-    if (visionPolling) return;
-    visionPolling = true;
-    try {
-      for (;;) {
-        const st = await api.call('vision_status');
-        renderVision(st);
-        if (!st.job || !st.job.running) break;
-        await new Promise((r) => setTimeout(r, 1500));
-      }
-    } catch (e) { $('vision-msg').textContent = errText(e); }
-    visionPolling = false;
-  }
+  const pollVision = poller('vision_status', renderVision, 'vision-msg', 1500);
   $('vision-build').addEventListener('click', async () => {
     try { await api.call('vision_build', {}); pollVision().then(loadDocs); } catch (e) { $('vision-msg').textContent = errText(e); }
   });
@@ -151,20 +156,7 @@
     $('dense-cancel').hidden = !j.running;
     $('dense-build').disabled = !!j.running;
   }
-  let densePolling = false;
-  async function pollDense() {
-    if (densePolling) return;
-    densePolling = true;
-    try {
-      for (;;) {
-        const st = await api.call('dense_status');
-        renderDense(st);
-        if (!st.job || !st.job.running) break;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    } catch (e) { $('dense-msg').textContent = errText(e); }
-    densePolling = false;
-  }
+  const pollDense = poller('dense_status', renderDense, 'dense-msg', 1000);
   $('dense-build').addEventListener('click', async () => {
     try { await api.call('dense_build'); pollDense().then(loadDocs); } catch (e) { $('dense-msg').textContent = errText(e); }
   });

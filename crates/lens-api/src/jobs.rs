@@ -263,68 +263,115 @@ pub struct DenseState {
     pub error: Option<JobError>,
 }
 
-#[derive(Default)]
-struct DenseJob {
-    state: DenseState,
-    cancel: Arc<AtomicBool>,
+/// One background job of a kind (at most one runs): its state, as the UI polls it, and its
+/// stop flag. The dense and vision builds share it.
+pub struct BackgroundJob<S> {
+    slot: Arc<Mutex<(S, Arc<AtomicBool>)>>,
+}
+
+/// What a job's state says about it.
+pub trait JobState: Clone + Default + Send + 'static {
+    fn running(&self) -> bool;
+    fn set_running(&mut self, r: bool);
+    /// Record how the job ended (a cancel, or an error).
+    fn ended(&mut self, r: Result<()>);
+}
+
+impl<S: JobState> BackgroundJob<S> {
+    fn new() -> Self {
+        BackgroundJob { slot: Arc::new(Mutex::new((S::default(), Arc::new(AtomicBool::new(false))))) }
+    }
+
+    pub fn state(&self) -> S {
+        lock(&self.slot).0.clone()
+    }
+
+    /// Ask a running job to stop; true when one was running.
+    pub fn cancel(&self) -> bool {
+        let j = lock(&self.slot);
+        j.1.store(true, Ordering::Relaxed);
+        j.0.running()
+    }
+
+    /// Start `work` in a thread with `initial` as its state, unless a job is running (then its
+    /// state is returned). `work` gets the stop flag and a way to update the state.
+    fn start(&self, initial: S, work: impl FnOnce(&AtomicBool, &dyn Fn(&dyn Fn(&mut S))) -> Result<()> + Send + 'static) -> S {
+        let mut j = lock(&self.slot);
+        if j.0.running() {
+            return j.0.clone();
+        }
+        j.0 = initial;
+        j.0.set_running(true);
+        j.1 = Arc::new(AtomicBool::new(false));
+        let (snapshot, cancel) = (j.0.clone(), j.1.clone());
+        drop(j);
+        let slot = self.slot.clone();
+        std::thread::spawn(move || {
+            let update = |f: &dyn Fn(&mut S)| f(&mut lock(&slot).0);
+            let res = work(&cancel, &update);
+            let mut j = lock(&slot);
+            j.0.ended(res);
+            j.0.set_running(false);
+        });
+        snapshot
+    }
+}
+
+impl JobState for DenseState {
+    fn running(&self) -> bool {
+        self.running
+    }
+    fn set_running(&mut self, r: bool) {
+        self.running = r;
+    }
+    fn ended(&mut self, r: Result<()>) {
+        match r {
+            Ok(()) => {}
+            Err(LensError::Cancelled) => self.cancelled = true,
+            Err(e) => self.error = Some((&e).into()),
+        }
+        self.current = None;
+    }
 }
 
 pub struct DenseJobs {
     dir: PathBuf,
-    job: Arc<Mutex<DenseJob>>,
+    job: BackgroundJob<DenseState>,
 }
 
 impl DenseJobs {
     pub fn new(dir: PathBuf) -> DenseJobs {
-        DenseJobs { dir, job: Arc::new(Mutex::new(DenseJob::default())) }
+        DenseJobs { dir, job: BackgroundJob::new() }
     }
 
     pub fn state(&self) -> DenseState {
-        lock(&self.job).state.clone()
+        self.job.state()
     }
 
     pub fn cancel(&self) -> bool {
-        let j = lock(&self.job);
-        j.cancel.store(true, Ordering::Relaxed);
-        j.state.running
+        self.job.cancel()
     }
 
     /// Load the model (errors now, not in the background), then embed in a thread.
     pub fn start(&self, models_dir: &Path, name: &str) -> Result<DenseState> {
         let emb = Arc::new(lens_core::dense::Embedder::load(&models_dir.join(name))?);
-        let mut j = lock(&self.job);
-        if j.state.running {
-            return Ok(j.state.clone());
-        }
-        j.state = DenseState { running: true, model: name.to_string(), ..Default::default() };
-        j.cancel = Arc::new(AtomicBool::new(false));
-        let snapshot = j.state.clone();
-        let cancel = j.cancel.clone();
-        drop(j);
-        let (job, dir) = (self.job.clone(), self.dir.clone());
-        std::thread::spawn(move || {
+        let dir = self.dir.clone();
+        let initial = DenseState { model: name.to_string(), ..Default::default() };
+        Ok(self.job.start(initial, move |cancel, update| {
             let t0 = std::time::Instant::now();
-            let res = Library::open(&dir).and_then(|mut lib| {
-                lens_core::dense::build(lib.store_mut(), &emb, None, &cancel, &mut |p| {
-                    let mut j = lock(&job);
-                    j.state.docs_done = p.docs_done;
-                    j.state.docs_total = p.docs_total;
-                    j.state.current = Some(p.doc_id.clone());
-                    j.state.pages += p.pages;
-                    j.state.seconds = t0.elapsed().as_secs_f64();
+            let mut lib = Library::open(&dir)?;
+            let res = lens_core::dense::build(lib.store_mut(), &emb, None, cancel, &mut |p| {
+                update(&|s: &mut DenseState| {
+                    s.docs_done = p.docs_done;
+                    s.docs_total = p.docs_total;
+                    s.current = Some(p.doc_id.clone());
+                    s.pages += p.pages;
+                    s.seconds = t0.elapsed().as_secs_f64();
                 })
             });
-            let mut j = lock(&job);
-            match res {
-                Ok(_) => {}
-                Err(LensError::Cancelled) => j.state.cancelled = true,
-                Err(e) => j.state.error = Some((&e).into()),
-            }
-            j.state.current = None;
-            j.state.seconds = t0.elapsed().as_secs_f64();
-            j.state.running = false;
-        });
-        Ok(snapshot)
+            update(&|s: &mut DenseState| s.seconds = t0.elapsed().as_secs_f64());
+            res.map(|_| ())
+        }))
     }
 }
 
@@ -340,61 +387,52 @@ pub struct VisionState {
     pub error: Option<JobError>,
 }
 
-#[derive(Default)]
-struct VisionJob {
-    state: VisionState,
-    cancel: Arc<AtomicBool>,
+impl JobState for VisionState {
+    fn running(&self) -> bool {
+        self.running
+    }
+    fn set_running(&mut self, r: bool) {
+        self.running = r;
+    }
+    fn ended(&mut self, r: Result<()>) {
+        match r {
+            Ok(()) => {}
+            Err(LensError::Cancelled) => self.cancelled = true,
+            Err(e) => self.error = Some((&e).into()),
+        }
+    }
 }
 
 /// Embeds pages for the vision index in a thread: slow on a CPU (seconds per page), so it is
 /// resumable page by page and shows per-document progress.
 pub struct VisionJobs {
     dir: PathBuf,
-    job: Arc<Mutex<VisionJob>>,
+    job: BackgroundJob<VisionState>,
 }
 
 impl VisionJobs {
     pub fn new(dir: PathBuf) -> VisionJobs {
-        VisionJobs { dir, job: Arc::new(Mutex::new(VisionJob::default())) }
+        VisionJobs { dir, job: BackgroundJob::new() }
     }
 
     pub fn state(&self) -> VisionState {
-        lock(&self.job).state.clone()
+        self.job.state()
     }
 
     pub fn cancel(&self) -> bool {
-        let j = lock(&self.job);
-        j.cancel.store(true, Ordering::Relaxed);
-        j.state.running
+        self.job.cancel()
     }
 
     /// Load the model (errors now, not in the background), then build in a thread.
     pub fn start(&self, st: &lens_core::settings::Settings, opts: lens_vision::library::BuildOptions) -> Result<VisionState> {
         let enc = lens_vision::library::encoder(st)?;
-        let mut j = lock(&self.job);
-        if j.state.running {
-            return Ok(j.state.clone());
-        }
-        j.state = VisionState { running: true, model: enc.name.clone(), edge: enc.edge as u32, ..Default::default() };
-        j.cancel = Arc::new(AtomicBool::new(false));
-        let snapshot = j.state.clone();
-        let cancel = j.cancel.clone();
-        drop(j);
-        let (job, dir) = (self.job.clone(), self.dir.clone());
-        std::thread::spawn(move || {
-            let res = Library::open(&dir).and_then(|lib| {
-                lens_vision::library::build(&lib, &enc, &opts, &cancel, &mut |p| {
-                    lock(&job).state.progress = p.clone();
-                })
-            });
-            let mut j = lock(&job);
-            match res {
-                Ok(r) => j.state.report = Some(r),
-                Err(LensError::Cancelled) => j.state.cancelled = true,
-                Err(e) => j.state.error = Some((&e).into()),
-            }
-            j.state.running = false;
-        });
-        Ok(snapshot)
+        let dir = self.dir.clone();
+        let initial = VisionState { model: enc.name.clone(), edge: enc.edge as u32, ..Default::default() };
+        Ok(self.job.start(initial, move |cancel, update| {
+            let lib = Library::open(&dir)?;
+            let r = lens_vision::library::build(&lib, &enc, &opts, cancel, &mut |p| update(&|s: &mut VisionState| s.progress = p.clone()))?;
+            update(&|s: &mut VisionState| s.report = Some(r.clone()));
+            Ok(())
+        }))
     }
 }

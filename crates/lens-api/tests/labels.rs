@@ -1,25 +1,11 @@
 //! The labeler through the command layer the UI uses: a typed question gets candidates with
 //! headings and snippets, grades and an answer are saved, the export reads back as eval labels
 //! and scores as `label_score` did; a thumbs-down log entry is promoted with its pages.
-#[path = "../../lens-core/tests/common.rs"]
-mod common;
-use common::*;
+#[path = "support/service.rs"]
+mod service;
 use lens_api::{dispatch, Api, AskArgs, FeedbackArgs};
 use serde_json::{json, Value};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-fn library() -> (tempfile::TempDir, Arc<Api>) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = Api::new(dir.path().join("lib"));
-    api.start_ingest(vec![fb("AMCOR_2022_8K_dated-2022-07-01")]).unwrap();
-    let t0 = Instant::now();
-    while api.ingest_status().running {
-        assert!(t0.elapsed() < Duration::from_secs(60), "ingest did not finish");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (dir, api)
-}
+use service::library;
 
 fn call(api: &Api, cmd: &str, a: Value) -> Value {
     dispatch(api, cmd, a).unwrap_or_else(|e| panic!("{cmd}: {e}"))

@@ -1,25 +1,11 @@
 //! The service carries models: the qwen answerer loads the settings' model on first use (the
 //! tiny GGUF fixture here), and without a model an ask says which file is missing and is
 //! answered by the extractive answerer.
-#[path = "../../lens-core/tests/common.rs"]
-mod common;
-use common::*;
+#[path = "support/service.rs"]
+mod service;
 use lens_api::{Api, AskArgs, SetSettingsArgs};
+use service::library;
 use std::path::Path;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-fn library() -> (tempfile::TempDir, Arc<Api>) {
-    let dir = tempfile::tempdir().unwrap();
-    let api = Api::new(dir.path().join("lib"));
-    api.start_ingest(vec![fb("AMCOR_2022_8K_dated-2022-07-01")]).unwrap();
-    let t0 = Instant::now();
-    while api.ingest_status().running {
-        assert!(t0.elapsed() < Duration::from_secs(60), "ingest did not finish");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (dir, api)
-}
 
 fn set(api: &Api, v: serde_json::Value) {
     let a: SetSettingsArgs = serde_json::from_value(serde_json::json!({ "settings": v })).unwrap();

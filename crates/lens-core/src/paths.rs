@@ -120,3 +120,14 @@ pub fn hf_caches() -> Vec<PathBuf> {
     v.dedup();
     v
 }
+
+/// The files in `dir` (not below) whose extension is `ext`, sorted (sharded weights in order).
+pub fn files_with_extension(dir: &Path, ext: &str) -> crate::error::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| crate::error::LensError::io(dir, e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    Ok(files)
+}

@@ -96,7 +96,7 @@ impl Settings {
 pub fn vision_installed(dir: &std::path::Path) -> bool {
     dir.join("config.json").is_file()
         && dir.join("tokenizer.json").is_file()
-        && std::fs::read_dir(dir).map(|it| it.flatten().any(|e| e.path().extension().is_some_and(|x| x == "safetensors"))).unwrap_or(false)
+        && crate::paths::files_with_extension(dir, "safetensors").is_ok_and(|f| !f.is_empty())
 }
 
 /// The files an embedding model folder must hold.

@@ -574,12 +574,7 @@ impl Model {
         let cfg_path = dir.join("config.json");
         let text = std::fs::read_to_string(&cfg_path).map_err(|e| LensError::io(&cfg_path, e))?;
         let cfg = Config::from_json(&text, &cfg_path)?;
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| LensError::io(dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
-            .collect();
-        files.sort();
+        let files = lens_core::paths::files_with_extension(dir, "safetensors")?;
         if files.is_empty() {
             return Err(LensError::ModelMissing {
                 what: "*.safetensors".into(),

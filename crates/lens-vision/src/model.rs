@@ -399,12 +399,7 @@ impl ColModernVBert {
         })?;
         let v: Value = serde_json::from_str(&text).map_err(|e| LensError::Model(format!("{}: {e}", cfg_path.display())))?;
         let cfg = Config::from_json(&v)?;
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| LensError::io(dir, e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
-            .collect();
-        files.sort();
+        let files = lens_core::paths::files_with_extension(dir, "safetensors")?;
         if files.is_empty() {
             return Err(LensError::ModelMissing { what: "model weights (*.safetensors)".into(), dir: dir.to_path_buf(), hint: VISION_HINT.into() });
         }
