@@ -317,22 +317,30 @@ impl<S: JobState> BackgroundJob<S> {
     }
 }
 
-impl JobState for DenseState {
-    fn running(&self) -> bool {
-        self.running
-    }
-    fn set_running(&mut self, r: bool) {
-        self.running = r;
-    }
-    fn ended(&mut self, r: Result<()>) {
-        match r {
-            Ok(()) => {}
-            Err(LensError::Cancelled) => self.cancelled = true,
-            Err(e) => self.error = Some((&e).into()),
+/// `JobState` for a state with `running`, `cancelled` and `error` fields.
+macro_rules! job_state {
+    ($t:ty $(, $after:expr)?) => {
+        impl JobState for $t {
+            fn running(&self) -> bool {
+                self.running
+            }
+            fn set_running(&mut self, r: bool) {
+                self.running = r;
+            }
+            fn ended(&mut self, r: Result<()>) {
+                match r {
+                    Ok(()) => {}
+                    Err(LensError::Cancelled) => self.cancelled = true,
+                    Err(e) => self.error = Some((&e).into()),
+                }
+                $( ($after)(self); )?
+            }
         }
-        self.current = None;
-    }
+    };
 }
+
+job_state!(DenseState, |s: &mut DenseState| s.current = None);
+job_state!(VisionState);
 
 pub struct DenseJobs {
     dir: PathBuf,
@@ -385,22 +393,6 @@ pub struct VisionState {
     pub progress: lens_vision::library::BuildProgress,
     pub report: Option<lens_vision::library::BuildReport>,
     pub error: Option<JobError>,
-}
-
-impl JobState for VisionState {
-    fn running(&self) -> bool {
-        self.running
-    }
-    fn set_running(&mut self, r: bool) {
-        self.running = r;
-    }
-    fn ended(&mut self, r: Result<()>) {
-        match r {
-            Ok(()) => {}
-            Err(LensError::Cancelled) => self.cancelled = true,
-            Err(e) => self.error = Some((&e).into()),
-        }
-    }
 }
 
 /// Embeds pages for the vision index in a thread: slow on a CPU (seconds per page), so it is
