@@ -10,6 +10,23 @@
     return e;
   };
   const errText = (e) => '[' + e.code + '] ' + e.message;
+  // `text` with the words starting with any of `terms` marked
+  function marked(text, terms) {
+    const frag = document.createDocumentFragment();
+    const words = (terms || []).filter((t) => t.length > 1).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    if (!words.length) { frag.appendChild(document.createTextNode(text)); return frag; }
+    const re = new RegExp('\\b(' + words.join('|') + ')\\w*', 'gi');
+    let last = 0;
+    for (const m of text.matchAll(re)) {
+      frag.appendChild(document.createTextNode(text.slice(last, m.index)));
+      frag.appendChild(el('mark', null, m[0]));
+      last = m.index + m[0].length;
+    }
+    frag.appendChild(document.createTextNode(text.slice(last)));
+    return frag;
+  }
+  // the question's words worth marking in a snippet
+  const questionTerms = (q) => (q.toLowerCase().match(/[a-z0-9][a-z0-9&-]{3,}/g) || []).filter((w) => !['what', 'which', 'were', 'that', 'this', 'with', 'from', 'their', 'does', 'have', 'give', 'based'].includes(w));
 
   // ---- views
   function show(view) {
@@ -410,6 +427,9 @@
     $('fb-note').value = '';
     const ol = $('pages-read');
     ol.textContent = '';
+    // each page read: one click to view it; its heading and the lines that matched
+    const info = new Map((r.page_info || []).map((x) => [x.page, x]));
+    const terms = questionTerms(r.question || $('q').value);
     for (const p of r.pages) {
       const li = el('li');
       const b = el('button', 'link', p);
@@ -418,6 +438,9 @@
       b.addEventListener('click', () => { const i = p.lastIndexOf('#'); openPage(p.slice(0, i), Number(p.slice(i + 1))); });
       li.appendChild(b);
       if (cited) li.appendChild(el('span', 'badge', 'cited'));
+      const x = info.get(p);
+      if (x && x.heading) li.appendChild(el('div', 'page-head', x.heading.length > 110 ? x.heading.slice(0, 110) + '…' : x.heading));
+      if (x && x.snippet) { const sn = el('p', 'snippet'); sn.appendChild(marked(x.snippet, terms)); li.appendChild(sn); }
       ol.appendChild(li);
     }
     if (r.citations.length) { const c = r.citations[0]; const i = c.lastIndexOf('#'); openPage(c.slice(0, i), Number(c.slice(i + 1))); }
@@ -433,10 +456,16 @@
     const cited = boxes.length > 0;
     try {
       const src = await api.pageImage(doc, page, boxes, Math.round(110 * viewing.zoom));
+      // at the first zoom the page fits the column's width; + renders it larger
+      $('page-img').classList.toggle('fit', viewing.zoom <= 1);
       $('page-img').src = src;
       $('page-img').alt = 'Page ' + page + ' of ' + doc + (cited ? ', evidence highlighted' : '');
     } catch (e) { $('viewer-title').textContent = errText(e); }
   }
+  // the page arrives with its box in view
+  $('page-img').addEventListener('load', () => {
+    if (current && viewing && current.boxes.some((x) => x.doc_id === viewing.doc && x.page === viewing.page)) $('v-jump').click();
+  });
   $('page-img').addEventListener('error', () => { $('viewer-title').textContent = 'This page could not be shown (see the log for details).'; });
   $('v-prev').addEventListener('click', () => viewing && viewing.page > 1 && openPage(viewing.doc, viewing.page - 1));
   $('v-next').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page + 1));
@@ -617,7 +646,7 @@
   });
 
   // what labeler.js shares with this file
-  window.lensUi = { $, el, errText, plural, show };
+  window.lensUi = { $, el, errText, plural, show, marked };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   loadDocs();

@@ -5,7 +5,7 @@
 // through window.lensApi (transport.js).
 (function () {
   const api = window.lensApi;
-  const { $, el, errText, plural, show } = window.lensUi;
+  const { $, el, errText, plural, show, marked } = window.lensUi;
   const QUERY_TYPES = ['numerical', 'boolean', 'extractive', 'compare-contrast', 'multi-hop'];
   const CONTENT_TYPES = ['text', 'table', 'chart'];
 
@@ -85,21 +85,6 @@
   }
 
   // ---- one question
-  function marked(text, terms) {
-    const frag = document.createDocumentFragment();
-    const words = (terms || []).filter((t) => t.length > 1).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-    if (!words.length) { frag.appendChild(document.createTextNode(text)); return frag; }
-    const re = new RegExp('\\b(' + words.join('|') + ')\\w*', 'gi');
-    let last = 0;
-    for (const m of text.matchAll(re)) {
-      frag.appendChild(document.createTextNode(text.slice(last, m.index)));
-      frag.appendChild(el('mark', null, m[0]));
-      last = m.index + m[0].length;
-    }
-    frag.appendChild(document.createTextNode(text.slice(last)));
-    return frag;
-  }
-
   const short = (s) => s.length > 90 ? s.slice(0, 90) + '…' : s;
 
   async function openQuestion(qid, keepFocus) {

@@ -60,6 +60,13 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // a computed answer traced to its cells is shown as supported
     assert.equal(await page.textContent('#support'), 'Supported by the cited page');
     assert.match(await page.textContent('#pages-read'), /3M_2018_10K#60/);
+    // each page read shows its heading and the lines that matched, the question's words marked
+    assert.match(await page.textContent('#pages-read'), /Consolidated Statement of Cash Flow/);
+    assert.ok(await page.$$eval('#pages-read mark', (ms) => ms.length) > 0);
+    // side by side at 1280 px: the page to the right of the answer, its box scrolled into view on arrival
+    const [ab, vb] = [await page.locator('#answer').boundingBox(), await page.locator('#viewer').boundingBox()];
+    assert.ok(vb.x > ab.x + ab.width - 1, 'viewer beside the answer: ' + JSON.stringify([ab, vb]));
+    await page.waitForFunction(() => document.getElementById('viewer-scroll').scrollTop > 0);
     // the worked calculation: the result and its operand, which links to its page
     await page.waitForSelector('#calc:not([hidden])');
     assert.match(await page.textContent('#calc-result'), /\$1,577 million/);

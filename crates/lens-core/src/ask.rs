@@ -68,6 +68,9 @@ pub struct AskResponse {
     pub boxes: Vec<PageBox>,
     /// Pages read, in rank order.
     pub pages: Vec<PageRef>,
+    /// The same pages with their heading and the stretch holding the most question terms (empty
+    /// for a page no longer in the library).
+    pub page_info: Vec<PageInfo>,
     pub filter: Option<DocFilter>,
     pub retrieve_ms: f64,
     pub retriever: Retriever,
@@ -75,6 +78,14 @@ pub struct AskResponse {
     pub device: String,
     /// What retrieval had to say (fallbacks, cut questions).
     pub notes: Vec<String>,
+}
+
+/// A page read, as the answer lists it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PageInfo {
+    pub page: PageRef,
+    pub heading: String,
+    pub snippet: String,
 }
 
 /// Phase 1's result: everything the answerer needs, and what the log will record.
@@ -246,18 +257,35 @@ impl Library {
         (a.support, a.support_reasons) = judge_support(self, &r.question, r.filter.as_ref(), &a)?;
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
+        let page_info = self.page_info(&r.question, &pages);
         Ok(AskResponse {
             log_id,
             question: r.question,
             answer: a,
             boxes,
             pages,
+            page_info,
             filter: r.filter,
             retrieve_ms: r.retrieve_ms,
             retriever: r.retriever,
             device,
             notes: r.notes,
         })
+    }
+
+    /// Heading and snippet of each page read (empty for a page no longer in the library).
+    fn page_info(&self, question: &str, pages: &[PageRef]) -> Vec<PageInfo> {
+        let terms = self.index.query_terms(question);
+        pages
+            .iter()
+            .map(|p| {
+                let (heading, snippet) = match self.store.page(&p.doc_id, p.page) {
+                    Ok(pg) => (pg.heading, self.snippet(p, &terms).unwrap_or_default()),
+                    Err(_) => (String::new(), String::new()),
+                };
+                PageInfo { page: p.clone(), heading, snippet }
+            })
+            .collect()
     }
 
     /// [`evidence_for`], or `None` with a note (ending in `why`) when the cited document or page
@@ -288,12 +316,14 @@ impl Library {
         };
         (a.support, a.support_reasons) = judge_support(self, &e.question, None, &a)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
+        let page_info = self.page_info(&e.question, &e.pages);
         Ok(AskResponse {
             log_id: e.id,
             question: e.question,
             answer: a,
             boxes,
             pages: e.pages,
+            page_info,
             filter: None,
             retrieve_ms: e.retrieve_ms,
             retriever: e.retriever,
