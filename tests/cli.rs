@@ -176,6 +176,10 @@ fn ask_cites_quotes_highlights_and_logs() {
     }
     assert_eq!(v["not_found"], false);
     assert_eq!(v["citations"][0], "3M_2018_10K#60", "{v}");
+    // each citation with the page number printed on it (the footer of PDF page 60 prints 60)
+    assert_eq!(v["cited"][0]["page"], "3M_2018_10K#60", "{v}");
+    assert_eq!(v["cited"][0]["page_label"], "60", "{v}");
+    assert_eq!(v["cited"][0]["shown"], "p. 60");
     assert!(v["answer"].as_str().unwrap().contains("1,577"), "{v}");
     // a figure the calculator knows: the answer is worked from the statement's cell
     assert_eq!(v["found_by"], "calculation", "{v}");

@@ -439,6 +439,7 @@
       li.appendChild(b);
       if (cited) li.appendChild(el('span', 'badge', 'cited'));
       const x = info.get(p);
+      if (x) li.appendChild(el('span', 'muted', ' ' + x.shown));
       if (x && x.heading) li.appendChild(el('div', 'page-head', x.heading.length > 110 ? x.heading.slice(0, 110) + '…' : x.heading));
       if (x && x.snippet) { const sn = el('p', 'snippet'); sn.appendChild(marked(x.snippet, terms)); li.appendChild(sn); }
       ol.appendChild(li);
@@ -450,7 +451,9 @@
   async function openPage(doc, page, zoom) {
     viewing = { doc, page, zoom: zoom || (viewing && viewing.zoom) || 1 };
     $('viewer').hidden = false;
-    $('viewer-title').textContent = doc + ' · page ' + page;
+    // the printed page number beside the PDF index, when the answer knows it
+    const known = current && (current.page_info || []).concat(current.cited || []).find((x) => x.page === doc + '#' + page);
+    $('viewer-title').textContent = doc + ' · ' + (known ? known.shown : 'PDF page ' + page);
     // the boxes the ask returned for this page (none for other pages): the server draws them
     const boxes = current ? current.boxes.filter((x) => x.doc_id === doc && x.page === page) : [];
     const cited = boxes.length > 0;

@@ -99,7 +99,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.keyboard.press('n');
     await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('page 61'));
     await page.keyboard.press('p');
-    await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('page 60'));
+    await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('p. 60'));
     await page.click('#v-jump');
     await page.screenshot({ path: join(out, 'ask.png') });
 

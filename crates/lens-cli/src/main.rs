@@ -637,7 +637,8 @@ fn run(cli: Cli) -> Result<()> {
                     lens_core::support::Support::None => {}
                 }
                 if !a.not_found {
-                    println!("cited: {}", join(&a.citations));
+                    let shown: Vec<String> = r.cited.iter().map(|c| format!("{} ({})", c.page, c.shown)).collect();
+                    println!("cited: {}", shown.join(", "));
                     if let Some(q) = &a.quote {
                         println!("quote: \"{q}\"");
                     }

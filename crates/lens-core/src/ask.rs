@@ -71,6 +71,8 @@ pub struct AskResponse {
     /// The same pages with their heading and the stretch holding the most question terms (empty
     /// for a page no longer in the library).
     pub page_info: Vec<PageInfo>,
+    /// The cited pages with their printed labels (search and evals use the PDF index).
+    pub cited: Vec<PageInfo>,
     pub filter: Option<DocFilter>,
     pub retrieve_ms: f64,
     pub retriever: Retriever,
@@ -86,6 +88,10 @@ pub struct PageInfo {
     pub page: PageRef,
     pub heading: String,
     pub snippet: String,
+    /// The number printed on the page, when it prints one ([`crate::pagelabel`]).
+    pub page_label: Option<String>,
+    /// "p. 41 (PDF page 44)", or "PDF page 44".
+    pub shown: String,
 }
 
 /// Phase 1's result: everything the answerer needs, and what the log will record.
@@ -258,6 +264,7 @@ impl Library {
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);
+        let cited = self.page_info(&r.question, &a.citations);
         Ok(AskResponse {
             log_id,
             question: r.question,
@@ -265,6 +272,7 @@ impl Library {
             boxes,
             pages,
             page_info,
+            cited,
             filter: r.filter,
             retrieve_ms: r.retrieve_ms,
             retriever: r.retriever,
@@ -279,11 +287,12 @@ impl Library {
         pages
             .iter()
             .map(|p| {
-                let (heading, snippet) = match self.store.page(&p.doc_id, p.page) {
-                    Ok(pg) => (pg.heading, self.snippet(p, &terms).unwrap_or_default()),
-                    Err(_) => (String::new(), String::new()),
+                let (heading, snippet, label) = match self.store.page(&p.doc_id, p.page) {
+                    Ok(pg) => (pg.heading, self.snippet(p, &terms).unwrap_or_default(), crate::pagelabel::printed(&pg.text, p.page)),
+                    Err(_) => (String::new(), String::new(), None),
                 };
-                PageInfo { page: p.clone(), heading, snippet }
+                let shown = crate::pagelabel::describe(label.as_deref(), p.page);
+                PageInfo { page: p.clone(), heading, snippet, page_label: label, shown }
             })
             .collect()
     }
@@ -317,6 +326,7 @@ impl Library {
         (a.support, a.support_reasons) = judge_support(self, &e.question, None, &a)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         let page_info = self.page_info(&e.question, &e.pages);
+        let cited = self.page_info(&e.question, &a.citations);
         Ok(AskResponse {
             log_id: e.id,
             question: e.question,
@@ -324,6 +334,7 @@ impl Library {
             boxes,
             pages: e.pages,
             page_info,
+            cited,
             filter: None,
             retrieve_ms: e.retrieve_ms,
             retriever: e.retriever,

@@ -7,6 +7,7 @@
 // the lowest layer: imports nothing from the rest of the core
 pub mod error;
 pub(crate) mod names;
+pub mod pagelabel;
 pub mod pageref;
 pub mod paths;
 
