@@ -171,7 +171,10 @@
     if (j.error) t += ' — ' + errText(j.error);
     $('dense-msg').textContent = t;
     $('dense-cancel').hidden = !j.running;
-    $('dense-build').disabled = !!j.running;
+    // a build needs the embedding model: the button says why it cannot run
+    if (!st.installed) $('dense-msg').textContent = 'No embedding model: ' + st.missing + ' (see README, Models)';
+    $('dense-build').disabled = !!j.running || !st.installed;
+    $('dense-build').title = st.installed ? 'Embed pages for dense and hybrid search' : 'Install the embedding model first (see README, Models)';
   }
   const pollDense = poller('dense_status', renderDense, 'dense-msg', 1000);
   $('dense-build').addEventListener('click', async () => {

@@ -150,9 +150,10 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('button[aria-label="Remove alias big red of 3M_2018_10K"]');
     await page.waitForFunction(() => !document.querySelector('button[aria-label="Remove alias big red of 3M_2018_10K"]'));
     // dense vectors without a model: a clear message naming what is missing
-    await page.click('#dense-build');
-    await page.waitForFunction(() => document.getElementById('dense-msg').textContent.includes('model_missing'));
-    assert.match(await page.textContent('#dense-msg'), /config\.json/);
+    // dense vectors without a model: the button is disabled and says which file is missing
+    await page.waitForFunction(() => document.getElementById('dense-msg').textContent.includes('No embedding model'));
+    assert.ok(await page.isDisabled('#dense-build'));
+    assert.match(await page.textContent('#dense-msg'), /config\.json is missing/);
     // the vision index without its model: the button is disabled and the reason shown
     await page.waitForFunction(() => document.getElementById('vision-msg').textContent.includes('No vision model'));
     assert.ok(await page.isDisabled('#vision-build'));

@@ -195,6 +195,10 @@ pub struct FolderArgs {
 #[derive(Debug, Clone, Serialize)]
 pub struct DenseStatus {
     pub model: String,
+    /// Is the embedding model in the models folder? (Build dense vectors needs it.)
+    pub installed: bool,
+    /// Which file is missing, when it is not.
+    pub missing: Option<String>,
     pub documents: usize,
     pub with_vectors: Vec<String>,
     pub job: crate::jobs::DenseState,

@@ -413,7 +413,9 @@ impl Api {
             let done = l.store().dense_doc_keys(&st.embedder)?;
             let docs = l.documents()?;
             let with_vectors = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.clone()).collect();
-            Ok(DenseStatus { model: st.embedder, documents: docs.len(), with_vectors, job })
+            let dir = Path::new(&st.models_dir).join(&st.embedder);
+            let missing = lens_core::settings::EMBEDDER_FILES.iter().find(|f| !dir.join(f).is_file()).map(|f| format!("{f} is missing in {}", dir.display()));
+            Ok(DenseStatus { model: st.embedder, installed: missing.is_none(), missing, documents: docs.len(), with_vectors, job })
         })
     }
 
