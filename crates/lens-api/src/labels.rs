@@ -144,14 +144,6 @@ pub struct Export {
     pub jsonl: String,
 }
 
-fn annotator_label(a: &str) -> String {
-    if a.is_empty() {
-        "imported".into()
-    } else {
-        a.to_string()
-    }
-}
-
 impl Api {
     pub fn label_sets(&self) -> Result<Vec<SetInfo>> {
         self.with_library(|l| labels::sets(l.store()))
@@ -206,7 +198,7 @@ impl Api {
                 }
             }
             for p in &a.extra {
-                let key: PageRef = p.trim().parse().map_err(|_| LensError::BadInput(format!("`{p}` is not a page (DOC#PAGE, e.g. 3M_2018_10K#60)")))?;
+                let key = labels::page_ref(p)?;
                 l.check_page(&key.doc_id, key.page)?;
                 order.push((key.to_string(), "added", None));
             }
@@ -229,7 +221,7 @@ impl Api {
                     rank,
                     width: stored.as_ref().map(|p| p.width).unwrap_or(0.0),
                     height: stored.as_ref().map(|p| p.height).unwrap_or(0.0),
-                    grades: q.grades.iter().filter(|g| g.page == page).map(|g| (annotator_label(&g.annotator), g.grade)).collect(),
+                    grades: q.grades.iter().filter(|g| g.page == page).map(|g| (labels::who(&g.annotator), g.grade)).collect(),
                     from: vec![from],
                     in_library: stored.is_some(),
                     page,

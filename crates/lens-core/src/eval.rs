@@ -47,7 +47,8 @@ impl Label {
     }
 }
 
-fn str_list(v: &serde_json::Value) -> Vec<String> {
+/// A label field that is one string or a list of strings, as a list.
+pub(crate) fn str_list(v: &serde_json::Value) -> Vec<String> {
     match v {
         serde_json::Value::String(s) => vec![s.clone()],
         serde_json::Value::Array(a) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),

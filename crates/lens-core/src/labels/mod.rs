@@ -149,10 +149,10 @@ pub fn sets(store: &Store) -> Result<Vec<SetInfo>> {
     let rows: Vec<(i64, String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
     let mut out = Vec::new();
     for (id, name, created_at) in rows {
-        let questions: i64 = c.query_row("SELECT count(*) FROM label_questions WHERE set_id=?1", [id], |r| r.get(0))?;
+        let keys = question_keys(store, id)?;
         let mut with_gold = 0;
         let mut annotators = BTreeSet::new();
-        for key in question_keys(store, id)? {
+        for &key in &keys {
             let g = current_grades(store, key)?;
             if g.iter().any(|e| e.grade > 0) {
                 with_gold += 1;
@@ -160,7 +160,7 @@ pub fn sets(store: &Store) -> Result<Vec<SetInfo>> {
             annotators.extend(g.into_iter().map(|e| e.annotator).filter(|a| !a.is_empty()));
             annotators.extend(latest_answers(store, key)?.into_iter().map(|e| e.annotator).filter(|a| !a.is_empty()));
         }
-        out.push(SetInfo { name, questions: questions as usize, with_gold, annotators: annotators.into_iter().collect(), created_at });
+        out.push(SetInfo { name, questions: keys.len(), with_gold, annotators: annotators.into_iter().collect(), created_at });
     }
     Ok(out)
 }
@@ -193,7 +193,9 @@ fn question_keys(store: &Store, set: i64) -> Result<Vec<i64>> {
     Ok(v)
 }
 
-fn question_key(store: &Store, set: i64, set_name: &str, qid: &str) -> Result<i64> {
+/// The row of question `qid` in set `set_name`; not found names which is missing.
+fn question_key(store: &Store, set_name: &str, qid: &str) -> Result<i64> {
+    let set = set_id(store, set_name)?;
     store
         .conn()
         .query_row("SELECT id FROM label_questions WHERE set_id=?1 AND qid=?2", params![set, qid], |r| r.get(0))
@@ -258,11 +260,7 @@ fn text_of(v: Option<&Value>) -> String {
 }
 
 fn list_of(v: Option<&Value>) -> Vec<String> {
-    match v {
-        Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(a)) => a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect(),
-        _ => Vec::new(),
-    }
+    v.map(crate::eval::str_list).unwrap_or_default()
 }
 
 fn load(store: &Store, set_name: &str, key: i64) -> Result<Question> {
@@ -297,8 +295,7 @@ pub fn questions(store: &Store, set: &str) -> Result<Vec<Question>> {
 }
 
 pub fn question(store: &Store, set: &str, qid: &str) -> Result<Question> {
-    let id = set_id(store, set)?;
-    load(store, set.trim(), question_key(store, id, set, qid)?)
+    load(store, set.trim(), question_key(store, set, qid)?)
 }
 
 /// Add a typed (or promoted) question; the set is created if needed. Returns it.
@@ -352,9 +349,13 @@ pub fn add_from_log(store: &Store, set: &str, log_id: i64) -> Result<Question> {
     add_question(store, set, &e.question, Some(&format!("log-{}", e.id)), Some(origin))
 }
 
+/// A page as annotators type it (`DOC#PAGE`), or a message saying so.
+pub fn page_ref(page: &str) -> Result<PageRef> {
+    page.trim().parse().map_err(|_| LensError::BadInput(format!("`{page}` is not a page (DOC#PAGE, e.g. 3M_2018_10K#60)")))
+}
+
 fn page_key(page: &str) -> Result<String> {
-    let p: PageRef = page.trim().parse().map_err(|_| LensError::BadInput(format!("`{page}` is not a page (DOC#PAGE, e.g. 3M_2018_10K#60)")))?;
-    Ok(p.to_string())
+    Ok(page_ref(page)?.to_string())
 }
 
 /// Record an annotator's grade of a page (`None` clears it: an undo back to ungraded).
@@ -364,8 +365,7 @@ pub fn grade(store: &Store, set: &str, qid: &str, page: &str, annotator: &str, g
     }
     let annotator = annotator_name(annotator)?;
     let page = page_key(page)?;
-    let id = set_id(store, set)?;
-    let key = question_key(store, id, set, qid)?;
+    let key = question_key(store, set, qid)?;
     store.conn().execute("INSERT INTO label_grades(question, page, annotator, grade) VALUES(?1, ?2, ?3, ?4)", params![key, page, annotator, grade])?;
     load(store, set.trim(), key)
 }
@@ -373,8 +373,7 @@ pub fn grade(store: &Store, set: &str, qid: &str, page: &str, annotator: &str, g
 /// Save an annotator's reference answer and the question's types.
 pub fn save_answer(store: &Store, set: &str, qid: &str, annotator: &str, a: &SaveAnswer) -> Result<Question> {
     let annotator = annotator_name(annotator)?;
-    let id = set_id(store, set)?;
-    let key = question_key(store, id, set, qid)?;
+    let key = question_key(store, set, qid)?;
     let mut q = load(store, set.trim(), key)?;
     let f = &mut q.fields;
     f.insert("answer".into(), Value::String(a.answer.trim().to_string()));
@@ -413,8 +412,7 @@ pub fn add_box(store: &Store, set: &str, qid: &str, annotator: &str, b: &LabelBo
     if ![b.l, b.b, b.r, b.t].iter().all(|x| x.is_finite()) || b.r <= b.l || b.t <= b.b {
         return Err(LensError::BadInput("an evidence box needs l < r and b < t, in page points".into()));
     }
-    let id = set_id(store, set)?;
-    let key = question_key(store, id, set, qid)?;
+    let key = question_key(store, set, qid)?;
     store.conn().execute(
         "INSERT INTO label_boxes(question, page, annotator, l, b, r, t) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![key, page, annotator, b.l, b.b, b.r, b.t],
@@ -423,8 +421,7 @@ pub fn add_box(store: &Store, set: &str, qid: &str, annotator: &str, b: &LabelBo
 }
 
 pub fn remove_box(store: &Store, set: &str, qid: &str, box_id: i64) -> Result<()> {
-    let id = set_id(store, set)?;
-    let key = question_key(store, id, set, qid)?;
+    let key = question_key(store, set, qid)?;
     let n = store.conn().execute("UPDATE label_boxes SET removed=1 WHERE id=?1 AND question=?2", params![box_id, key])?;
     if n == 0 {
         return Err(LensError::NotFound(format!("no evidence box {box_id} on question `{qid}`")));
@@ -574,7 +571,8 @@ pub struct Agreement {
     pub disagreements: Vec<Disagreement>,
 }
 
-fn who(a: &str) -> String {
+/// An annotator as shown: imported grades have no name.
+pub fn who(a: &str) -> String {
     if a.is_empty() {
         "imported".into()
     } else {
