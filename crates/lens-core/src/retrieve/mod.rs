@@ -140,6 +140,29 @@ pub struct SearchResponse {
     pub snippet_ms: f64,
 }
 
+/// The documents of each group that `has` vectors for (all documents where a group is `None`),
+/// or `None` when no document in scope has any; a note says `N of M documents in scope have
+/// {what}` when only some do. The dense and vision steps share it.
+pub(crate) fn with_vectors(
+    groups: &[Option<Vec<i64>>],
+    complete: &std::collections::HashMap<i64, String>,
+    mut has: impl FnMut(&[i64]) -> Result<Vec<i64>>,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<Vec<i64>>>> {
+    let all_keys: Vec<i64> = complete.keys().copied().collect();
+    let scoped: Vec<Vec<i64>> = groups.iter().map(|g| has(g.as_deref().unwrap_or(&all_keys))).collect::<Result<_>>()?;
+    let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
+    let covered: usize = scoped.iter().map(Vec::len).sum();
+    if covered == 0 {
+        return Ok(None);
+    }
+    if covered < scope_total {
+        notes.push(format!("{covered} of {scope_total} documents in scope have {what}"));
+    }
+    Ok(Some(scoped))
+}
+
 /// The question as searched: trimmed, cut to [`MAX_QUESTION_CHARS`], and its index terms.
 pub struct Query {
     pub text: String,

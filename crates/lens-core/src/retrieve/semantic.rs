@@ -36,21 +36,14 @@ pub fn ranked(
         return Ok(None);
     };
     let with_vectors = lib.store.dense_doc_keys(emb.name())?;
-    let all_keys: Vec<i64> = complete.keys().copied().collect();
-    let scoped: Vec<Vec<i64>> =
-        groups.iter().map(|g| g.as_deref().unwrap_or(&all_keys).iter().copied().filter(|k| with_vectors.contains(k)).collect()).collect();
-    let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
-    let covered: usize = scoped.iter().map(Vec::len).sum();
-    if covered == 0 {
+    let has = |keys: &[i64]| Ok(keys.iter().copied().filter(|k| with_vectors.contains(k)).collect());
+    let Some(scoped) = super::with_vectors(groups, complete, has, "dense vectors", notes)? else {
         if strict {
             return Err(LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into()));
         }
         notes.push("no document in scope has dense vectors yet: no dense list".into());
         return Ok(None);
-    }
-    if covered < scope_total {
-        notes.push(format!("{covered} of {scope_total} documents in scope have dense vectors"));
-    }
+    };
     let qv = emb.embed_query(question)?;
     scoped.iter().map(|keys| lib.dense.search(&lib.store, emb.name(), &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
 }

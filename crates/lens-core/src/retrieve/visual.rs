@@ -50,23 +50,13 @@ pub fn ranked(
         }
         return Ok(None);
     };
-    let all_keys: Vec<i64> = complete.keys().copied().collect();
-    let mut scoped = Vec::with_capacity(groups.len());
-    for g in groups {
-        scoped.push(vis.covered(lib, g.as_deref().unwrap_or(&all_keys))?);
-    }
-    let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
-    let covered: usize = scoped.iter().map(Vec::len).sum();
-    if covered == 0 {
+    let Some(scoped) = super::with_vectors(groups, complete, |keys| vis.covered(lib, keys), "a vision index", notes)? else {
         if strict {
             return Err(LensError::NotFound(format!("no document in scope has a vision index for {} yet (run `lens vision build`)", vis.name())));
         }
         notes.push("no document in scope has a vision index yet".into());
         return Ok(None);
-    }
-    if covered < scope_total {
-        notes.push(format!("{covered} of {scope_total} documents in scope have a vision index"));
-    }
+    };
     let qv = vis.embed_query(question)?;
     scoped.iter().map(|keys| vis.rank(lib, &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
 }
