@@ -196,69 +196,100 @@ fn fnv1a(bytes: &[u8]) -> u32 {
     h
 }
 
+const STAGE_MAGIC: &[u8; 8] = b"LVXP0001";
+
+/// What a staging file was started for: the model, edge and dimension (pooling happens at
+/// publish, so it is not part of it).
+fn stage_header(built: &Built) -> Vec<u8> {
+    let b = Built { pooled: false, ..built.clone() };
+    let json = serde_json::to_vec(&b).expect("headers serialise");
+    let mut h = STAGE_MAGIC.to_vec();
+    h.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    h.extend_from_slice(&json);
+    h
+}
+
+/// The staging file's header (what it was started for) and where its records begin.
+fn read_stage_header(buf: &[u8]) -> Option<(Built, usize)> {
+    if buf.len() < 12 || &buf[..8] != STAGE_MAGIC {
+        return None;
+    }
+    let n = u32::from_le_bytes(buf[8..12].try_into().expect("4 bytes")) as usize;
+    let b: Built = serde_json::from_slice(buf.get(12..12 + n)?).ok()?;
+    Some((b, 12 + n))
+}
+
+/// Walk whole, intact records from `at`: `on_record(page, vector bytes)` for each; returns
+/// where the intact part ends (a torn or corrupt record and all after it are not walked).
+fn walk_records(buf: &[u8], mut at: usize, dim: usize, mut on_record: impl FnMut(u32, &[u8])) -> usize {
+    while at + 8 <= buf.len() {
+        let page = u32::from_le_bytes(buf[at..at + 4].try_into().expect("4 bytes"));
+        let n = u32::from_le_bytes(buf[at + 4..at + 8].try_into().expect("4 bytes")) as usize;
+        let end = at + 8 + n * dim * 2;
+        if end + 4 > buf.len() || fnv1a(&buf[at..end]) != u32::from_le_bytes(buf[end..end + 4].try_into().expect("4 bytes")) {
+            break;
+        }
+        on_record(page, &buf[at + 8..end]);
+        at = end + 4;
+    }
+    at
+}
+
 /// A document being embedded: pages already done (from an earlier, interrupted run) and the
-/// staging file new pages are appended to.
+/// staging file new pages are appended to. The file starts with a header naming the model,
+/// edge and dimension it was started for: one started for another is begun again, never mixed.
 pub struct Partial {
     path: PathBuf,
     file: std::fs::File,
     dim: usize,
     pages: BTreeMap<u32, Vec<u16>>,
-    /// Bytes dropped from a torn tail when reopened.
+    /// Bytes dropped when reopened: a torn tail, or a whole file started for another model or edge.
     pub dropped_bytes: u64,
 }
 
+/// A published index's size.
+#[derive(Debug, Clone, Copy)]
+pub struct Published {
+    pub bytes: u64,
+    pub pages: u32,
+    pub vectors: u64,
+}
+
 impl Partial {
-    /// Open (or start) the staging file for a document, keeping every whole record.
-    pub fn open(path: &Path, dim: usize) -> Result<Partial> {
+    /// Open (or start) the staging file of a document for `built`'s model and edge, keeping
+    /// every whole record.
+    pub fn open(path: &Path, built: &Built) -> Result<Partial> {
+        let dim = built.dim as usize;
         let mut file = std::fs::OpenOptions::new().read(true).append(true).create(true).open(path).map_err(|e| LensError::io(path, e))?;
         let mut buf = Vec::new();
         file.read_to_end(&mut buf).map_err(|e| LensError::io(path, e))?;
+        let header = stage_header(built);
         let mut pages = BTreeMap::new();
-        let mut at = 0usize;
-        while at + 8 <= buf.len() {
-            let page = u32::from_le_bytes(buf[at..at + 4].try_into().expect("4 bytes"));
-            let n = u32::from_le_bytes(buf[at + 4..at + 8].try_into().expect("4 bytes")) as usize;
-            let end = at + 8 + n * dim * 2;
-            if end + 4 > buf.len() || fnv1a(&buf[at..end]) != u32::from_le_bytes(buf[end..end + 4].try_into().expect("4 bytes")) {
-                break;
-            }
-            let v: Vec<u16> = buf[at + 8..end].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
-            pages.insert(page, v);
-            at = end + 4;
-        }
-        let dropped = (buf.len() - at) as u64;
+        let keep = match read_stage_header(&buf) {
+            Some((b, start)) if buf[..start] == header[..] && b.dim == built.dim => walk_records(&buf, start, dim, |page, v| {
+                pages.insert(page, v.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect());
+            }),
+            // empty, foreign, or started for another model / edge: begin again
+            _ => 0,
+        };
+        let dropped = (buf.len() - keep) as u64;
         if dropped > 0 {
-            file.set_len(at as u64).map_err(|e| LensError::io(path, e))?;
+            file.set_len(keep as u64).map_err(|e| LensError::io(path, e))?;
             file.seek(SeekFrom::End(0)).map_err(|e| LensError::io(path, e))?;
+        }
+        if keep == 0 {
+            file.write_all(&header).map_err(|e| LensError::io(path, e))?;
         }
         Ok(Partial { path: path.to_path_buf(), file, dim, pages, dropped_bytes: dropped })
     }
 
-    /// Pages in a staging file, for progress display (the build itself reopens it with
-    /// [`Partial::open`]): the vector dimension is found by checking the first record's checksum
-    /// at the dimensions models use, then the records are walked by their headers.
+    /// Pages already in a staging file (for progress display; the build reopens it with
+    /// [`Partial::open`]). Only the record headers are read.
     pub fn count(path: &Path) -> Result<usize> {
         let buf = std::fs::read(path).map_err(|e| LensError::io(path, e))?;
-        let mut at = 0usize;
+        let Some((b, start)) = read_stage_header(&buf) else { return Ok(0) };
         let mut n = 0;
-        let dim = [128usize, 64, 96, 256, 16, 32, 8].into_iter().find(|d| {
-            if buf.len() < 8 {
-                return false;
-            }
-            let v = u32::from_le_bytes(buf[4..8].try_into().expect("4 bytes")) as usize;
-            let end = 8 + v * d * 2;
-            end + 4 <= buf.len() && fnv1a(&buf[..end]) == u32::from_le_bytes(buf[end..end + 4].try_into().expect("4 bytes"))
-        });
-        let Some(dim) = dim else { return Ok(0) };
-        while at + 8 <= buf.len() {
-            let v = u32::from_le_bytes(buf[at + 4..at + 8].try_into().expect("4 bytes")) as usize;
-            let end = at + 8 + v * dim * 2;
-            if end + 4 > buf.len() {
-                break;
-            }
-            n += 1;
-            at = end + 4;
-        }
+        walk_records(&buf, start, b.dim as usize, |_, _| n += 1);
         Ok(n)
     }
 
@@ -290,8 +321,8 @@ impl Partial {
     }
 
     /// Write the finished index to `dest` (via a temporary name), pooling each page if asked;
-    /// removes the staging file. Returns the bytes written.
-    pub fn finish(self, dest: &Path, built: &Built) -> Result<u64> {
+    /// removes the staging file. Returns what was written.
+    pub fn finish(self, dest: &Path, built: &Built) -> Result<Published> {
         let dim = self.dim;
         let mut pages = Vec::with_capacity(self.pages.len());
         let mut data: Vec<u16> = Vec::new();
@@ -304,10 +335,11 @@ impl Partial {
             pages.push((*page, n as u32, data.len() as u64));
             data.extend(maxsim::to_blocked(&rows, dim));
         }
+        let published = Published { bytes: 0, pages: pages.len() as u32, vectors: pages.iter().map(|p| p.1 as u64).sum() };
         let bytes = write_index(dest, built, pages, &data)?;
         drop(self.file);
         std::fs::remove_file(&self.path).map_err(|e| LensError::io(&self.path, e))?;
-        Ok(bytes)
+        Ok(Published { bytes, ..published })
     }
 }
 
@@ -355,7 +387,7 @@ mod tests {
     fn partial_resumes_after_a_torn_write_and_publishes() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("7.partial");
-        let mut part = Partial::open(&p, 8).unwrap();
+        let mut part = Partial::open(&p, &built(false)).unwrap();
         part.add(1, &vecs(20, 8, 1)).unwrap();
         part.add(2, &vecs(5, 8, 2)).unwrap();
         drop(part);
@@ -363,11 +395,12 @@ mod tests {
         let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
         f.write_all(&[3, 0, 0, 0, 9, 0, 0, 0, 1, 2, 3]).unwrap();
         drop(f);
-        let mut part = Partial::open(&p, 8).unwrap();
+        let mut part = Partial::open(&p, &built(false)).unwrap();
         assert_eq!(part.done(), 2);
         assert_eq!(part.dropped_bytes, 11);
         assert!(part.has(2) && !part.has(3));
         part.add(3, &vecs(33, 8, 3)).unwrap();
+        assert_eq!(Partial::count(&p).unwrap(), 3);
         let dest = dir.path().join("7.lvx");
         part.finish(&dest, &built(false)).unwrap();
         assert!(!p.exists());
@@ -385,6 +418,27 @@ mod tests {
         other.edge = 1024;
         let e = DocIndex::open(&dest, Some(&other)).err().unwrap().to_string();
         assert!(e.contains("built with test at 512 px") && e.contains("lens vision build --rebuild"), "{e}");
+    }
+
+    #[test]
+    fn a_staging_file_of_another_model_or_edge_is_begun_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("9.partial");
+        let mut part = Partial::open(&p, &built(false)).unwrap();
+        part.add(1, &vecs(20, 8, 1)).unwrap();
+        drop(part);
+        // the same model and edge, pooled or not: resumed
+        assert_eq!(Partial::open(&p, &built(true)).unwrap().done(), 1);
+        // another edge: its vectors are not mixed in
+        let other = Built { edge: 1024, ..built(false) };
+        let part = Partial::open(&p, &other).unwrap();
+        assert_eq!(part.done(), 0);
+        assert!(part.dropped_bytes > 0);
+        drop(part);
+        assert_eq!(Partial::count(&p).unwrap(), 0);
+        // a file without the header (not a staging file): begun again too
+        std::fs::write(&p, b"junk").unwrap();
+        assert_eq!(Partial::open(&p, &built(false)).unwrap().done(), 0);
     }
 
     #[test]
@@ -408,7 +462,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut docs = Vec::new();
         for d in 0..3u32 {
-            let mut part = Partial::open(&dir.path().join(format!("{d}.partial")), 8).unwrap();
+            let mut part = Partial::open(&dir.path().join(format!("{d}.partial")), &built(d == 2)).unwrap();
             for p in 1..=(5 + d) {
                 part.add(p, &vecs(10 + p as usize * 3, 8, p + d * 100)).unwrap();
             }

@@ -7,7 +7,8 @@
 //! deleted in the same transaction that removes or replaces the document. Files without a row
 //! (a replaced version, a crash between rename and insert, a removed document) are swept at the
 //! start of each build. A build killed midway keeps every page already embedded in
-//! `KEY.partial` and goes on from there next time.
+//! `KEY.partial` and goes on from there next time, with the same model and edge only (a staging
+//! file records what it was started for; one for another is begun again).
 
 use crate::encoder::VisionEncoder;
 use crate::index::{self, Built, DocIndex, Partial};
@@ -205,12 +206,11 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
     let dir = vision_dir(lib)?;
     let built = built_for(enc, opts.pooled);
     let mut report = BuildReport { swept_files: sweep(lib)?, ..Default::default() };
-    let all = lib.documents()?;
     let mut docs = match &opts.docs {
         Some(ids) => ids.iter().map(|id| lib.document(id)).collect::<Result<Vec<_>>>()?,
         None => {
             // pages without a text layer first: documents by their share of such pages
-            let mut v = all.clone();
+            let mut v = lib.documents()?;
             v.sort_by(|a, b| {
                 (b.needs_ocr_pages as f64 / b.pages.max(1) as f64).total_cmp(&(a.needs_ocr_pages as f64 / a.pages.max(1) as f64)).then(a.id.cmp(&b.id))
             });
@@ -229,7 +229,7 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
         if opts.rebuild && rows.contains_key(&d.key) {
             lib.store().remove_vision_doc(d.key)?;
         }
-        let mut part = Partial::open(&partial_path, enc.dim())?;
+        let mut part = Partial::open(&partial_path, &built)?;
         report.resumed_pages += part.done();
         let pdf = lib.pdf_path(d)?;
         // this document's pages without a text layer first
@@ -260,18 +260,16 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
             progress(&p);
         }
         let dest = dir.join(format!("{}.lvx", d.key));
-        let bytes = part.finish(&dest, &built)?;
-        let idx = DocIndex::open(&dest, Some(&built))?;
+        let done = part.finish(&dest, &built)?;
         let row = VisionDoc {
             model: built.model.clone(),
             edge: built.edge,
             pooled: built.pooled,
-            pages: idx.num_pages() as u32,
-            vectors: idx.num_vectors(),
-            bytes,
+            pages: done.pages,
+            vectors: done.vectors,
+            bytes: done.bytes,
             built_at: String::new(),
         };
-        drop(idx);
         if !lib.store().add_vision_doc(d.key, &row)? {
             // removed or replaced while it was embedded: its file goes with the next sweep
             continue;
