@@ -3,6 +3,7 @@
 //! (transformers, f32, same shapes and thread count) with --python.
 
 use anyhow::Result;
+use lens_vision::index::{Built, Partial};
 use lens_vision::model::{ColModernVBert, Config};
 use std::path::Path;
 use std::time::Instant;
@@ -33,11 +34,20 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>) -> Result<()> {
         let px = cfg.vision.image_size * cfg.vision.image_size * 3;
         let pixels: Vec<Vec<f32>> = (0..tiles).map(|t| (0..px).map(|i| ((i * 31 + t * 17) % 255) as f32 / 127.5 - 1.0).collect()).collect();
         let mut times = Vec::new();
+        let mut page = Vec::new();
         for _ in 0..runs.max(1) {
             let t = Instant::now();
             let f = model.image_features(&pixels)?;
-            model.encode(&ids, Some(&f))?;
+            page = model.encode(&ids, Some(&f))?;
             times.push(t.elapsed().as_secs_f64());
+        }
+        // what the page costs in the index: published as a one-page document, plain and pooled
+        let mut kb = [0f64; 2];
+        for (i, pooled) in [false, true].into_iter().enumerate() {
+            let built = Built { model: "bench".into(), edge: edge as u32, dim: cfg.dim as u32, pooled };
+            let mut part = Partial::open(&dir.path().join(format!("{edge}-{pooled}.partial")), &built)?;
+            part.add(1, &page)?;
+            kb[i] = part.finish(&dir.path().join(format!("{edge}-{pooled}.lvx")), &built)?.bytes as f64 / 1e3;
         }
         times.sort_by(|a, b| a.total_cmp(b));
         let s = times[times.len() / 2];
@@ -46,7 +56,12 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>) -> Result<()> {
         let t = Instant::now();
         model.encode(&q, None)?;
         let qms = t.elapsed().as_secs_f64() * 1000.0;
-        print!("  edge {edge:>4} px ({tiles} tile{}, {len} tokens): lens {s:>6.2} s/page, query {qms:>5.0} ms", if tiles == 1 { "" } else { "s" });
+        print!(
+            "  edge {edge:>4} px ({tiles} tile{}, {len} tokens): lens {s:>6.2} s/page, query {qms:>5.0} ms, index {:.1} KB/page ({:.1} pooled)",
+            if tiles == 1 { "" } else { "s" },
+            kb[0],
+            kb[1]
+        );
         if let Some(py) = python {
             let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/vision_reference.py");
             let o = std::process::Command::new(py)
