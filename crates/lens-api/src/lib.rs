@@ -111,8 +111,8 @@ impl Api {
         }
     }
 
-    pub fn documents(&self) -> Result<Vec<Document>> {
-        self.with_library(|l| l.documents())
+    pub fn documents(&self) -> Result<Vec<lens_core::library::DocView>> {
+        self.with_library(|l| l.document_views())
     }
 
     pub fn search(&self, a: &SearchArgs) -> Result<SearchResponse> {
@@ -238,6 +238,18 @@ impl Api {
     /// A logged answer reopened: evidence boxes and support as the ask showed them.
     pub fn reopen(&self, id: i64) -> Result<AskResponse> {
         self.with_library(|l| l.reopen(id))
+    }
+
+    /// A workpaper of logged answers: gathered under the lock, pages rendered and the file written
+    /// after it.
+    pub fn workpaper(&self, a: &WorkpaperArgs) -> Result<FileOut> {
+        let mut w = self.with_library(|l| l.workpaper(&a.ids))?;
+        w.render(lens_core::workpaper::DPI);
+        let bytes = match a.format {
+            WorkpaperFormat::Html => lens_core::workpaper::html(&w)?.into_bytes(),
+            WorkpaperFormat::Pdf => lens_core::workpaper::pdf(&w)?,
+        };
+        Ok(FileOut { name: w.file_name(a.format.ext()), mime: a.format.mime(), bytes })
     }
 
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {

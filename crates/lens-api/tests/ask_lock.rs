@@ -75,7 +75,7 @@ fn other_calls_are_served_while_an_answer_is_written() {
     let t0 = Instant::now();
     let docs = api.documents().unwrap();
     order.lock().unwrap().push("documents");
-    let png = api.page_png(&PageRef::new(&docs[0].id, 1), 50.0, &[]).unwrap();
+    let png = api.page_png(&PageRef::new(&docs[0].doc.id, 1), 50.0, &[]).unwrap();
     order.lock().unwrap().push("page_png");
     let log = api.log(10).unwrap();
     order.lock().unwrap().push("log");
@@ -129,7 +129,7 @@ fn a_document_removed_while_answering_leaves_an_answer_without_boxes() {
         std::thread::spawn(move || api.ask(&AskArgs::new(QUESTION)))
     };
     started.recv_timeout(Duration::from_secs(30)).expect("the answerer started");
-    let doc = api.documents().unwrap()[0].id.clone();
+    let doc = api.documents().unwrap()[0].doc.id.clone();
     api.remove(&doc).unwrap();
     let r = asker.join().unwrap().unwrap();
     assert!(r.boxes.is_empty());

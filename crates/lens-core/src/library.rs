@@ -37,6 +37,17 @@ pub struct Library {
     tables: RwLock<HashMap<(i64, u32), PageTables>>,
 }
 
+/// A document with what the app shows of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocView {
+    #[serde(flatten)]
+    pub doc: Document,
+    /// The company as the filing names itself ("American Express Company").
+    pub display_name: Option<String>,
+    /// "FY2022", "Q2 FY2023", or an 8-K's date.
+    pub period: Option<String>,
+}
+
 /// What recovery did when a library was opened for writing.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Recovery {
@@ -221,6 +232,21 @@ impl Library {
 
     pub fn document(&self, id: &str) -> Result<Document> {
         self.store.document(id)
+    }
+
+    /// Documents as the app lists them: with the company's display name (from the cover page,
+    /// [`crate::meta::display_name`]) and the period they cover.
+    pub fn document_views(&self) -> Result<Vec<DocView>> {
+        self.documents()?
+            .into_iter()
+            .map(|d| {
+                let cover: Vec<String> = (1..=d.pages.min(3)).filter_map(|p| self.store.page(&d.id, p).ok()).map(|p| p.text).collect();
+                let cover: Vec<&str> = cover.iter().map(String::as_str).collect();
+                let display_name = d.company.as_deref().map(|c| crate::meta::display_name(c, &cover, &self.companies));
+                let period = crate::meta::period(&d.id, d.year, d.form.as_deref());
+                Ok(DocView { doc: d, display_name, period })
+            })
+            .collect()
     }
 
     /// Where the library keeps its copy of a PDF (by content hash), when it has a folder.

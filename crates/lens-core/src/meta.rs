@@ -76,7 +76,6 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
     static YEAR: OnceLock<Regex> = OnceLock::new();
     static FORM_FILE: OnceLock<Regex> = OnceLock::new();
     static FY_TEXT: OnceLock<Regex> = OnceLock::new();
-    static REGISTRANT: OnceLock<Regex> = OnceLock::new();
     static FORM_TEXT: OnceLock<Regex> = OnceLock::new();
     let year_re = re(&YEAR, r"(?:^|[^0-9])((?:19|20)[0-9]{2})(?:Q[1-4])?(?:[^0-9]|$)");
     let form_file = re(&FORM_FILE, r"(?i)(?:^|[_\- ])(10-?K|10-?Q|8-?K|EARNINGS|ANNUAL[_ -]?REPORT)(?:[_\- .]|$)");
@@ -84,7 +83,6 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
         &FY_TEXT,
         r"(?i)fiscal\s+year\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})|quarterly\s+period\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})",
     );
-    let registrant = re(&REGISTRANT, r"(?i)exact\s+name\s+of\s+registrant");
     let form_text = re(&FORM_TEXT, r"(?i)\bFORM\s+(10-K|10-Q|8-K)\b");
 
     let mut meta = DocMeta { title: stem.replace('_', " "), ..Default::default() };
@@ -117,17 +115,7 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
             meta.year = c.get(1).or(c.get(2)).and_then(|m| m.as_str().parse().ok());
         }
     }
-    let mut registrant_name = None;
-    if let Some(m) = registrant.find(&head) {
-        // The registrant's name is the last non-empty line before the "(Exact name ...)" caption.
-        let before = &head[..m.start()];
-        registrant_name = before
-            .lines()
-            .rev()
-            .map(|l| l.trim().trim_start_matches('(').trim())
-            .find(|l| l.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !l.to_lowercase().contains("commission file"))
-            .map(|l| l.to_string());
-    }
+    let registrant_name = registrant_in(&head);
     if meta.company.is_none() {
         meta.company = registrant_name.clone().map(|n| title_case(&n));
     }
@@ -160,6 +148,96 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
     meta
 }
 
+/// The registrant's name on an SEC cover page: the last line with letters before the
+/// "(Exact name of registrant as specified in its charter)" caption.
+pub fn registrant_in(head: &str) -> Option<String> {
+    static REGISTRANT: OnceLock<Regex> = OnceLock::new();
+    let m = re(&REGISTRANT, r"(?i)exact\s+name\s+of\s+registrant").find(head)?;
+    head[..m.start()]
+        .lines()
+        .rev()
+        .map(|l| l.trim().trim_start_matches('(').trim())
+        .find(|l| l.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !l.to_lowercase().contains("commission file"))
+        .map(|l| l.to_string())
+}
+
+/// The name to show for a document's company: the registrant printed on its cover page when
+/// that is the same company (its letters hold the stored name's: "AMERICAN EXPRESS COMPANY"
+/// for "Americanexpress"), else the longest name the company list knows it by ("American
+/// Express"), else the stored name. A name the user typed in is kept unless the cover page
+/// spells out the same name.
+pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Companies) -> String {
+    let squash = |s: &str| normalize_name(s).replace(' ', "");
+    let key = squash(company);
+    if key.is_empty() {
+        return company.to_string();
+    }
+    let head = cover.iter().take(3).copied().collect::<Vec<_>>().join("\n");
+    if let Some(r) = registrant_in(&head).filter(|r| r.len() <= 80 && squash(r).contains(&key)) {
+        return pretty_name(&r);
+    }
+    // a cover without the caption: a line that is the name plus a corporate suffix ("3M COMPANY")
+    const SUFFIXES: [&str; 9] = ["company", "inc", "incorporated", "corporation", "corp", "co", "plc", "ltd", "limited"];
+    let named = cover.first().into_iter().flat_map(|p| p.lines().take(40)).map(str::trim).find(|l| {
+        let sq = squash(l);
+        l.len() <= 80 && sq.strip_prefix(&key).is_some_and(|rest| SUFFIXES.contains(&rest))
+    });
+    if let Some(l) = named {
+        return pretty_name(l);
+    }
+    // the company list's spelling of the same name with its spaces ("american express")
+    let spaced = companies.companies.iter().flat_map(|e| &e.names).filter(|n| n.contains(' ') && n.replace(' ', "") == key).max_by_key(|n| n.len());
+    if let Some(best) = spaced {
+        if company.split(' ').count() < best.split(' ').count() {
+            return pretty_name(best);
+        }
+    }
+    company.to_string()
+}
+
+/// A company name in title case: "AMERICAN EXPRESS COMPANY" -> "American Express Company",
+/// "american express" -> "American Express"; short all-capital words stay ("MGM", "3M"), and
+/// joining words are lower case ("Procter & Gamble", "Bank of America").
+fn pretty_name(s: &str) -> String {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let lower = w.to_lowercase();
+            let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            if i > 0 && ["of", "and", "the", "for", "de"].contains(&lower.as_str()) {
+                lower
+            } else if letters <= 3
+                && w.chars().all(|c| !c.is_lowercase())
+                && !["inc", "inc.", "co", "co.", "plc"].contains(&lower.as_str())
+                && i + 1 < words.len()
+            {
+                w.to_string()
+            } else {
+                let mut cs = lower.chars();
+                cs.next().map(|f| f.to_uppercase().collect::<String>() + cs.as_str()).unwrap_or_default()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The period a document covers, as an analyst names it: "FY2022" (annual report), "Q2 FY2023"
+/// (quarterly filing or release), "8-K, 2022-07-01" (a current report with its date), or the year.
+pub fn period(id: &str, year: Option<i32>, form: Option<&str>) -> Option<String> {
+    static DATED: OnceLock<Regex> = OnceLock::new();
+    if let Some(c) = re(&DATED, r"(?i)dated[-_ ]?((?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9])").captures(id) {
+        return Some(c[1].to_string());
+    }
+    let y = year?;
+    Some(match (crate::filter::id_quarter(id), form) {
+        (Some(q), _) => format!("Q{q} FY{y}"),
+        (None, Some("10-K" | "annual report")) => format!("FY{y}"),
+        _ => y.to_string(),
+    })
+}
+
 fn title_case(s: &str) -> String {
     s.split([' ', '_'])
         .filter(|w| !w.is_empty())
@@ -189,6 +267,28 @@ mod tests {
         assert_eq!((m.year, m.form.as_deref()), (Some(2022), Some("8-K")));
         assert!(m.aliases.contains(&"amcor".to_string()));
     }
+    #[test]
+    fn display_names_and_periods() {
+        let c = crate::filter::Companies::builtin();
+        let cover = "FORM 10-K\nAMERICAN EXPRESS COMPANY\n(Exact name of registrant as specified in its charter)";
+        assert_eq!(display_name("Americanexpress", &[cover], &c), "American Express Company");
+        let cover = "MGM RESORTS INTERNATIONAL\n(Exact name of registrant as specified in its charter)";
+        assert_eq!(display_name("Mgmresorts", &["", cover], &c), "MGM Resorts International");
+        // no cover page: the company list's fuller name; an unknown name is kept
+        assert_eq!(display_name("Americanexpress", &["Fourth quarter results"], &c), "American Express");
+        assert_eq!(display_name("Acme Widgets", &[], &c), "Acme Widgets");
+        // no caption: the cover line that is the name and a suffix; never an older name of the list
+        let cover = "FORM 10-K\nCommission file number 1-3285\n3M COMPANY\nState of Incorporation: Delaware";
+        assert_eq!(display_name("3M", &[cover], &c), "3M Company");
+        assert_eq!(display_name("3M", &["FORM 10-K"], &c), "3M");
+        // a name the user typed that is not the registrant's stays
+        assert_eq!(display_name("Amex Europe", &[cover], &c), "Amex Europe");
+        assert_eq!(period("AMCOR_2023Q2_10Q", Some(2023), Some("10-Q")).as_deref(), Some("Q2 FY2023"));
+        assert_eq!(period("3M_2018_10K", Some(2018), Some("10-K")).as_deref(), Some("FY2018"));
+        assert_eq!(period("AMCOR_2022_8K_dated-2022-07-01", Some(2022), Some("8-K")).as_deref(), Some("2022-07-01"));
+        assert_eq!(period("report", None, None), None);
+    }
+
     #[test]
     fn from_cover_page() {
         let cover = "UNITED STATES SECURITIES AND EXCHANGE COMMISSION\nFORM 10-K\nFor the fiscal year ended December 31, 2018\nCommission file number 1-3285\n3M COMPANY\n(Exact name of registrant as specified in its charter)\n";
