@@ -206,7 +206,7 @@ fn pretty_name(s: &str) -> String {
         .map(|(i, w)| {
             let lower = w.to_lowercase();
             let letters = w.chars().filter(|c| c.is_alphabetic()).count();
-            if i > 0 && ["of", "and", "the", "for", "de"].contains(&lower.as_str()) {
+            if i > 0 && ["of", "and", "the", "for", "de", "plc"].contains(&lower.as_str()) {
                 lower
             } else if letters <= 3
                 && w.chars().all(|c| !c.is_lowercase())
@@ -281,6 +281,7 @@ mod tests {
         let cover = "FORM 10-K\nCommission file number 1-3285\n3M COMPANY\nState of Incorporation: Delaware";
         assert_eq!(display_name("3M", &[cover], &c), "3M Company");
         assert_eq!(display_name("3M", &["FORM 10-K"], &c), "3M");
+        assert_eq!(display_name("Amcor", &["AMCOR PLC\n(Exact name of registrant as specified in its charter)"], &c), "Amcor plc");
         // a name the user typed that is not the registrant's stays
         assert_eq!(display_name("Amex Europe", &[cover], &c), "Amex Europe");
         assert_eq!(period("AMCOR_2023Q2_10Q", Some(2023), Some("10-Q")).as_deref(), Some("Q2 FY2023"));
