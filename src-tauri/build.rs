@@ -1,5 +1,11 @@
 fn main() {
     // Declare the app's own commands so capabilities can grant exactly these (and nothing else).
-    tauri_build::try_build(tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&["api", "ask_stream", "page_image"])))
-        .expect("tauri build step");
+    tauri_build::try_build(tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&[
+        "api",
+        "ask_stream",
+        "page_image",
+        "pick_pdfs",
+        "export_workpaper",
+    ])))
+    .expect("tauri build step");
 }

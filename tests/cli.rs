@@ -212,6 +212,20 @@ fn ask_cites_quotes_highlights_and_logs() {
     assert_eq!(first["feedback"], -1);
     assert_eq!(first["feedback_note"], "wrong line");
 
+    // The workpaper of that answer, as a PDF and as HTML; a bad name or id is refused clearly.
+    let wp = lib.path().join("wp.pdf");
+    let out = ok(&lens(lib.path(), &["workpaper", &id, "--out", wp.to_str().unwrap()]));
+    assert!(out.starts_with(&format!("wrote {}", wp.display())) && out.contains("1 answer)"), "{out}");
+    assert_eq!(&std::fs::read(&wp).unwrap()[..5], b"%PDF-");
+    let html = lib.path().join("wp.html");
+    ok(&lens(lib.path(), &["workpaper", &id, "--out", html.to_str().unwrap()]));
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(h.contains("marked wrong: wrong line") && h.contains("p. 60") && h.contains("data:image/png;base64,"));
+    let o = lens(lib.path(), &["workpaper", &id, "--out", "wp.txt"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains(".html or .pdf"));
+    let o = lens(lib.path(), &["workpaper", "999999", "--out", html.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[not_found]"), "{}", String::from_utf8_lossy(&o.stderr));
+
     // render: the box, and clear errors for bad pages and DPI.
     let out = ok(&lens(lib.path(), &["render", "3M_2018_10K#60", "--quote", "Purchases of property, plant and equipment", "--out", png.to_str().unwrap()]));
     assert!(out.contains("found by quote, 1 box"), "{out}");

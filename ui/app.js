@@ -64,7 +64,10 @@
       for (const d of docs) {
         const tr = el('tr');
         tr.dataset.doc = d.id;
-        for (const v of [d.title || d.id, d.pages, d.company || '', d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
+        const name = el('td', null, docName(d));
+        name.appendChild(el('div', 'muted small', d.id));
+        tr.appendChild(name);
+        for (const v of [d.pages, d.display_name || d.company || '', d.period || d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
         tr.appendChild(aliasCell(d, aliases[d.id] || []));
         tr.appendChild(el('td', 'dense-cell', withVectors.has(d.id) ? 'yes' : '–'));
         // vision coverage: the published index, or pages embedded so far
@@ -85,6 +88,13 @@
         tbody.appendChild(tr);
       }
     } catch (e) { $('lib-msg').textContent = 'Could not read the library ' + errText(e); }
+  }
+
+  // "American Express Company FY2022 10-K": the company as the filing names itself, the period, the form
+  function docName(d) {
+    if (!d.display_name && !d.company) return d.title || d.id;
+    const form = d.form && !(d.period || '').includes(d.form) ? d.form : '';
+    return [d.display_name || d.company, d.period || d.year || '', form].filter(Boolean).join(' ');
   }
 
   // aliases: the names the document filter knows a document by; user ones can be removed
@@ -273,6 +283,22 @@
     pollIngest();
   }
   $('file-input').addEventListener('change', (ev) => { addFiles(Array.from(ev.target.files)); ev.target.value = ''; });
+  // In the app, "Add PDFs" opens the native dialog, which hands the service paths (a webview's
+  // File objects carry none); in a browser the file input uploads the files.
+  async function chooseFiles() {
+    if (api.kind !== 'tauri') { $('file-input').click(); return; }
+    rejected = [];
+    try {
+      const st = await api.pickFiles();
+      if (!st) return; // dialog closed
+      show('library');
+      pollIngest();
+    } catch (e) { rejected.push(errText(e)); show('library'); renderJob(null); }
+  }
+  $('add-pdfs').addEventListener('click', (ev) => { if (api.kind === 'tauri') { ev.preventDefault(); chooseFiles(); } });
+  document.addEventListener('keydown', (ev) => {
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ev.key.toLowerCase() === 'o') { ev.preventDefault(); chooseFiles(); }
+  });
 
   // drop anywhere (browser); the app receives paths from the window's drag-drop event
   let dragDepth = 0;
@@ -284,9 +310,17 @@
     if (api.kind === 'http' && e.dataTransfer) addFiles(Array.from(e.dataTransfer.files));
   });
   if (window.__TAURI__ && window.__TAURI__.event) {
-    window.__TAURI__.event.listen('tauri://drag-drop', (ev) => addFiles((ev.payload.paths || []).map((p) => ({ name: p, path: p }))));
-    // a watched folder changed: files were queued for ingest (follow their progress) or removed
-    window.__TAURI__.event.listen('library-changed', () => { pollIngest(); if (!$('view-library').hidden) loadDocs(); });
+    // the app queues dropped files itself (with their paths) and then says `library-changed`
+    const ev = window.__TAURI__.event;
+    ev.listen('tauri://drag-enter', () => { $('drop-hint').hidden = false; });
+    ev.listen('tauri://drag-leave', () => { $('drop-hint').hidden = true; });
+    ev.listen('tauri://drag-drop', () => { $('drop-hint').hidden = true; show('library'); });
+    // files were queued (a drop, a watched folder: follow their progress), removed, or refused
+    ev.listen('library-changed', (e) => {
+      if (e.payload && e.payload.event === 'error') { rejected = [errText(e.payload)]; renderJob(null); }
+      pollIngest();
+      if (!$('view-library').hidden) loadDocs();
+    });
   } else {
     // the browser has no push channel: refresh the library view while it is open (watched folders)
     setInterval(() => { if (!$('view-library').hidden && !document.querySelector('#docs input')) loadDocs(); }, 5000);
@@ -299,7 +333,7 @@
     const chosen = new Set([...sel.selectedOptions].map((o) => o.value));
     sel.textContent = '';
     for (const d of docs) {
-      const o = new Option(d.title || d.id, d.id);
+      const o = new Option(docName(d), d.id);
       o.selected = chosen.has(d.id);
       sel.appendChild(o);
     }
@@ -427,6 +461,7 @@
     const m = r.model ? ' (' + r.model.model + ': ' + r.model.prompt_tokens + ' prompt tokens at ' + r.model.prefill_tps.toFixed(0) + '/s, ' + r.model.new_tokens + ' written at ' + r.model.decode_tps.toFixed(1) + '/s)' : '';
     $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
     $('fb-msg').textContent = '';
+    $('wp-msg').textContent = '';
     $('fb-note').value = '';
     const ol = $('pages-read');
     ol.textContent = '';
@@ -527,6 +562,15 @@
       if (f === 'none' && r.feedback != null) continue;
       const tr = el('tr');
       tr.dataset.id = r.id;
+      // ticked rows go into a workpaper together
+      const pick = el('td');
+      const box = el('input');
+      box.type = 'checkbox';
+      box.checked = ticked.has(r.id);
+      box.setAttribute('aria-label', 'Pick answer ' + r.id + ' for a workpaper');
+      box.addEventListener('change', () => { if (box.checked) ticked.add(r.id); else ticked.delete(r.id); tickedChanged(); });
+      pick.appendChild(box);
+      tr.appendChild(pick);
       const fb = r.feedback === 1 ? '✓ right' : r.feedback === -1 ? '✗ wrong' : '';
       for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer]) tr.appendChild(el('td', null, String(v)));
       // the cited page: one click reopens the answer with its page and boxes
@@ -548,6 +592,28 @@
       tr.appendChild(lab);
       tbody.appendChild(tr);
     }
+  }
+  const ticked = new Set();
+  function tickedChanged() {
+    for (const id of ['log-wp-html', 'log-wp-pdf']) $(id).disabled = ticked.size === 0;
+    $('log-wp-html').textContent = 'Workpaper of ' + (ticked.size ? plural(ticked.size, 'answer') : 'ticked') + ' (HTML)';
+  }
+  // ids in the log's order (newest first, as listed)
+  async function workpaper(ids, format, msgId) {
+    const msg = $(msgId);
+    msg.className = 'muted';
+    msg.textContent = 'Making the workpaper…';
+    try {
+      const saved = await api.saveWorkpaper({ ids, format });
+      msg.textContent = saved ? 'Workpaper saved: ' + saved : '';
+    } catch (e) { msg.className = 'error'; msg.textContent = 'No workpaper: ' + errText(e); }
+  }
+  for (const f of ['html', 'pdf']) {
+    $('wp-' + f).addEventListener('click', () => current && current.log_id && workpaper([current.log_id], f, 'wp-msg'));
+    $('log-wp-' + f).addEventListener('click', () => {
+      const ids = logRows.map((r) => r.id).filter((id) => ticked.has(id));
+      if (ids.length) workpaper(ids, f, 'log-msg');
+    });
   }
   // a logged answer shown again in the Ask view: answer, quote, pages read, the cited page boxed
   async function reopen(id) {
@@ -652,7 +718,7 @@
   });
 
   // what labeler.js shares with this file
-  window.lensUi = { $, el, errText, plural, show, marked };
+  window.lensUi = { $, el, errText, plural, show, marked, docName };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   loadDocs();

@@ -89,5 +89,34 @@
     return results;
   }
 
-  window.lensApi = { call, stream, pageImage, addFiles, kind: tauri ? 'tauri' : 'http' };
+  // The app's native "Add PDFs" dialog: it queues the chosen files itself and resolves to the
+  // ingest queue, or null when the dialog was closed. Only the app has one (`null` in a browser,
+  // which uses its file input instead).
+  async function pickFiles() {
+    if (!tauri) return null;
+    try { return await tauri.invoke('pick_pdfs'); } catch (e) { throw asError(e); }
+  }
+
+  // A workpaper of logged answers ({ids, format: 'html'|'pdf'}): in the app the native save
+  // dialog asks where (resolves to the saved path, or null when closed); in a browser the file
+  // is downloaded (resolves to its name).
+  async function saveWorkpaper(args) {
+    if (tauri) {
+      try { return await tauri.invoke('export_workpaper', { args }); } catch (e) { throw asError(e); }
+    }
+    const f = await call('workpaper', args);
+    const bin = atob(f.base64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes], { type: f.mime }));
+    a.download = f.name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+    return f.name;
+  }
+
+  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, kind: tauri ? 'tauri' : 'http' };
 })();

@@ -1,5 +1,7 @@
-//! Tauri shell: registers three commands that forward to the shared service layer
-//! ([`lens_api::Api`], the same one `lens serve` exposes over HTTP) and does nothing else.
+//! Tauri shell: registers the commands that forward to the shared service layer
+//! ([`lens_api::Api`], the same one `lens serve` exposes over HTTP) and the two ways files
+//! arrive in a desktop window: the native file dialog and drops on the window, both of which
+//! hand the service real paths (the webview's `File` objects carry none).
 //! Errors cross IPC as `{code, message}` so the UI can act on the code.
 
 use base64::Engine;
@@ -8,7 +10,8 @@ use lens_core::LensError;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
-use tauri::{Emitter, Manager};
+use tauri::{DragDropEvent, Emitter, Manager, WindowEvent};
+use tauri_plugin_dialog::DialogExt;
 
 #[derive(Debug, Serialize)]
 pub struct ApiError {
@@ -48,7 +51,12 @@ async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_
     // listed the library; report the time since process start and quit.
     if cmd == "documents" && std::env::var_os("LENS_STARTUP_PROBE").is_some() {
         let ms = STARTED.get().map(|t| t.elapsed().as_secs_f64() * 1000.0).unwrap_or(f64::NAN);
-        println!("startup_ms={ms:.0} documents={}", r.as_array().map(|a| a.len()).unwrap_or(0));
+        // where pdfium comes from: the package smoke test checks it is the bundled copy
+        let pdfium = match lens_core::pdf::pdfium() {
+            Ok(_) => lens_core::pdf::pdfium_path().map(|p| p.display().to_string()).unwrap_or_default(),
+            Err(e) => format!("missing ({e})"),
+        };
+        println!("startup_ms={ms:.0} documents={} pdfium={pdfium}", r.as_array().map(|a| a.len()).unwrap_or(0));
         std::process::exit(0);
     }
     Ok(r)
@@ -80,9 +88,80 @@ async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> R
     Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png)))
 }
 
-/// Build the app with its commands (shared by `run` and the IPC tests).
+/// Add PDFs: the native file dialog, then the chosen files queued for ingest. The paths come
+/// from the user's own choice in the dialog, so they are not held to the API's allowed folders.
+/// `null` when the dialog was closed without a choice.
+#[tauri::command]
+async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::State<'_, AppState>) -> Result<Option<lens_api::jobs::IngestState>, ApiError> {
+    let api = state.api.clone();
+    let r = tauri::async_runtime::spawn_blocking(move || {
+        let picked = app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]).blocking_pick_files();
+        let paths: Vec<PathBuf> = picked.unwrap_or_default().into_iter().filter_map(|f| f.into_path().ok()).collect();
+        if paths.is_empty() {
+            return Ok(None);
+        }
+        api.start_ingest(paths).map(Some)
+    })
+    .await
+    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    Ok(r)
+}
+
+/// Export a workpaper: the file is made by the service, then saved where the user chooses in
+/// the native save dialog (a webview has no downloads). The saved path, or `null` when the
+/// dialog was closed.
+#[tauri::command]
+async fn export_workpaper<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: tauri::State<'_, AppState>,
+    args: lens_api::WorkpaperArgs,
+) -> Result<Option<String>, ApiError> {
+    let api = state.api.clone();
+    let r = tauri::async_runtime::spawn_blocking(move || -> Result<Option<String>, ApiError> {
+        let file = api.workpaper(&args)?;
+        let ext = args.format.ext();
+        let chosen = app
+            .dialog()
+            .file()
+            .set_title("Save workpaper")
+            .set_file_name(&file.name)
+            .add_filter(if ext == "pdf" { "PDF" } else { "HTML" }, &[ext])
+            .blocking_save_file();
+        let Some(path) = chosen.and_then(|p| p.into_path().ok()) else { return Ok(None) };
+        std::fs::write(&path, &file.bytes)
+            .map_err(|e| ApiError { code: "io".into(), message: format!("the workpaper could not be saved to {}: {e}", path.display()) })?;
+        Ok(Some(path.display().to_string()))
+    })
+    .await
+    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    Ok(r)
+}
+
+/// Files dropped on the window: queued for ingest as the dialog's are (non-PDFs are reported
+/// per file by the ingest job), then the UI is told to follow the queue.
+fn on_drop<R: tauri::Runtime>(window: &tauri::Window<R>, paths: &[PathBuf]) {
+    if paths.is_empty() {
+        return;
+    }
+    let api = window.state::<AppState>().api.clone();
+    let event = match api.start_ingest(paths.to_vec()) {
+        Ok(_) => lens_api::watch::WatchEvent::Queued { paths: paths.iter().map(|p| p.display().to_string()).collect() },
+        Err(e) => lens_api::watch::WatchEvent::Error { code: e.code().into(), message: e.to_string() },
+    };
+    let _ = window.emit("library-changed", &event);
+}
+
+/// Build the app with its commands and window handlers (shared by `run` and the IPC tests).
 pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
-    builder.manage(state).invoke_handler(tauri::generate_handler![api, ask_stream, page_image])
+    builder
+        .manage(state)
+        .plugin(tauri_plugin_dialog::init())
+        .on_window_event(|window, event| {
+            if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
+                on_drop(window, paths);
+            }
+        })
+        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper])
 }
 
 pub fn run() {

@@ -1,10 +1,165 @@
 //! The real desktop window: start the app binary on a display (Xvfb in CI), check it stays up,
-//! and screenshot it when ImageMagick's `import` is available.
-use std::process::Command;
+//! and screenshot it when ImageMagick's `import` is available; then add PDFs as a user does, through
+//! the native file dialog (typed into with xdotool) and by dragging a file onto the window from a
+//! GTK drag source (a real X11 drag-and-drop).
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+/// One app window on the display at a time.
+static DISPLAY_LOCK: Mutex<()> = Mutex::new(());
+
+fn screenshots() -> PathBuf {
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots");
+    std::fs::create_dir_all(&out).unwrap();
+    out
+}
+
+fn screenshot(name: &str) {
+    if Command::new("import").arg("-version").output().is_ok_and(|o| o.status.success()) {
+        let png = screenshots().join(name);
+        assert!(Command::new("import").args(["-window", "root"]).arg(&png).status().unwrap().success());
+        println!("screenshot: {}", png.display());
+    }
+}
+
+/// Kills the app (and anything else started) when the test ends, pass or fail.
+struct Killed(Vec<Child>);
+impl Drop for Killed {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn start_app(lib: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_lens-app"))
+        .env("LENS_LIBRARY", lib)
+        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+        // no session bus on a bare display: keep GTK settings in memory
+        .env("GSETTINGS_BACKEND", "memory")
+        // the dialog opens at a known folder with no recent files
+        .env("HOME", lib)
+        .spawn()
+        .expect("app starts")
+}
+
+fn xdotool(args: &[&str]) -> String {
+    let o = Command::new("xdotool").args(args).output().expect("xdotool runs (scripts/setup installs it)");
+    assert!(o.status.success(), "xdotool {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+/// The first window whose title is `name`, waiting up to `secs`.
+fn window(name: &str, secs: u64) -> String {
+    let t0 = Instant::now();
+    loop {
+        let o = Command::new("xdotool").args(["search", "--onlyvisible", "--name", name]).output().unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        if let Some(id) = out.lines().next().filter(|l| !l.is_empty()) {
+            return id.to_string();
+        }
+        assert!(t0.elapsed().as_secs() < secs, "no window named {name:?} after {secs}s");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Document names in the library, read from its database (the app keeps running).
+fn documents(lib: &Path) -> Vec<String> {
+    // never create the database here: the app makes it on its first ingest
+    if !lib.join("lens.sqlite").is_file() {
+        return Vec::new();
+    }
+    match lens_core::store::Store::open(&lib.join("lens.sqlite")).and_then(|s| s.documents()) {
+        Ok(d) => d.into_iter().filter_map(|d| Path::new(&d.path).file_name().map(|n| n.to_string_lossy().to_string())).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+fn wait_documents(lib: &Path, n: usize, what: &str) -> Vec<String> {
+    let t0 = Instant::now();
+    loop {
+        let d = documents(lib);
+        if d.len() >= n {
+            return d;
+        }
+        if t0.elapsed().as_secs() > 60 {
+            screenshot(&format!("failed-{what}.png"));
+            panic!("{what}: {n} documents expected in the library after 60s, found {d:?}");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn corpus_pdf(name: &str) -> String {
+    let corpus = std::env::var("LENS_CORPUS").unwrap_or_else(|_| format!("{}/../../shared/corpus", env!("CARGO_MANIFEST_DIR")));
+    let p = format!("{corpus}/financebench/pdfs/{name}.pdf");
+    assert!(Path::new(&p).is_file(), "corpus file {p} missing");
+    p
+}
+
+#[test]
+fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file() {
+    let _display = DISPLAY_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    assert!(std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
+    let lib = tempfile::tempdir().unwrap();
+    let mut procs = Killed(vec![start_app(lib.path())]);
+    let app = window("10-K Lens", 30);
+    std::thread::sleep(Duration::from_secs(3)); // the UI lists the (empty) library
+
+    // Ctrl+O is the "Add PDFs" button's shortcut: both open the native dialog
+    xdotool(&["windowfocus", "--sync", &app]);
+    xdotool(&["key", "--clearmodifiers", "ctrl+o"]);
+    let dialog = window("Add PDFs to the library", 20);
+    xdotool(&["windowfocus", "--sync", &dialog]);
+    std::thread::sleep(Duration::from_millis(500));
+    // Ctrl+L opens the GTK file chooser's location field; the path is typed there
+    let first = corpus_pdf("AMCOR_2022_8K_dated-2022-07-01");
+    xdotool(&["key", "--clearmodifiers", "ctrl+l"]);
+    std::thread::sleep(Duration::from_millis(700));
+    xdotool(&["type", "--delay", "15", &first]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["key", "Return"]);
+    let docs = wait_documents(lib.path(), 1, "dialog");
+    assert_eq!(docs, vec!["AMCOR_2022_8K_dated-2022-07-01.pdf"]);
+    screenshot("app-added-by-dialog.png");
+
+    // drag a second filing from a GTK window onto the app
+    let second = corpus_pdf("PEPSICO_2023_8K_dated-2023-05-05");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/drag_source.py");
+    let mut src = Command::new("/usr/bin/python3").arg(&script).args(["900", "600", &second]).stdout(Stdio::piped()).spawn().expect("drag source starts");
+    let mut line = String::new();
+    std::io::BufReader::new(src.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready", "the drag source did not start (python3-gi and GTK 3 are needed)");
+    procs.0.push(src);
+    let source = window("drag source", 10);
+    let geo = xdotool(&["getwindowgeometry", "--shell", &source]);
+    let val = |k: &str| geo.lines().find_map(|l| l.strip_prefix(&format!("{k}="))).and_then(|v| v.parse::<i32>().ok()).unwrap();
+    let (sx, sy) = (val("X") + val("WIDTH") / 2, val("Y") + val("HEIGHT") / 2);
+    xdotool(&["mousemove", "--sync", &sx.to_string(), &sy.to_string()]);
+    xdotool(&["mousedown", "1"]);
+    // move in steps, as a hand does, so GTK starts the drag and the target sees it enter
+    for i in 1..=20 {
+        let (x, y) = (sx - (sx - 400) * i / 20, sy - (sy - 300) * i / 20);
+        xdotool(&["mousemove", &x.to_string(), &y.to_string()]);
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    std::thread::sleep(Duration::from_millis(400));
+    xdotool(&["mouseup", "1"]);
+    let mut docs = wait_documents(lib.path(), 2, "drop");
+    docs.sort();
+    assert_eq!(docs, vec!["AMCOR_2022_8K_dated-2022-07-01.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf"]);
+    std::thread::sleep(Duration::from_secs(1));
+    screenshot("app-added-by-drop.png");
+}
 
 #[test]
 fn app_window_starts_and_stays_up() {
+    let _display = DISPLAY_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let display = std::env::var("DISPLAY").unwrap_or_default();
     assert!(!display.is_empty(), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
     let lib = tempfile::tempdir().unwrap();
@@ -14,14 +169,7 @@ fn app_window_starts_and_stays_up() {
     std::thread::sleep(Duration::from_secs(5));
     let status = child.try_wait().unwrap();
     assert!(status.is_none(), "the app exited early: {status:?}");
-    let out = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/screenshots");
-    std::fs::create_dir_all(&out).unwrap();
-    if Command::new("import").arg("-version").output().is_ok_and(|o| o.status.success()) {
-        let png = out.join("app-window.png");
-        let shot = Command::new("import").args(["-window", "root"]).arg(&png).status().unwrap();
-        assert!(shot.success());
-        println!("screenshot: {}", png.display());
-    }
+    screenshot("app-window.png");
     println!("window up after {:.1}s", t0.elapsed().as_secs_f64());
     child.kill().unwrap();
     let _ = child.wait();

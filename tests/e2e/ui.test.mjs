@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, symlinkSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, lens, corpus, out, serve, launch } from './harness.mjs';
@@ -117,7 +117,30 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForFunction(() => document.getElementById('ask-msg').textContent.includes('from the log'));
     assert.match(await page.textContent('#answer-text'), /1,577/);
     await page.waitForFunction(() => decodeURIComponent(document.getElementById('page-img').getAttribute('src') || '').includes('boxes=[{"l":'));
+    // the workpaper of this answer: one self-contained HTML file with the boxed page inline
+    const [wpHtml] = await Promise.all([page.waitForEvent('download'), page.click('#wp-html')]);
+    assert.match(wpHtml.suggestedFilename(), /^workpaper-\d+\.html$/);
+    const wpDir = mkdtempSync(join(tmpdir(), 'lens-e2e-wp-'));
+    await wpHtml.saveAs(join(wpDir, 'wp.html'));
+    const html = readFileSync(join(wpDir, 'wp.html'), 'utf8');
+    for (const want of ['capital expenditure', '1,577', 'sha256', '3M_2018_10K.pdf', 'marked wrong: right row, wrong sign', 'data:image/png;base64,']) assert.ok(html.includes(want), 'workpaper lacks ' + want);
+    assert.ok(!html.includes('<script'), 'no script in a workpaper');
+    await page.waitForFunction(() => document.getElementById('wp-msg').textContent.startsWith('Workpaper saved'));
+    // opened from disk it shows the page with nothing fetched: screenshot for README
+    const wpPage = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
+    await wpPage.goto('file://' + join(wpDir, 'wp.html'));
+    await wpPage.screenshot({ path: join(out, 'workpaper.png') });
+    await wpPage.close();
+    // two answers ticked in the log, as a PDF
     await page.click('button.tab[data-view=log]');
+    await page.waitForSelector('#log tbody tr');
+    assert.ok(await page.isDisabled('#log-wp-pdf'), 'nothing ticked yet');
+    for (const box of await page.$$('#log tbody input[type=checkbox]')) await box.check();
+    assert.match(await page.textContent('#log-wp-html'), /Workpaper of 2 answers/);
+    const [wpPdf] = await Promise.all([page.waitForEvent('download'), page.click('#log-wp-pdf')]);
+    assert.match(wpPdf.suggestedFilename(), /^workpaper-\d+-\d+\.pdf$/);
+    await wpPdf.saveAs(join(wpDir, 'wp.pdf'));
+    assert.equal(readFileSync(join(wpDir, 'wp.pdf')).subarray(0, 5).toString(), '%PDF-');
 
     // ...and in SQLite, through the CLI
     const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));

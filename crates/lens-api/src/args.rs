@@ -228,6 +228,47 @@ pub struct ReopenArgs {
     pub id: i64,
 }
 
+/// A workpaper of logged answers, as a self-contained HTML file or a PDF.
+#[derive(Debug, Clone, Deserialize)]
+pub struct WorkpaperArgs {
+    /// Log ids, in the order the workpaper lists them.
+    pub ids: Vec<i64>,
+    /// `html` (default) or `pdf`.
+    #[serde(default)]
+    pub format: WorkpaperFormat,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkpaperFormat {
+    #[default]
+    Html,
+    Pdf,
+}
+
+impl WorkpaperFormat {
+    pub fn ext(self) -> &'static str {
+        match self {
+            WorkpaperFormat::Html => "html",
+            WorkpaperFormat::Pdf => "pdf",
+        }
+    }
+    pub fn mime(self) -> &'static str {
+        match self {
+            WorkpaperFormat::Html => "text/html",
+            WorkpaperFormat::Pdf => "application/pdf",
+        }
+    }
+}
+
+/// A file made for the user to save.
+#[derive(Debug, Clone)]
+pub struct FileOut {
+    pub name: String,
+    pub mime: &'static str,
+    pub bytes: Vec<u8>,
+}
+
 #[derive(Debug, Clone, Deserialize, Default)]
 pub struct VisionBuildArgs {
     /// Only these documents (ids); empty: every document, scans first.

@@ -21,6 +21,7 @@ pub const COMMANDS: &[&str] = &[
     "feedback",
     "log",
     "reopen",
+    "workpaper",
     "remove",
     "set_metadata",
     "aliases",
@@ -81,6 +82,10 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         }
         "log" => out(api.log(parse::<LogArgs>(cmd, a)?.limit)?),
         "reopen" => out(api.reopen(parse::<ReopenArgs>(cmd, a)?.id)?),
+        "workpaper" => {
+            let f = api.workpaper(&parse(cmd, a)?)?;
+            out(json!({ "name": f.name, "mime": f.mime, "bytes": f.bytes.len(), "base64": lens_core::workpaper::base64(&f.bytes) }))
+        }
         "remove" => {
             api.remove(&parse::<DocArgs>(cmd, a)?.doc)?;
             out(json!({ "ok": true }))

@@ -259,6 +259,16 @@ enum Cmd {
         #[arg(long)]
         note: Option<String>,
     },
+    /// A workpaper of logged answers (`lens log` lists their ids): question, answer, worked
+    /// calculation, quote, the cited pages rendered with their boxes, file sha256, page labels,
+    /// answerer and feedback, as one self-contained HTML file or a PDF
+    Workpaper {
+        #[arg(required = true)]
+        ids: Vec<i64>,
+        /// Output file; its extension (.html or .pdf) picks the format
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Watched folders: new/changed PDFs are ingested, deleted ones removed
     Watch {
         #[command(subcommand)]
@@ -823,6 +833,23 @@ fn run(cli: Cli) -> Result<()> {
                     println!("#{} {} [{}] {}\n    -> {}{}", e.id, e.time, e.answer.answerer, e.question, e.answer.answer, fb);
                 }
             }
+        }
+        Cmd::Workpaper { ids, out } => {
+            let format = match out.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+                Some("pdf") => lens_api::WorkpaperFormat::Pdf,
+                Some("html" | "htm") => lens_api::WorkpaperFormat::Html,
+                _ => {
+                    return Err(lens_core::LensError::BadInput(format!(
+                        "{}: the workpaper is written as .html or .pdf; name the file with one of those",
+                        out.display()
+                    ))
+                    .into())
+                }
+            };
+            let api = lens_api::Api::new(lens_core::paths::library_dir(cli.library.as_deref()));
+            let f = api.workpaper(&lens_api::WorkpaperArgs { ids: ids.clone(), format })?;
+            std::fs::write(&out, &f.bytes).map_err(|e| lens_core::LensError::Io { path: out.clone(), source: e })?;
+            println!("wrote {} ({} KB, {} answer{})", out.display(), f.bytes.len().div_ceil(1024), ids.len(), if ids.len() == 1 { "" } else { "s" });
         }
         Cmd::Feedback { id, value, note } => {
             let lib = open(&cli.library)?;

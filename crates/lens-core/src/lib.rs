@@ -16,6 +16,7 @@ pub mod boxes;
 pub mod extract;
 pub mod meta;
 pub mod pdf;
+pub mod pdfwrite;
 pub mod render;
 pub mod store;
 pub mod text;
@@ -43,6 +44,7 @@ pub mod ocr;
 pub mod scan;
 pub mod settings;
 pub mod support;
+pub mod workpaper;
 
 pub use error::{LensError, Result};
 pub use library::Library;

@@ -40,6 +40,8 @@ pub fn pdfium_candidates() -> Vec<PathBuf> {
         if let Some(dir) = exe.parent() {
             out.push(dir.join(name));
             out.push(dir.join("../lib").join(name));
+            // the installed package: /usr/bin/lens-app beside /usr/lib/10-k-lens/
+            out.push(dir.join("../lib/10-k-lens").join(name));
             // target/{debug,release}/ inside a checkout: the setup script's place.
             out.push(dir.join("../../.deps/pdfium").join(name));
             out.push(dir.join("../../../.deps/pdfium").join(name));

@@ -550,6 +550,11 @@ impl Store {
     }
 
     /// One logged question.
+    /// The time now, UTC (`2026-12-01T10:00:00Z`).
+    pub fn now(&self) -> Result<String> {
+        Ok(self.conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ','now')", [], |r| r.get(0))?)
+    }
+
     pub fn log_entry(&self, id: i64) -> Result<LogEntry> {
         self.log_rows("WHERE id=?1", id)?.pop().ok_or_else(|| LensError::NotFound(format!("no logged question with id {id}")))
     }
