@@ -288,7 +288,7 @@ impl Library {
             .iter()
             .map(|p| {
                 let (heading, snippet, label) = match self.store.page(&p.doc_id, p.page) {
-                    Ok(pg) => (pg.heading, self.snippet(p, &terms).unwrap_or_default(), crate::pagelabel::printed(&pg.text, p.page)),
+                    Ok(pg) => (pg.heading, self.snippet(p, &terms).unwrap_or_default(), crate::pagelabel::label(pg.pdf_label.as_deref(), &pg.text, p.page)),
                     Err(_) => (String::new(), String::new(), None),
                 };
                 let shown = crate::pagelabel::describe(label.as_deref(), p.page);

@@ -36,6 +36,9 @@ pub struct Extractor {
     text_close: unsafe extern "C" fn(TextPage),
     close_page: unsafe extern "C" fn(Page),
     close_doc: unsafe extern "C" fn(Doc),
+    /// `FPDF_GetPageLabel(doc, index, buffer, bytes)`: UTF-16LE with a terminating NUL; returns
+    /// the bytes needed (0 when the page has no label).
+    page_label: unsafe extern "C" fn(Doc, c_int, *mut c_void, c_ulong) -> c_ulong,
 }
 
 // Each Extractor owns a private library instance; moving it to another thread is fine as long
@@ -77,10 +80,25 @@ impl Extractor {
             text_close: sym!(b"FPDFText_ClosePage\0"),
             close_page: sym!(b"FPDF_ClosePage\0"),
             close_doc: sym!(b"FPDF_CloseDocument\0"),
+            page_label: sym!(b"FPDF_GetPageLabel\0"),
             _lib: lib,
         };
         unsafe { init() };
         Ok(ex)
+    }
+
+    /// The label the PDF gives page `i` (0-based) in its /PageLabels tree, if any (at most 32
+    /// characters; blank labels are none).
+    unsafe fn label(&self, doc: Doc, i: c_int) -> Option<String> {
+        let need = (self.page_label)(doc, i, std::ptr::null_mut(), 0);
+        if need <= 2 || need > 66 {
+            return None;
+        }
+        let mut buf = vec![0u16; need as usize / 2];
+        (self.page_label)(doc, i, buf.as_mut_ptr() as *mut c_void, need);
+        let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
+        let s = String::from_utf16_lossy(&buf[..end]).trim().to_string();
+        (!s.is_empty()).then_some(s)
     }
 
     /// Every page's text and character boxes. `path` is used for messages only.
@@ -131,7 +149,8 @@ impl Extractor {
                     return Err(too_big(format!("more than {} characters of text by page {}", crate::ingest::MAX_CHARS, i + 1)));
                 }
                 let visible = text.chars().filter(|c| !c.is_whitespace()).count();
-                out.push(PageText { page: i as u32 + 1, text, boxes, width, height, needs_ocr: visible < OCR_MIN_CHARS });
+                let label = self.label(doc, i);
+                out.push(PageText { page: i as u32 + 1, text, boxes, width, height, needs_ocr: visible < OCR_MIN_CHARS, label });
             }
             (self.close_doc)(doc);
             Ok(out)

@@ -369,6 +369,7 @@ pub fn ingest(
                             width: p.width,
                             height: p.height,
                             needs_ocr: p.needs_ocr,
+                            label: p.label.as_deref(),
                         })
                         .collect();
                     // keep a copy so pages can be rendered even if the original moves

@@ -1,9 +1,19 @@
 //! The page number a reader sees printed on a page ("p. 41"), as opposed to its index in the
-//! PDF (page 44): an auditor cites the printed one. Read from the page's own text: a footer (the
+//! PDF (page 44): an auditor cites the printed one. The PDF's own page labels (its /PageLabels
+//! tree, read at ingest) come first ([`label`]); else the number is read from the page's text: a footer (the
 //! last line) or else a header (the first line, after a "Table of Contents" link line) that is
 //! only a page number: `41`, `- 41 -`, `Page 41`, `41 | Annual Report`, `Annual Report | 41`,
 //! or a roman numeral (`xii`) for front matter. A number larger than the index plus 20 is not
 //! taken for one (a table's last figure, a year). Pure; tests beside.
+
+/// The label to show for a page: the PDF's own (/PageLabels, `pdf_label`) when it defines one,
+/// else the number printed on the page ([`printed`]), else none (the index is shown alone).
+pub fn label(pdf_label: Option<&str>, text: &str, index: u32) -> Option<String> {
+    match pdf_label.map(str::trim).filter(|l| !l.is_empty()) {
+        Some(l) => Some(l.to_string()),
+        None => printed(text, index),
+    }
+}
 
 /// The printed page label of a page with `text`, at PDF index `index`, when it prints one.
 pub fn printed(text: &str, index: u32) -> Option<String> {
@@ -47,6 +57,14 @@ pub fn describe(label: Option<&str>, index: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_pdfs_own_label_comes_first() {
+        assert_eq!(label(Some("iv"), "Annual report\n12", 6).as_deref(), Some("iv"));
+        assert_eq!(label(Some("  "), "Annual report\n12", 14).as_deref(), Some("12"));
+        assert_eq!(label(None, "no number here", 3), None);
+        assert_eq!(describe(label(Some("A-3"), "", 40).as_deref(), 40), "p. A-3 (PDF page 40)");
+    }
 
     #[test]
     fn footers_headers_and_what_is_not_a_page_number() {

@@ -53,6 +53,8 @@ pub struct PageText {
     pub width: f32,
     pub height: f32,
     pub needs_ocr: bool,
+    /// The PDF's own label for the page (/PageLabels), when it defines one.
+    pub label: Option<String>,
 }
 
 /// Cheap checks before pdfium sees the bytes, so bad files get precise messages.

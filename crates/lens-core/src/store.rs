@@ -26,6 +26,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/005_log_model.sql"),
     include_str!("../migrations/006_labels.sql"),
     include_str!("../migrations/007_vision.sql"),
+    include_str!("../migrations/008_page_labels.sql"),
 ];
 
 /// The schema version this build writes.
@@ -72,6 +73,8 @@ pub struct Page {
     pub height: f32,
     pub needs_ocr: bool,
     pub source: String,
+    /// The PDF's own page label, when it defines one (see [`crate::pagelabel::label`]).
+    pub pdf_label: Option<String>,
 }
 
 /// A page ready to be stored.
@@ -83,6 +86,8 @@ pub struct NewPage<'a> {
     pub width: f32,
     pub height: f32,
     pub needs_ocr: bool,
+    /// The PDF's own page label (/PageLabels), when it defines one.
+    pub label: Option<&'a str>,
 }
 
 pub struct Store {
@@ -177,10 +182,10 @@ impl Store {
         )?;
         let key = tx.last_insert_rowid();
         {
-            let mut pst = tx.prepare_cached("INSERT INTO pages(doc_key,page,text,heading,width,height,needs_ocr) VALUES(?1,?2,?3,?4,?5,?6,?7)")?;
+            let mut pst = tx.prepare_cached("INSERT INTO pages(doc_key,page,text,heading,width,height,needs_ocr,pdf_label) VALUES(?1,?2,?3,?4,?5,?6,?7,?8)")?;
             let mut bst = tx.prepare_cached("INSERT INTO page_boxes(doc_key,page,data) VALUES(?1,?2,?3)")?;
             for p in pages {
-                pst.execute(params![key, p.page, p.text, p.heading, p.width, p.height, p.needs_ocr])?;
+                pst.execute(params![key, p.page, p.text, p.heading, p.width, p.height, p.needs_ocr, p.label])?;
                 bst.execute(params![key, p.page, boxes::encode(p.boxes)])?;
             }
         }
@@ -262,7 +267,7 @@ impl Store {
     }
 
     pub fn page_of(&self, doc: &Document, page: u32) -> Result<Page> {
-        let mut st = self.conn.prepare_cached("SELECT text,heading,width,height,needs_ocr,source FROM pages WHERE doc_key=?1 AND page=?2")?;
+        let mut st = self.conn.prepare_cached("SELECT text,heading,width,height,needs_ocr,source,pdf_label FROM pages WHERE doc_key=?1 AND page=?2")?;
         st.query_row(params![doc.key, page], |r| {
             Ok(Page {
                 doc_id: doc.id.clone(),
@@ -273,6 +278,7 @@ impl Store {
                 height: r.get(3)?,
                 needs_ocr: r.get(4)?,
                 source: r.get(5)?,
+                pdf_label: r.get(6)?,
             })
         })
         .optional()?

@@ -102,10 +102,14 @@ impl Library {
                 let view = views.iter().find(|v| v.doc.id == page.doc_id);
                 let info = r.cited.iter().chain(&r.page_info).find(|i| &i.page == page);
                 let (shown, heading) = match info {
-                    Some(i) => (i.shown.clone(), i.heading.clone()),
+                    Some(i) => (i.shown.clone(), first_line(&i.heading)),
                     None => (
                         crate::pagelabel::describe(
-                            self.store().page(&page.doc_id, page.page).ok().and_then(|p| crate::pagelabel::printed(&p.text, page.page)).as_deref(),
+                            self.store()
+                                .page(&page.doc_id, page.page)
+                                .ok()
+                                .and_then(|p| crate::pagelabel::label(p.pdf_label.as_deref(), &p.text, page.page))
+                                .as_deref(),
                             page.page,
                         ),
                         String::new(),
@@ -162,6 +166,15 @@ fn doc_name(v: &crate::library::DocView) -> String {
             [c, period, form].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
         }
         None => d.title.clone(),
+    }
+}
+
+/// A heading's first line, at most 120 characters.
+fn first_line(s: &str) -> String {
+    let l = s.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    match l.char_indices().nth(120) {
+        Some((i, _)) => format!("{}…", &l[..i]),
+        None => l.to_string(),
     }
 }
 
@@ -262,7 +275,7 @@ pub fn html(w: &Workpaper) -> Result<String> {
         n => format!("Workpaper: {n} answers"),
     };
     let _ = write!(h, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n", esc(&title));
-    let _ = writeln!(h, "<h1>{}</h1>", esc(&title));
+    let _ = writeln!(h, "<h1>{}</h1>", if w.entries.len() == 1 { "Workpaper".to_string() } else { esc(&title) });
     let _ = writeln!(h, "<p class=\"muted\">Made by 10-K Lens {} on {} from the question log. Every figure below is on the page shown under it; boxes mark the lines relied on.</p>", esc(&w.app_version), esc(&w.made_at));
     for (i, e) in w.entries.iter().enumerate() {
         let _ = writeln!(h, "<h2>{}. {}</h2>", i + 1, esc(&e.question));
@@ -494,19 +507,23 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
             let file = format!("File {}, sha256 {}, {}", x.file_name, x.sha256, x.page);
             match &x.image {
                 Some(img) => {
-                    // the page as large as fits the column and what is left of a page
-                    let full_h = pdfwrite::LETTER.1 - 2.0 * MARGIN - 60.0;
+                    // the caption and the page as large as fits the column and a whole page
+                    let lines = pdfwrite::wrap(&caption, 9.5, Font::Bold, Flow::width()).len() as f32 * 9.5 * 1.3
+                        + pdfwrite::wrap(&file, 8.0, Font::Regular, Flow::width()).len() as f32 * 8.0 * 1.3;
+                    let caption_h = lines + 14.0;
+                    let full_h = pdfwrite::LETTER.1 - 2.0 * MARGIN - 14.0 - caption_h;
                     let aspect = img.height() as f32 / img.width().max(1) as f32;
                     let (mut w, mut h) = (Flow::width(), Flow::width() * aspect);
                     if h > full_h {
                         (w, h) = (full_h / aspect, full_h);
                     }
-                    f.need(h + 40.0);
+                    f.need(h + caption_h);
                     f.gap(10.0);
                     f.para(&caption, 9.5, Font::Bold, BLACK, 0.0);
                     f.para(&file, 8.0, Font::Regular, GREY, 0.0);
                     f.gap(4.0);
                     let y = f.y - h;
+                    debug_assert!(y >= MARGIN + 13.9, "the page image runs into the footer: {y}");
                     let jpeg = jpeg_bytes(img)?;
                     let (pw, ph) = (img.width(), img.height());
                     f.page().jpeg(MARGIN, y, w, h, jpeg, pw, ph);

@@ -158,6 +158,7 @@ fn interrupted_ingest_leaves_nothing_half_visible() {
                 width: p.width,
                 height: p.height,
                 needs_ocr: false,
+                label: None,
             })
             .collect();
         let meta = lens_core::meta::guess("ULTABEAUTY_2023Q4_EARNINGS", &[]);
@@ -249,4 +250,21 @@ fn a_model_quote_is_boxed_where_it_is_and_a_made_up_one_nowhere() {
     assert!(r.boxes.is_empty(), "a made-up quote is not replaced by the answer's numbers: {:?}", r.boxes);
     assert_eq!(r.answer.found_by, lens_core::evidence::FoundBy::None);
     assert!(r.notes.iter().any(|n| n.contains("is not on") && n.contains("nothing is boxed")), "{:?}", r.notes);
+}
+
+#[test]
+fn the_pdfs_own_page_labels_are_kept_and_shown_beside_the_index() {
+    // an annual report whose /PageLabels number the cover pages A and B, then 1, 2, ...
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(dir.path()).unwrap();
+    let doc = "a69ebee82a9acd54117407ca3697db0d7bfbfdac";
+    run_ingest(&mut lib, &[corpus().join(format!("erc_round2/pdfs/{doc}.pdf"))]);
+    let label = |p: u32| lib.store().page(doc, p).unwrap().pdf_label;
+    assert_eq!((label(1).as_deref(), label(2).as_deref(), label(3).as_deref(), label(132).as_deref()), (Some("A"), Some("B"), Some("1"), Some("130")));
+    let p = lib.store().page(doc, 3).unwrap();
+    let shown = lens_core::pagelabel::describe(lens_core::pagelabel::label(p.pdf_label.as_deref(), &p.text, 3).as_deref(), 3);
+    assert_eq!(shown, "p. 1 (PDF page 3)");
+    // a PDF without labels: none stored (the printed number is read instead)
+    run_ingest(&mut lib, &[fb("AMCOR_2022_8K_dated-2022-07-01")]);
+    assert_eq!(lib.store().page("AMCOR_2022_8K_dated-2022-07-01", 1).unwrap().pdf_label, None);
 }

@@ -365,7 +365,7 @@ mod tests {
     fn library_with(cells: &[(&str, f32, f32)]) -> Library {
         let mut lib = Library::in_memory().unwrap();
         let (text, boxes) = table::tests::page(cells);
-        let page = NewPage { page: 1, text: &text, heading: "", boxes: &boxes, width: 612.0, height: 792.0, needs_ocr: false };
+        let page = NewPage { page: 1, text: &text, heading: "", boxes: &boxes, width: 612.0, height: 792.0, needs_ocr: false, label: None };
         let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 1, "sha", &Default::default(), &[page]).unwrap();
         lib.store_mut().publish(key, &[]).unwrap();
         lib
