@@ -576,7 +576,7 @@
       // the cited page: one click reopens the answer with its page and boxes
       const cited = el('td');
       if (r.citations && r.citations.length) {
-        const b = el('button', 'link', r.citations[0]);
+        const b = el('button', 'link', r.citations[0] + (r.cited_shown ? ' · ' + r.cited_shown : ''));
         b.setAttribute('aria-label', 'Reopen answer ' + r.id + ' at ' + r.citations[0]);
         b.addEventListener('click', () => reopen(r.id));
         cited.appendChild(b);

@@ -126,6 +126,7 @@
       const body = el('div', 'cand-body');
       const head = el('div');
       head.appendChild(el('strong', null, c.page));
+      if (c.shown) head.appendChild(el('span', 'muted', ' ' + c.shown));
       head.appendChild(el('span', 'muted', ' ' + (c.rank ? '#' + c.rank + ' ' : '') + c.from.join(', ') + (c.heading ? ' · ' + short(c.heading) : '') + (c.in_library ? '' : ' · not in the library')));
       body.appendChild(head);
       const sn = el('p', 'snippet');
@@ -233,7 +234,7 @@
     if (!c.in_library) { msg(c.page + ' is not in the library.', 'error'); return; }
     state.viewing = c;
     $('l-viewer').hidden = false;
-    $('l-viewer-title').textContent = c.page + (c.heading ? ' · ' + short(c.heading) : '');
+    $('l-viewer-title').textContent = c.page + (c.shown ? ' (' + c.shown + ')' : '') + (c.heading ? ' · ' + short(c.heading) : '');
     const mine = state.q.boxes.filter((b) => b.page === c.page);
     try { $('l-page-img').src = await api.pageImage(c.doc_id, c.page_no, mine, 110); } catch (e) { fail(e); }
   }

@@ -228,6 +228,22 @@ pub struct ReopenArgs {
     pub id: i64,
 }
 
+/// A question-log row as the Log view lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LogRow {
+    #[serde(flatten)]
+    pub entry: lens_core::store::LogEntry,
+    /// The first cited page's label beside its index ("p. 60", "p. 1 (PDF page 3)").
+    pub cited_shown: Option<String>,
+}
+
+impl std::ops::Deref for LogRow {
+    type Target = lens_core::store::LogEntry;
+    fn deref(&self) -> &Self::Target {
+        &self.entry
+    }
+}
+
 /// A workpaper of logged answers, as a self-contained HTML file or a PDF.
 #[derive(Debug, Clone, Deserialize)]
 pub struct WorkpaperArgs {

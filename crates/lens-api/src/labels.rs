@@ -111,6 +111,8 @@ pub struct Candidate {
     pub doc_id: String,
     pub page_no: u32,
     pub heading: String,
+    /// "p. 41 (PDF page 44)": the page's label beside its index.
+    pub shown: String,
     pub snippet: String,
     /// Rank in the retriever's list, when it is there.
     pub rank: Option<usize>,
@@ -217,6 +219,7 @@ impl Api {
                     doc_id: key.doc_id.clone(),
                     page_no: key.page,
                     heading: stored.as_ref().map(|p| p.heading.clone()).unwrap_or_default(),
+                    shown: stored.as_ref().map(|p| p.shown()).unwrap_or_else(|| lens_core::pagelabel::describe(None, key.page)),
                     snippet,
                     rank,
                     width: stored.as_ref().map(|p| p.width).unwrap_or(0.0),

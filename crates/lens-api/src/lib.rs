@@ -231,8 +231,22 @@ impl Api {
 
     // ---- log
 
-    pub fn log(&self, limit: usize) -> Result<Vec<LogEntry>> {
-        self.with_library(|l| l.store().question_log(limit))
+    /// The question log, newest first, each row with its first cited page's label.
+    pub fn log(&self, limit: usize) -> Result<Vec<LogRow>> {
+        self.with_library(|l| {
+            let rows = l.store().question_log(limit)?;
+            Ok(rows
+                .into_iter()
+                .map(|entry| {
+                    let cited_shown = entry
+                        .answer
+                        .citations
+                        .first()
+                        .map(|c| l.store().page(&c.doc_id, c.page).map(|p| p.shown()).unwrap_or_else(|_| lens_core::pagelabel::describe(None, c.page)));
+                    LogRow { entry, cited_shown }
+                })
+                .collect())
+        })
     }
 
     /// A logged answer reopened: evidence boxes and support as the ask showed them.

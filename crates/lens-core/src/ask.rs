@@ -287,9 +287,9 @@ impl Library {
         pages
             .iter()
             .map(|p| {
-                let (heading, snippet, label) = match self.store.page(&p.doc_id, p.page) {
-                    Ok(pg) => (pg.heading, self.snippet(p, &terms).unwrap_or_default(), crate::pagelabel::label(pg.pdf_label.as_deref(), &pg.text, p.page)),
-                    Err(_) => (String::new(), String::new(), None),
+                let (label, heading, snippet) = match self.store.page(&p.doc_id, p.page) {
+                    Ok(pg) => (pg.label(), pg.heading, self.snippet(p, &terms).unwrap_or_default()),
+                    Err(_) => (None, String::new(), String::new()),
                 };
                 let shown = crate::pagelabel::describe(label.as_deref(), p.page);
                 PageInfo { page: p.clone(), heading, snippet, page_label: label, shown }

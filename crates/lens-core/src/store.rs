@@ -77,6 +77,18 @@ pub struct Page {
     pub pdf_label: Option<String>,
 }
 
+impl Page {
+    /// The label shown for this page: the PDF's own, else the number printed on it.
+    pub fn label(&self) -> Option<String> {
+        crate::pagelabel::label(self.pdf_label.as_deref(), &self.text, self.page)
+    }
+
+    /// "p. 41 (PDF page 44)", "p. 60", or "PDF page 7".
+    pub fn shown(&self) -> String {
+        crate::pagelabel::describe(self.label().as_deref(), self.page)
+    }
+}
+
 /// A page ready to be stored.
 pub struct NewPage<'a> {
     pub page: u32,

@@ -104,14 +104,7 @@ impl Library {
                 let (shown, heading) = match info {
                     Some(i) => (i.shown.clone(), first_line(&i.heading)),
                     None => (
-                        crate::pagelabel::describe(
-                            self.store()
-                                .page(&page.doc_id, page.page)
-                                .ok()
-                                .and_then(|p| crate::pagelabel::label(p.pdf_label.as_deref(), &p.text, page.page))
-                                .as_deref(),
-                            page.page,
-                        ),
+                        self.store().page(&page.doc_id, page.page).map(|p| p.shown()).unwrap_or_else(|_| crate::pagelabel::describe(None, page.page)),
                         String::new(),
                     ),
                 };
