@@ -37,7 +37,7 @@
     if (view === 'settings') loadSettings();
     if (view === 'label' && window.lensLabeler) window.lensLabeler.load();
   }
-  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => show(b.dataset.view));
+  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => { show(b.dataset.view); if (b.dataset.view === 'ask') $('q').focus(); });
 
   // ---- library
   let docsGen = 0; // loads overlap (progress polling, view switches): only the newest renders
@@ -518,6 +518,17 @@
     if (ev.target.closest && ev.target.closest('input, textarea, select')) return;
     const id = { n: 'v-next', p: 'v-prev', '+': 'v-zoom-in', '=': 'v-zoom-in', '-': 'v-zoom-out' }[ev.key];
     if (id) { ev.preventDefault(); $(id).click(); }
+  });
+  // Ctrl+S saves the answer's workpaper as HTML, Ctrl+Shift+S as PDF; "/" goes to the question
+  document.addEventListener('keydown', (ev) => {
+    if ($('view-ask').hidden) return;
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ev.key.toLowerCase() === 's') {
+      ev.preventDefault();
+      if (current && current.log_id) workpaper([current.log_id], ev.shiftKey ? 'pdf' : 'html', 'wp-msg');
+    } else if (ev.key === '/' && !(ev.target.closest && ev.target.closest('input, textarea, select'))) {
+      ev.preventDefault();
+      $('q').focus();
+    }
   });
   $('v-jump').addEventListener('click', () => {
     if (!current || !current.boxes.length || !viewing) return;

@@ -103,7 +103,7 @@ fn corpus_pdf(name: &str) -> String {
 }
 
 #[test]
-fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file() {
+fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpaper() {
     let _display = DISPLAY_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     assert!(std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
     let lib = tempfile::tempdir().unwrap();
@@ -155,6 +155,58 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file() {
     assert_eq!(docs, vec!["AMCOR_2022_8K_dated-2022-07-01.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf"]);
     std::thread::sleep(Duration::from_secs(1));
     screenshot("app-added-by-drop.png");
+    let mut source = procs.0.pop().expect("the drag source");
+    let _ = source.kill();
+    let _ = source.wait();
+
+    // ask in the window, then save the answer's workpaper through the native save dialog (Ctrl+S)
+    let geo = xdotool(&["getwindowgeometry", "--shell", &app]);
+    let val = |k: &str| geo.lines().find_map(|l| l.strip_prefix(&format!("{k}="))).and_then(|v| v.parse::<i32>().ok()).unwrap();
+    xdotool(&["mousemove", "--sync", &(val("X") + 165).to_string(), &(val("Y") + 28).to_string()]); // the Ask tab
+    xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let question = "Which notes are covered by the supplemental indentures?";
+    xdotool(&["type", "--delay", "10", question]);
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while logged(lib.path()) == 0 {
+        assert!(t0.elapsed().as_secs() < 60, "the question typed in the window was not answered");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_secs(2)); // the answer and its page are drawn
+    screenshot("app-answer.png");
+    xdotool(&["key", "--clearmodifiers", "ctrl+s"]);
+    let dialog = window("Save workpaper", 20);
+    xdotool(&["windowfocus", "--sync", &dialog]);
+    std::thread::sleep(Duration::from_millis(700));
+    let saved = lib.path().join("filed-workpaper.html");
+    xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
+    xdotool(&["type", "--delay", "15", &saved.display().to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while !saved.is_file() {
+        if t0.elapsed().as_secs() > 30 {
+            screenshot("failed-save.png");
+            panic!("the workpaper was not saved to {}", saved.display());
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let html = std::fs::read_to_string(&saved).unwrap();
+    assert!(
+        html.contains(question) && html.contains("data:image/png;base64,") && html.contains("AMCOR_2022_8K_dated-2022-07-01.pdf"),
+        "the saved workpaper lacks the question, page or file"
+    );
+    screenshot("app-workpaper-saved.png");
+}
+
+/// Questions in the library's log (0 before the first ask).
+fn logged(lib: &Path) -> usize {
+    if !lib.join("lens.sqlite").is_file() {
+        return 0;
+    }
+    lens_core::store::Store::open(&lib.join("lens.sqlite")).and_then(|s| s.question_log(10)).map(|l| l.len()).unwrap_or(0)
 }
 
 #[test]
