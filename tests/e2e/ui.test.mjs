@@ -113,7 +113,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // each row shows its cited page and quote; the cited page reopens the answer, boxed
     assert.match(await page.textContent('#log tbody'), /3M_2018_10K#60 · p\. 60/);
     await page.screenshot({ path: join(out, 'log.png') });
-    await page.click('#log tbody button[aria-label^="Reopen answer"]');
+    await page.click('#log tbody tr:has-text("✗ wrong") button[aria-label^="Reopen answer"]');
     await page.waitForFunction(() => document.getElementById('ask-msg').textContent.includes('from the log'));
     assert.match(await page.textContent('#answer-text'), /1,577/);
     await page.waitForFunction(() => decodeURIComponent(document.getElementById('page-img').getAttribute('src') || '').includes('boxes=[{"l":'));
