@@ -25,7 +25,7 @@ use lens_core::evidence::EvidenceBox;
 use lens_core::pageref::PageRef;
 use lens_core::retrieve::{self, SearchRequest, SearchResponse};
 use lens_core::settings::Settings;
-use lens_core::store::{Document, LogEntry};
+use lens_core::store::Document;
 use lens_core::Library;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
