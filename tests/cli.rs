@@ -194,10 +194,17 @@ fn ask_cites_quotes_highlights_and_logs() {
     let v = last_json(&out);
     assert_eq!(v["answer"], "Not found in the provided pages.");
     assert_eq!(v["not_found"], true);
+    // Off-topic (names nothing of the library, the best line does not hold it): "Not found", the
+    // pages read still listed, and why.
+    let out = ok(&lens(lib.path(), &["ask", "Who wrote the novel Pride and Prejudice?", "--json"]));
+    let v = last_json(&out);
+    assert_eq!((v["not_found"].as_bool(), v["support"].as_str()), (Some(true), Some("none")), "{v}");
+    assert!(v["support_reasons"][0].as_str().unwrap().contains("names no document of the library"), "{v}");
+    assert!(!v["pages"].as_array().unwrap().is_empty());
 
     // Rejected input is answered clearly and never logged.
     let before = ok(&lens(lib.path(), &["log", "--json"])).lines().count();
-    assert_eq!(before, 2);
+    assert_eq!(before, 3);
     let o = lens(lib.path(), &["ask", "  "]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("[bad_input]"));
     let o = lens(lib.path(), &["ask", "revenue", "--answerer", "oracle-of-delphi"]);

@@ -60,7 +60,7 @@ fn commands_answer_and_errors_carry_codes() {
     assert_eq!(status["files"][0]["status"], "done", "{status}");
     assert_eq!(status["files"][0]["pages"], 9);
     assert_eq!(call("documents", serde_json::json!({})).unwrap().deserialize::<serde_json::Value>().unwrap().as_array().unwrap().len(), 1);
-    let a = call("ask", serde_json::json!({"question": "Which notes are covered by the supplemental indentures?"}))
+    let a = call("ask", serde_json::json!({"question": "Which notes are covered by Amcor's supplemental indentures?"}))
         .unwrap()
         .deserialize::<serde_json::Value>()
         .unwrap();
@@ -68,7 +68,10 @@ fn commands_answer_and_errors_carry_codes() {
     // the streamed ask takes a channel for its events and returns the same answer
     let s = get_ipc_response(
         &w,
-        request("ask_stream", serde_json::json!({"args": {"question": "Which notes are covered by the supplemental indentures?"}, "onEvent": "__CHANNEL__:7"})),
+        request(
+            "ask_stream",
+            serde_json::json!({"args": {"question": "Which notes are covered by Amcor's supplemental indentures?"}, "onEvent": "__CHANNEL__:7"}),
+        ),
     )
     .unwrap()
     .deserialize::<serde_json::Value>()

@@ -165,7 +165,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     xdotool(&["mousemove", "--sync", &(val("X") + 165).to_string(), &(val("Y") + 28).to_string()]); // the Ask tab
     xdotool(&["click", "1"]);
     std::thread::sleep(Duration::from_millis(500));
-    let question = "Which notes are covered by the supplemental indentures?";
+    let question = "Which notes are covered by Amcor's supplemental indentures?";
     xdotool(&["type", "--delay", "10", question]);
     xdotool(&["key", "Return"]);
     let t0 = Instant::now();
@@ -195,7 +195,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     std::thread::sleep(Duration::from_millis(500));
     let html = std::fs::read_to_string(&saved).unwrap();
     assert!(
-        html.contains(question) && html.contains("data:image/png;base64,") && html.contains("AMCOR_2022_8K_dated-2022-07-01.pdf"),
+        html.contains(&question.replace('\'', "&#39;")) && html.contains("data:image/png;base64,") && html.contains("AMCOR_2022_8K_dated-2022-07-01.pdf"),
         "the saved workpaper lacks the question, page or file"
     );
     screenshot("app-workpaper-saved.png");

@@ -40,7 +40,7 @@ impl Answerer for Slow {
     }
 }
 
-const QUESTION: &str = "Which notes are covered by the supplemental indentures?";
+const QUESTION: &str = "Which notes are covered by Amcor's supplemental indentures?";
 
 /// A library with one real 8-K, and an API whose extractive answerer takes `seconds`.
 fn setup(seconds: f64) -> (tempfile::TempDir, Arc<Api>, mpsc::Receiver<()>) {

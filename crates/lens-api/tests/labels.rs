@@ -15,7 +15,7 @@ fn call(api: &Api, cmd: &str, a: Value) -> Value {
 fn label_a_question_export_and_score() {
     let (_dir, api) = library();
     let doc = "AMCOR_2022_8K_dated-2022-07-01";
-    let q = call(&api, "label_add", json!({"set": "amcor", "query": "Which notes are covered by the supplemental indentures?"}));
+    let q = call(&api, "label_add", json!({"set": "amcor", "query": "Which notes are covered by Amcor's supplemental indentures?"}));
     let qid = q["qid"].as_str().unwrap().to_string();
     let v = call(&api, "label_question", json!({"set": "amcor", "qid": qid, "extra": [format!("{doc}#1")]}));
     let cands = v["candidates"].as_array().unwrap();
@@ -69,7 +69,7 @@ fn label_a_question_export_and_score() {
 #[test]
 fn a_thumbs_down_becomes_a_question_with_its_pages() {
     let (_dir, api) = library();
-    let r = api.ask(&AskArgs::new("What is the principal amount of the notes?")).unwrap();
+    let r = api.ask(&AskArgs::new("What is the principal amount of Amcor's notes?")).unwrap();
     api.feedback(&FeedbackArgs { id: r.log_id, value: -1, note: Some("wrong row".into()) }).unwrap();
     let q = call(&api, "label_from_log", json!({"set": "from-log", "log_id": r.log_id}));
     assert_eq!(q["qid"], format!("log-{}", r.log_id));

@@ -22,7 +22,7 @@ fn without_a_model_qwen_is_not_offered_and_an_ask_says_what_is_missing() {
     assert_eq!(view.answerers, vec!["extractive"]);
     let why = view.qwen_missing.expect("the reason qwen is not offered");
     assert!(why.contains(&empty.display().to_string()), "{why}");
-    let r = api.ask(&AskArgs::new("Which notes are covered by the supplemental indentures?")).unwrap();
+    let r = api.ask(&AskArgs::new("Which notes are covered by Amcor's supplemental indentures?")).unwrap();
     assert_eq!(r.answer.answerer.name(), "extractive");
     assert!(r.notes.iter().any(|n| n.contains("answered with the extractive answerer") && n.contains("models")), "{:?}", r.notes);
 }
@@ -36,20 +36,20 @@ fn the_settings_model_is_loaded_once_and_answers() {
     std::fs::copy(&tiny, models.join("tiny.gguf")).unwrap();
     set(&api, serde_json::json!({ "models_dir": models, "answerer": "qwen" }));
     assert!(api.settings().unwrap().answerers.contains(&"qwen"));
-    let r = api.ask(&AskArgs::new("Which notes are covered by the supplemental indentures?")).unwrap();
+    let r = api.ask(&AskArgs::new("Which notes are covered by Amcor's supplemental indentures?")).unwrap();
     assert_eq!(r.answer.answerer.name(), "qwen");
     let run = r.answer.model.as_ref().expect("a model answer reports its run");
     assert_eq!(run.model, "tiny");
     assert!(r.device.starts_with("cpu ("), "{}", r.device);
     // a second ask reuses the loaded model
-    let r2 = api.ask(&AskArgs::new("What is the principal amount of the notes?")).unwrap();
+    let r2 = api.ask(&AskArgs::new("What is the principal amount of Amcor's notes?")).unwrap();
     assert_eq!(r2.answer.model.as_ref().unwrap().model, "tiny");
 }
 
 #[test]
 fn a_logged_answer_reopens_with_its_boxes_and_an_unknown_one_is_refused() {
     let (_dir, api) = library();
-    let r = api.ask(&AskArgs::new("Which notes are covered by the supplemental indentures?")).unwrap();
+    let r = api.ask(&AskArgs::new("Which notes are covered by Amcor's supplemental indentures?")).unwrap();
     let again = api.reopen(r.log_id).unwrap();
     assert_eq!((again.question.as_str(), again.answer.answer.as_str()), (r.question.as_str(), r.answer.answer.as_str()));
     assert_eq!(again.boxes.len(), r.boxes.len());

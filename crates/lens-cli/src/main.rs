@@ -239,6 +239,9 @@ enum Cmd {
         /// Only the first N questions
         #[arg(long)]
         limit: Option<usize>,
+        /// Keep answers to off-topic questions instead of "Not found" (to measure the rule)
+        #[arg(long)]
+        keep_off_topic: bool,
         #[command(flatten)]
         model: ModelArgs,
         #[arg(long)]
@@ -702,20 +705,26 @@ fn run(cli: Cli) -> Result<()> {
                 println!("  [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.l, b.b, b.r, b.t, b.text);
             }
         }
-        Cmd::EvalAnswers { labels, pages_from, answerer: kind, k, runs_dir, limit, model, json } => {
+        Cmd::EvalAnswers { labels, pages_from, answerer: kind, k, runs_dir, limit, keep_off_topic, model, json } => {
             let lib = open(&cli.library)?;
             let labels_v = eval::read_labels(&labels)?;
             let p = if Path::new(&pages_from).is_file() { PathBuf::from(&pages_from) } else { runs_dir.join(&pages_from).join("retrieval.jsonl") };
             let rows = eval::read_rows(&p).with_context(|| format!("run `{pages_from}`"))?;
             let a = answerer(&lib, kind.parse()?, &model, &cli.models)?;
             let mut done = 0;
-            let (arows, s) =
-                lens_core::eval_answers::run(&lib, &labels_v, &rows, &lens_core::eval_answers::AnswerEvalOptions { k, limit }, a.as_ref(), &mut |r| {
+            let (arows, s) = lens_core::eval_answers::run(
+                &lib,
+                &labels_v,
+                &rows,
+                &lens_core::eval_answers::AnswerEvalOptions { k, limit, refuse_off_topic: !keep_off_topic },
+                a.as_ref(),
+                &mut |r| {
                     done += 1;
                     if r.answer.model.is_some() {
                         eprintln!("  [{done}] {:.1}s {} -> {}", r.seconds, r.id, r.answer.answer.chars().take(100).collect::<String>());
                     }
-                })?;
+                },
+            )?;
             let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
             let out: String = arows.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect();
             // rows per answerer and label set: another set's run never overwrites these

@@ -175,6 +175,34 @@ pub fn judge_support(lib: &Library, question: &str, filter: Option<&DocFilter>, 
     }))
 }
 
+/// Replace an answer to an off-topic question by "Not found" ([`crate::support::off_topic`]):
+/// `named` says whether the question names a company or document of the library, or the user
+/// picked the documents. A computed result is never replaced. True when it was replaced.
+pub fn refuse_off_topic(question: &str, named: bool, a: &mut Answer) -> bool {
+    if a.not_found || a.citations.is_empty() || a.calculation.as_ref().is_some_and(|c| c.result.is_some()) || a.support == Support::Strong {
+        return false;
+    }
+    let line = a.quote.clone().unwrap_or_else(|| a.answer.clone());
+    if !crate::support::off_topic(named, question, &line) {
+        return false;
+    }
+    let mut refused = Answer::not_found(a.answerer, a.answer_ms);
+    refused.model = a.model.take();
+    refused.calculation = a.calculation.take();
+    refused.support_reasons = vec![format!(
+        "the question names no document of the library and the best line found (\"{}\") does not answer it: name the company and period, or pick documents in Search in",
+        line.chars().take(120).collect::<String>()
+    )];
+    *a = refused;
+    true
+}
+
+/// Whether a question names something of the library: documents picked by hand, or a company
+/// (alias) the document filter found.
+pub fn names_library(scope: &[String], filter: Option<&DocFilter>) -> bool {
+    !scope.is_empty() || filter.is_some_and(|f| !f.companies.is_empty())
+}
+
 /// Phase 2: the answerer reads the retrieved pages. `on_event` gets the `pages` event first,
 /// then each piece of text; returning false stops the answerer ([`LensError::Cancelled`]).
 pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<Answer> {
@@ -261,6 +289,7 @@ impl Library {
             r.notes.extend(m.notes.iter().cloned());
         }
         (a.support, a.support_reasons) = judge_support(self, &r.question, r.filter.as_ref(), &a)?;
+        let boxes = if refuse_off_topic(&r.question, names_library(&r.scope, r.filter.as_ref()), &mut a) { Vec::new() } else { boxes };
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);

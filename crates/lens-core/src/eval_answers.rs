@@ -162,6 +162,9 @@ pub struct AnswerEvalOptions {
     pub k: usize,
     /// Only the first N questions (a quick check of a slow answerer).
     pub limit: Option<usize>,
+    /// Answer off-topic questions "Not found" as the app does ([`crate::ask::refuse_off_topic`]);
+    /// off to measure what the rule changes.
+    pub refuse_off_topic: bool,
 }
 
 /// The process's peak resident memory (Linux: VmHWM), in MB.
@@ -229,6 +232,9 @@ pub fn run(
         let (ev, boxes) = ask::evidence_for(lib, &a)?;
         a.found_by = ev.found_by;
         (a.support, a.support_reasons) = ask::judge_support(lib, &l.query, filter.as_ref(), &a)?;
+        if opts.refuse_off_topic {
+            ask::refuse_off_topic(&l.query, ask::names_library(&[], filter.as_ref()), &mut a);
+        }
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
             refusals.push(a.not_found);

@@ -66,6 +66,15 @@ pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
     terms.iter().filter(|t| toks.contains(*t)).count() as f64 / terms.len() as f64
 }
 
+/// Whether an answer is to a question off the library's topic: the question names nothing the
+/// library holds (no company or document of it, none picked by hand: `named` is false) and the
+/// line the answer rests on holds less than [`MIN_LINE_SHARE`] of the question's words. Such a
+/// best match ("What is the capital of France?" answered from a line of an exhibit that says
+/// France) is shown as "Not found", with the pages read still listed.
+pub fn off_topic(named: bool, question: &str, line: &str) -> bool {
+    !named && term_share(&content_terms(question), line) < MIN_LINE_SHARE
+}
+
 /// The support level and, when it is not strong, why.
 pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     if c.not_found || !c.cited {
@@ -136,6 +145,14 @@ mod tests {
     }
 
     const PAGE: &str = "3M Company Consolidated Statement of Cash Flows Years ended December 31 2018 2017\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\ncapital expenditure";
+
+    #[test]
+    fn off_topic_needs_both_no_named_document_and_no_words_on_the_line() {
+        let q = "What is the capital of France?";
+        assert!(off_topic(false, q, "Subsidiaries: 3M France S.A.S."));
+        assert!(!off_topic(true, q, "Subsidiaries: 3M France S.A.S."), "a question naming a library document is answered");
+        assert!(!off_topic(false, q, "Paris is the capital of France"), "a line about the question is kept");
+    }
 
     #[test]
     fn a_quoted_row_of_the_right_year_and_company_is_strong() {
