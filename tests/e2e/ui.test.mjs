@@ -32,6 +32,8 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForSelector('#ingest-status li.done', { timeout: 60000 });
     assert.match(await page.textContent('#ingest-status li.done'), /3M_2018_10K: 160 pages/);
     await page.waitForSelector('#docs tr[data-doc="3M_2018_10K"]');
+    // the filing by the name its cover page prints, its period and form
+    assert.match(await page.textContent('#docs tr[data-doc="3M_2018_10K"] td:first-child'), /^3M Company FY2018 10-K/);
     await page.screenshot({ path: join(out, 'library.png') });
 
     // ask: empty question -> inline message; a real question -> answer, quote, highlighted page
