@@ -57,6 +57,14 @@ pub fn save_png(img: &RgbaImage, out: &Path) -> Result<()> {
     img.save_with_format(out, image::ImageFormat::Png).map_err(|e| LensError::Image(format!("{}: {e}", out.display())))
 }
 
+/// `img` as a baseline JPEG (RGB, alpha dropped) at `quality` (1-100).
+pub fn jpeg_bytes(img: &RgbaImage, quality: u8) -> Result<Vec<u8>> {
+    let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
+    let mut buf = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, quality).encode_image(&rgb).map_err(|e| LensError::Image(e.to_string()))?;
+    Ok(buf)
+}
+
 pub fn png_bytes(img: &RgbaImage) -> Result<Vec<u8>> {
     let mut buf = std::io::Cursor::new(Vec::new());
     img.write_to(&mut buf, image::ImageFormat::Png).map_err(|e| LensError::Image(e.to_string()))?;

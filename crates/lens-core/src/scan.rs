@@ -2,7 +2,6 @@
 //! the scan stress test and by tests that need a real scan of a known page.
 
 use crate::error::{LensError, Result};
-use std::io::Write;
 use std::path::Path;
 
 /// One page: JPEG bytes, pixel size, page size in points.
@@ -14,55 +13,13 @@ pub struct ImagePage {
     pub pt_h: f32,
 }
 
-/// A minimal PDF 1.4 with one full-page DCT image per page.
+/// A PDF with one full-page DCT image per page ([`crate::pdfwrite`]).
 pub fn images_to_pdf(pages: &[ImagePage]) -> Vec<u8> {
-    let mut out: Vec<u8> = Vec::new();
-    let mut offsets: Vec<usize> = Vec::new();
-    out.extend_from_slice(b"%PDF-1.4\n%\xE2\xE3\xCF\xD3\n");
-    let n = pages.len();
-    // objects: 1 catalog, 2 pages, then per page: page, image, contents
-    let obj = |out: &mut Vec<u8>, offsets: &mut Vec<usize>, body: &[u8]| {
-        offsets.push(out.len());
-        let id = offsets.len();
-        writeln!(out, "{id} 0 obj").unwrap();
-        out.extend_from_slice(body);
-        out.extend_from_slice(b"\nendobj\n");
-    };
-    obj(&mut out, &mut offsets, b"<< /Type /Catalog /Pages 2 0 R >>");
-    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 3 * i)).collect();
-    obj(&mut out, &mut offsets, format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")).as_bytes());
-    for (i, p) in pages.iter().enumerate() {
-        let (page_id, img_id, content_id) = (3 + 3 * i, 4 + 3 * i, 5 + 3 * i);
-        obj(
-            &mut out,
-            &mut offsets,
-            format!(
-                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {:.2} {:.2}] /Resources << /XObject << /Im0 {img_id} 0 R >> >> /Contents {content_id} 0 R >>",
-                p.pt_w, p.pt_h
-            )
-            .as_bytes(),
-        );
-        debug_assert_eq!(offsets.len(), page_id);
-        let mut img = format!(
-            "<< /Type /XObject /Subtype /Image /Width {} /Height {} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /DCTDecode /Length {} >>\nstream\n",
-            p.px_w,
-            p.px_h,
-            p.jpeg.len()
-        )
-        .into_bytes();
-        img.extend_from_slice(&p.jpeg);
-        img.extend_from_slice(b"\nendstream");
-        obj(&mut out, &mut offsets, &img);
-        let content = format!("q {:.2} 0 0 {:.2} 0 0 cm /Im0 Do Q", p.pt_w, p.pt_h);
-        obj(&mut out, &mut offsets, format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()).as_bytes());
+    let mut w = crate::pdfwrite::Writer::new("image-only copy");
+    for p in pages {
+        w.page((p.pt_w, p.pt_h)).jpeg(0.0, 0.0, p.pt_w, p.pt_h, p.jpeg.clone(), p.px_w, p.px_h);
     }
-    let xref = out.len();
-    write!(out, "xref\n0 {}\n0000000000 65535 f \n", offsets.len() + 1).unwrap();
-    for o in &offsets {
-        writeln!(out, "{o:010} 00000 n ").unwrap();
-    }
-    write!(out, "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", offsets.len() + 1).unwrap();
-    out
+    w.finish()
 }
 
 /// Render pages of `pdf` (1-based; all when `pages` is empty) at `dpi` and write an image-only copy.
@@ -76,10 +33,8 @@ pub fn make_image_only(pdf: &Path, pages: &[u32], dpi: f32, out: &Path) -> Resul
     let mut imgs = Vec::with_capacity(list.len());
     for &pg in &list {
         let r = crate::pdf::render(pdf, pg, dpi)?;
-        let rgb = image::DynamicImage::ImageRgba8(r.image).to_rgb8();
-        let mut jpeg = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85).encode_image(&rgb).map_err(|e| LensError::Image(e.to_string()))?;
-        imgs.push(ImagePage { jpeg, px_w: rgb.width(), px_h: rgb.height(), pt_w: r.page_width, pt_h: r.page_height });
+        let jpeg = crate::render::jpeg_bytes(&r.image, 85)?;
+        imgs.push(ImagePage { jpeg, px_w: r.image.width(), px_h: r.image.height(), pt_w: r.page_width, pt_h: r.page_height });
     }
     std::fs::write(out, images_to_pdf(&imgs)).map_err(|e| LensError::io(out, e))?;
     Ok(list.len())

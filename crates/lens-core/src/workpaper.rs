@@ -226,6 +226,26 @@ fn feedback_text(e: &Entry) -> Option<String> {
     })
 }
 
+/// The cited pages by document and label: "3M Company FY2018 10-K, p. 60".
+fn cited_text(e: &Entry) -> String {
+    let cited: Vec<String> = e
+        .answer
+        .citations
+        .iter()
+        .map(|c| e.exhibits.iter().find(|x| &x.page == c).map(|x| format!("{}, {}", x.document, x.shown)).unwrap_or_else(|| c.to_string()))
+        .collect();
+    if cited.is_empty() {
+        "none".to_string()
+    } else {
+        cited.join("; ")
+    }
+}
+
+/// Where an operand sits: its exhibit's label, else its page id.
+fn operand_page(e: &Entry, page: &PageRef) -> String {
+    e.exhibits.iter().find(|x| &x.page == page).map(|x| x.shown.clone()).unwrap_or_else(|| page.to_string())
+}
+
 /// Who answered: "extractive", "qwen (Qwen2.5-Coder-0.5B-Instruct, cpu (avx512vnni, 2 threads))".
 fn answered_by(e: &Entry) -> String {
     match &e.answer.model {
@@ -285,7 +305,7 @@ pub fn html(w: &Workpaper) -> Result<String> {
             if !c.operands.is_empty() {
                 h.push_str("<table><tr><th>Operand</th><th>Period</th><th>Value</th><th>Unit</th><th>Page</th><th>As printed</th></tr>\n");
                 for o in &c.operands {
-                    let shown = e.exhibits.iter().find(|x| x.page == o.page).map(|x| x.shown.clone()).unwrap_or_else(|| o.page.to_string());
+                    let shown = operand_page(e, &o.page);
                     let _ = writeln!(
                         h,
                         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} <span class=\"muted\">{}</span></td><td>{}</td></tr>",
@@ -317,13 +337,7 @@ pub fn html(w: &Workpaper) -> Result<String> {
         let mut field = |k: &str, v: &str| {
             let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(v));
         };
-        let cited: Vec<String> = e
-            .answer
-            .citations
-            .iter()
-            .map(|c| e.exhibits.iter().find(|x| &x.page == c).map(|x| format!("{}, {}", x.document, x.shown)).unwrap_or_else(|| c.to_string()))
-            .collect();
-        field("Cited", &if cited.is_empty() { "none".to_string() } else { cited.join("; ") });
+        field("Cited", &cited_text(e));
         field("Asked", &format!("{} (log #{})", e.time, e.log_id));
         field("Answered by", &answered_by(e));
         field("Retriever", e.retriever.name());
@@ -458,7 +472,7 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
             f.para(&format!("Worked calculation: {}", c.metric), 11.0, Font::Bold, BLACK, 0.0);
             f.para(&c.formula, 10.0, Font::Regular, BLACK, 0.0);
             for o in &c.operands {
-                let shown = e.exhibits.iter().find(|x| x.page == o.page).map(|x| x.shown.clone()).unwrap_or_else(|| o.page.to_string());
+                let shown = operand_page(e, &o.page);
                 f.para(
                     &format!("• {} {}: {} ({}), {} of {}: \"{}\"", o.name, o.period, o.value, o.unit, shown, o.page.doc_id, o.quote),
                     9.5,
@@ -479,13 +493,7 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
             f.para(&format!("\"{q}\""), 10.0, Font::Regular, BLACK, 10.0);
         }
         f.gap(6.0);
-        let cited: Vec<String> = e
-            .answer
-            .citations
-            .iter()
-            .map(|c| e.exhibits.iter().find(|x| &x.page == c).map(|x| format!("{}, {}", x.document, x.shown)).unwrap_or_else(|| c.to_string()))
-            .collect();
-        f.field("Cited", &if cited.is_empty() { "none".to_string() } else { cited.join("; ") });
+        f.field("Cited", &cited_text(e));
         f.field("Asked", &format!("{} (log #{})", e.time, e.log_id));
         f.field("Answered by", &answered_by(e));
         f.field("Retriever", e.retriever.name());
@@ -517,7 +525,7 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
                     f.gap(4.0);
                     let y = f.y - h;
                     debug_assert!(y >= MARGIN + 13.9, "the page image runs into the footer: {y}");
-                    let jpeg = jpeg_bytes(img)?;
+                    let jpeg = crate::render::jpeg_bytes(img, 85)?;
                     let (pw, ph) = (img.width(), img.height());
                     f.page().jpeg(MARGIN, y, w, h, jpeg, pw, ph);
                     f.page().rect(MARGIN, y, w, h, None, Some(GREY));
@@ -539,13 +547,6 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
         f.w.page_mut(i).text(x, MARGIN / 2.0, 8.0, Font::Regular, GREY, &label);
     }
     Ok(f.w.finish())
-}
-
-fn jpeg_bytes(img: &RgbaImage) -> Result<Vec<u8>> {
-    let rgb = image::DynamicImage::ImageRgba8(img.clone()).to_rgb8();
-    let mut buf = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, 85).encode_image(&rgb).map_err(|e| LensError::Image(e.to_string()))?;
-    Ok(buf)
 }
 
 #[cfg(test)]
