@@ -31,10 +31,11 @@ enum Op {
     Image { x: f32, y: f32, w: f32, h: f32, image: usize },
 }
 
-struct Jpeg {
-    data: Vec<u8>,
-    width: u32,
-    height: u32,
+/// A baseline JPEG (RGB) and its size in pixels.
+pub struct Jpeg {
+    pub data: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
 }
 
 /// A page being drawn.
@@ -58,10 +59,9 @@ impl Page {
         self.ops.push(Op::Rect { x, y, w, h, fill, stroke });
     }
 
-    /// A baseline JPEG (`data`, `width` x `height` pixels, RGB) drawn into the box whose lower
-    /// left corner is (`x`, `y`).
-    pub fn jpeg(&mut self, x: f32, y: f32, w: f32, h: f32, data: Vec<u8>, width: u32, height: u32) {
-        self.images.push(Jpeg { data, width, height });
+    /// A JPEG drawn into the `w` x `h` box whose lower left corner is (`x`, `y`).
+    pub fn jpeg(&mut self, x: f32, y: f32, w: f32, h: f32, image: Jpeg) {
+        self.images.push(image);
         self.ops.push(Op::Image { x, y, w, h, image: self.images.len() - 1 });
     }
 

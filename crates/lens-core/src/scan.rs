@@ -17,7 +17,7 @@ pub struct ImagePage {
 pub fn images_to_pdf(pages: &[ImagePage]) -> Vec<u8> {
     let mut w = crate::pdfwrite::Writer::new("image-only copy");
     for p in pages {
-        w.page((p.pt_w, p.pt_h)).jpeg(0.0, 0.0, p.pt_w, p.pt_h, p.jpeg.clone(), p.px_w, p.px_h);
+        w.page((p.pt_w, p.pt_h)).jpeg(0.0, 0.0, p.pt_w, p.pt_h, crate::pdfwrite::Jpeg { data: p.jpeg.clone(), width: p.px_w, height: p.px_h });
     }
     w.finish()
 }

@@ -527,7 +527,7 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
                     debug_assert!(y >= MARGIN + 13.9, "the page image runs into the footer: {y}");
                     let jpeg = crate::render::jpeg_bytes(img, 85)?;
                     let (pw, ph) = (img.width(), img.height());
-                    f.page().jpeg(MARGIN, y, w, h, jpeg, pw, ph);
+                    f.page().jpeg(MARGIN, y, w, h, pdfwrite::Jpeg { data: jpeg, width: pw, height: ph });
                     f.page().rect(MARGIN, y, w, h, None, Some(GREY));
                     f.y = y;
                 }
