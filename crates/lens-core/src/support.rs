@@ -66,6 +66,19 @@ pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
     terms.iter().filter(|t| toks.contains(*t)).count() as f64 / terms.len() as f64
 }
 
+/// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
+/// "... in USD millions", "Round your answer ...", "what is the total amount ...".
+pub fn asks_for_figure(question: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)^\W*(?:in\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
+        )
+        .expect("valid regex")
+    })
+    .is_match(question)
+}
+
 /// Whether an answer is to a question off the library's topic: the question names nothing the
 /// library holds (no company or document of it, none picked by hand: `named` is false) and the
 /// line the answer rests on holds less than [`MIN_LINE_SHARE`] of the question's words. Such a
@@ -95,6 +108,13 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         if missing > 0 {
             why.push(format!("{missing} of the {} figures in the answer are not on the cited page", stated.len()));
         }
+    }
+    // a figure asked for, a line without one given ("How many appendices?" answered by a heading)
+    if c.found_by != FoundBy::Calculation
+        && asks_for_figure(c.question)
+        && !numbers(c.answer).iter().any(|(n, ..)| !n.is_year || c.question.to_lowercase().contains("year"))
+    {
+        why.push("the question asks for a figure and the answer states none".to_string());
     }
     let lower = c.page_text.to_lowercase();
     let absent: Vec<String> = c.years.iter().filter(|y| !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
@@ -145,6 +165,26 @@ mod tests {
     }
 
     const PAGE: &str = "3M Company Consolidated Statement of Cash Flows Years ended December 31 2018 2017\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373)\ncapital expenditure";
+
+    #[test]
+    fn a_figure_asked_and_none_given_is_weak() {
+        assert!(asks_for_figure("How many more debit card users in millions were there in India in 2015?"));
+        assert!(asks_for_figure("What is the FY2018 capital expenditure amount (in USD millions) for 3M?"));
+        assert!(asks_for_figure("what is Amazon's FY2017 effective tax rate? round your answer to three decimal"));
+        assert!(asks_for_figure("What percentage of respondents use tablets?"));
+        assert!(!asks_for_figure("Which notes are covered by Amcor's supplemental indentures?"));
+        assert!(!asks_for_figure("Does 3M have a healthy quick ratio?"));
+        let page = "Number of Debit Card users in India\n2014 399\n2015 491";
+        let mut c = claim("Number of Debit Card users in India", FoundBy::Quote, page, &[], None);
+        c.question = "How many debit card users were there in India?";
+        c.quote = Some("Number of Debit Card users in India");
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak);
+        assert!(why.iter().any(|w| w.contains("asks for a figure")), "{why:?}");
+        c.answer = "2015 491";
+        c.quote = Some("2015 491");
+        assert!(!judge(&c).1.iter().any(|w| w.contains("asks for a figure")));
+    }
 
     #[test]
     fn off_topic_needs_both_no_named_document_and_no_words_on_the_line() {
