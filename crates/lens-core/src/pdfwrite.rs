@@ -295,12 +295,19 @@ pub fn wrap(s: &str, size: f32, font: Font, max: f32) -> Vec<String> {
             if !line.is_empty() {
                 lines.push(std::mem::take(&mut line));
             }
-            // a word wider than the line: cut it
+            // a word wider than the line: cut it (at char boundaries, one char at least a line)
             let mut rest = word.to_string();
             while width(&rest, size, font) > max {
-                let mut cut = rest.len();
-                while cut > 1 && width(&rest[..cut], size, font) > max {
-                    cut = rest[..cut].char_indices().last().map(|(i, _)| i).unwrap_or(1).max(1);
+                let mut cut = 0;
+                for (i, ch) in rest.char_indices() {
+                    let end = i + ch.len_utf8();
+                    if cut > 0 && width(&rest[..end], size, font) > max {
+                        break;
+                    }
+                    cut = end;
+                }
+                if cut >= rest.len() {
+                    break;
                 }
                 lines.push(rest[..cut].to_string());
                 rest = rest[cut..].to_string();
@@ -338,6 +345,9 @@ mod tests {
         let lines = wrap("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nb", 10.0, Font::Regular, 50.0);
         assert!(lines.len() >= 3 && lines.last().unwrap() == "b", "{lines:?}");
         assert_eq!(wrap("", 10.0, Font::Regular, 50.0), vec![String::new()]);
+        // multi-byte characters and a line narrower than one character never panic or loop
+        assert_eq!(wrap("中中中", 10.0, Font::Regular, 1.0), vec!["中", "中", "中"]);
+        assert!(wrap("ééééééééééééééééééééé", 10.0, Font::Bold, 30.0).len() > 2);
     }
 
     #[test]
