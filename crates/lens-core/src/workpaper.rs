@@ -27,6 +27,9 @@ use std::path::PathBuf;
 /// Resolution of the rendered exhibit pages.
 pub const DPI: f32 = 110.0;
 
+/// Longest edge of an exhibit image, in pixels (a poster-sized page is scaled down to it).
+pub const MAX_EDGE: u32 = 2400;
+
 /// At most this many answers in one workpaper (each renders its pages).
 pub const MAX_ENTRIES: usize = 50;
 
@@ -183,7 +186,7 @@ impl Workpaper {
             for x in &mut e.exhibits {
                 let Some(src) = &x.source else { continue };
                 match crate::render::render_page(src, x.page.page, dpi, &x.boxes) {
-                    Ok(img) => x.image = Some(img),
+                    Ok(img) => x.image = Some(fit(img, MAX_EDGE)),
                     Err(err) => e.notes.push(format!("{} could not be rendered: {err}", x.page)),
                 }
             }
@@ -199,6 +202,16 @@ impl Workpaper {
             _ => format!("workpaper.{ext}"),
         }
     }
+}
+
+/// `img` scaled down so that its longer edge is at most `edge` pixels.
+fn fit(img: RgbaImage, edge: u32) -> RgbaImage {
+    let long = img.width().max(img.height());
+    if long <= edge {
+        return img;
+    }
+    let (w, h) = ((img.width() as u64 * edge as u64 / long as u64).max(1) as u32, (img.height() as u64 * edge as u64 / long as u64).max(1) as u32);
+    image::imageops::resize(&img, w, h, image::imageops::FilterType::Triangle)
 }
 
 /// The support level as the workpaper states it.
@@ -586,6 +599,14 @@ mod tests {
                 image: Some(img),
             }],
         }
+    }
+
+    #[test]
+    fn a_huge_page_is_scaled_to_the_longest_edge() {
+        let img = fit(RgbaImage::new(4800, 300), MAX_EDGE);
+        assert_eq!((img.width(), img.height()), (2400, 150));
+        let small = fit(RgbaImage::new(900, 1200), MAX_EDGE);
+        assert_eq!((small.width(), small.height()), (900, 1200));
     }
 
     #[test]
