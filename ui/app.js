@@ -328,7 +328,11 @@
 
   // ---- document scope: picked by hand, or detected from the question (shown as chips)
   let noFilter = false;
+  // document id -> the name shown for it ("3M Company FY2018 10-K")
+  const docNames = new Map();
+  const shownName = (id) => docNames.get(id) || id;
   function fillScope(docs) {
+    for (const d of docs) docNames.set(d.id, docName(d));
     const sel = $('scope');
     const chosen = new Set([...sel.selectedOptions].map((o) => o.value));
     sel.textContent = '';
@@ -346,8 +350,9 @@
     if (picked.length) { box.appendChild(el('span', 'muted', 'picked by hand')); return; }
     if (!r.filter) { box.appendChild(el('span', 'muted', noFilter ? 'all documents (filter off)' : 'all documents')); return; }
     for (const id of r.filter.groups.flat()) {
-      const chip = el('button', 'chip', id + ' ×');
+      const chip = el('button', 'chip', shownName(id) + ' ×');
       chip.type = 'button';
+      chip.title = id;
       chip.setAttribute('aria-label', 'Remove the ' + id + ' filter and search all documents');
       chip.addEventListener('click', () => { noFilter = true; $('ask-form').requestSubmit(); });
       box.appendChild(chip);
@@ -491,7 +496,8 @@
     $('viewer').hidden = false;
     // the printed page number beside the PDF index, when the answer knows it
     const known = current && (current.page_info || []).concat(current.cited || []).find((x) => x.page === doc + '#' + page);
-    $('viewer-title').textContent = doc + ' · ' + (known ? known.shown : 'PDF page ' + page);
+    $('viewer-title').textContent = shownName(doc) + ' · ' + (known ? known.shown : 'PDF page ' + page);
+    $('viewer-title').title = doc + '#' + page;
     // the boxes the ask returned for this page (none for other pages): the server draws them
     const boxes = current ? current.boxes.filter((x) => x.doc_id === doc && x.page === page) : [];
     const cited = boxes.length > 0;

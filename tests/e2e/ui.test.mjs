@@ -94,7 +94,8 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     });
     assert.ok(yellow > 1000, 'highlight pixels: ' + yellow);
     // the detected scope is shown as a chip; removing it searches everything
-    assert.match(await page.textContent('#chips'), /3M_2018_10K ×/);
+    assert.match(await page.textContent('#chips'), /3M Company FY2018 10-K ×/);
+    assert.match(await page.textContent('#viewer-title'), /^3M Company FY2018 10-K · /);
     assert.match(await page.textContent('#answer-meta'), /extractive on cpu/);
     // keyboard: n / p turn pages, + / - zoom
     await page.click('#answer-text');
