@@ -90,12 +90,8 @@
     } catch (e) { $('lib-msg').textContent = 'Could not read the library ' + errText(e); }
   }
 
-  // "American Express Company FY2022 10-K": the company as the filing names itself, the period, the form
-  function docName(d) {
-    if (!d.display_name && !d.company) return d.title || d.id;
-    const form = d.form && !(d.period || '').includes(d.form) ? d.form : '';
-    return [d.display_name || d.company, d.period || d.year || '', form].filter(Boolean).join(' ');
-  }
+  // "American Express Company FY2022 10-K": the name the service gives a document (DocView.name)
+  function docName(d) { return d.name || d.title || d.id; }
 
   // aliases: the names the document filter knows a document by; user ones can be removed
   function aliasCell(d, list) {
@@ -735,7 +731,7 @@
   });
 
   // what labeler.js shares with this file
-  window.lensUi = { $, el, errText, plural, show, marked, docName };
+  window.lensUi = { $, el, errText, plural, show, marked };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   loadDocs();

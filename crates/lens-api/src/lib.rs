@@ -238,11 +238,7 @@ impl Api {
             Ok(rows
                 .into_iter()
                 .map(|entry| {
-                    let cited_shown = entry
-                        .answer
-                        .citations
-                        .first()
-                        .map(|c| l.store().page(&c.doc_id, c.page).map(|p| p.shown()).unwrap_or_else(|_| lens_core::pagelabel::describe(None, c.page)));
+                    let cited_shown = entry.answer.citations.first().map(|c| l.store().page_shown(c));
                     LogRow { entry, cited_shown }
                 })
                 .collect())

@@ -343,8 +343,17 @@ impl Library {
     /// log keeps the answer, quote and calculation, not the boxes), its support judged again.
     pub fn reopen(&self, id: i64) -> Result<AskResponse> {
         let e = self.store().log_entry(id)?;
+        let asked = format!("reopened from the log (asked {})", e.time);
+        let mut r = self.reopen_entry(e)?;
+        r.notes.insert(0, asked);
+        Ok(r)
+    }
+
+    /// [`Library::reopen`] of a log entry already read; its notes are only what locating the
+    /// evidence again had to say.
+    pub fn reopen_entry(&self, e: LogEntry) -> Result<AskResponse> {
         let mut a = e.answer;
-        let mut notes = vec![format!("reopened from the log (asked {})", e.time)];
+        let mut notes = Vec::new();
         let boxes = match self.evidence_if_there(&a, &mut notes, "")? {
             Some((ev, boxes)) => {
                 a.found_by = ev.found_by;

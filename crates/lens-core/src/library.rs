@@ -46,6 +46,9 @@ pub struct DocView {
     pub display_name: Option<String>,
     /// "FY2022", "Q2 FY2023", or an 8-K's date.
     pub period: Option<String>,
+    /// What the app calls the document: "American Express Company FY2022 10-K" (company,
+    /// period, form), or its title when no company is known.
+    pub name: String,
 }
 
 /// What recovery did when a library was opened for writing.
@@ -234,19 +237,28 @@ impl Library {
         self.store.document(id)
     }
 
-    /// Documents as the app lists them: with the company's display name (from the cover page,
-    /// [`crate::meta::display_name`]) and the period they cover.
+    /// Documents as the app lists them ([`Library::document_view`]).
     pub fn document_views(&self) -> Result<Vec<DocView>> {
-        self.documents()?
-            .into_iter()
-            .map(|d| {
-                let cover: Vec<String> = (1..=d.pages.min(3)).filter_map(|p| self.store.page(&d.id, p).ok()).map(|p| p.text).collect();
-                let cover: Vec<&str> = cover.iter().map(String::as_str).collect();
-                let display_name = d.company.as_deref().map(|c| crate::meta::display_name(c, &cover, &self.companies));
-                let period = crate::meta::period(&d.id, d.year, d.form.as_deref());
-                Ok(DocView { doc: d, display_name, period })
-            })
-            .collect()
+        Ok(self.documents()?.into_iter().map(|d| self.document_view(d)).collect())
+    }
+
+    /// A document with the company's display name (from its cover page,
+    /// [`crate::meta::display_name`]), the period it covers and the name the app shows.
+    pub fn document_view(&self, d: Document) -> DocView {
+        let cover: Vec<String> = (1..=d.pages.min(3)).filter_map(|p| self.store.page(&d.id, p).ok()).map(|p| p.text).collect();
+        let cover: Vec<&str> = cover.iter().map(String::as_str).collect();
+        let display_name = d.company.as_deref().map(|c| crate::meta::display_name(c, &cover, &self.companies));
+        let period = crate::meta::period(&d.id, d.year, d.form.as_deref());
+        let name = match display_name.as_ref().or(d.company.as_ref()) {
+            Some(company) => {
+                let period = period.clone().or_else(|| d.year.map(|y| y.to_string())).unwrap_or_default();
+                let form = d.form.clone().filter(|f| !period.contains(f.as_str())).unwrap_or_default();
+                [company.clone(), period, form].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
+            }
+            None if d.title.is_empty() => d.id.clone(),
+            None => d.title.clone(),
+        };
+        DocView { doc: d, display_name, period, name }
     }
 
     /// Where the library keeps its copy of a PDF (by content hash), when it has a folder.

@@ -89,6 +89,14 @@ impl Page {
     }
 }
 
+impl Store {
+    /// How a page is named beside its index ([`Page::shown`]); "PDF page N" for a page no longer
+    /// in the library.
+    pub fn page_shown(&self, page: &PageRef) -> String {
+        self.page(&page.doc_id, page.page).map(|p| p.shown()).unwrap_or_else(|_| crate::pagelabel::describe(None, page.page))
+    }
+}
+
 /// A page ready to be stored.
 pub struct NewPage<'a> {
     pub page: u32,

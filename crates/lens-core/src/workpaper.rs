@@ -15,12 +15,14 @@ use crate::answer::Answer;
 use crate::ask::PageBox;
 use crate::error::{LensError, Result};
 use crate::evidence::EvidenceBox;
+use crate::library::DocView;
 use crate::pageref::PageRef;
 use crate::pdfwrite::{self, Font, Rgb};
 use crate::retrieve::Retriever;
 use crate::support::Support;
 use crate::Library;
 use image::RgbaImage;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -88,11 +90,13 @@ impl Library {
         if ids.len() > MAX_ENTRIES {
             return Err(LensError::BadInput(format!("a workpaper holds at most {MAX_ENTRIES} answers ({} chosen)", ids.len())));
         }
-        let views = self.document_views()?;
+        // the cited documents as the app names them, each looked up once
+        let mut views: HashMap<String, Option<DocView>> = HashMap::new();
         let mut entries = Vec::new();
         for &id in ids {
             let logged = self.store().log_entry(id)?;
-            let r = self.reopen(id)?;
+            let (time, feedback, feedback_note) = (logged.time.clone(), logged.feedback, logged.feedback_note.clone());
+            let r = self.reopen_entry(logged)?;
             let mut exhibits: Vec<Exhibit> = Vec::new();
             let mut add = |page: &PageRef, role: String, boxes: Vec<EvidenceBox>| {
                 if let Some(e) = exhibits.iter_mut().find(|e| &e.page == page) {
@@ -102,20 +106,17 @@ impl Library {
                     }
                     return;
                 }
-                let view = views.iter().find(|v| v.doc.id == page.doc_id);
+                let view = views.entry(page.doc_id.clone()).or_insert_with(|| self.document(&page.doc_id).ok().map(|d| self.document_view(d))).as_ref();
                 let info = r.cited.iter().chain(&r.page_info).find(|i| &i.page == page);
                 let (shown, heading) = match info {
                     Some(i) => (i.shown.clone(), first_line(&i.heading)),
-                    None => (
-                        self.store().page(&page.doc_id, page.page).map(|p| p.shown()).unwrap_or_else(|_| crate::pagelabel::describe(None, page.page)),
-                        String::new(),
-                    ),
+                    None => (self.store().page_shown(page), String::new()),
                 };
                 exhibits.push(Exhibit {
                     page: page.clone(),
                     shown,
                     heading,
-                    document: view.map(doc_name).unwrap_or_else(|| format!("{} (no longer in the library)", page.doc_id)),
+                    document: view.map(|v| v.name.clone()).unwrap_or_else(|| format!("{} (no longer in the library)", page.doc_id)),
                     file_name: view.map(|v| file_name(&v.doc.path)).unwrap_or_default(),
                     sha256: view.map(|v| v.doc.sha256.clone()).unwrap_or_default(),
                     role,
@@ -138,30 +139,17 @@ impl Library {
             }
             entries.push(Entry {
                 log_id: id,
-                time: logged.time,
+                time,
                 question: r.question,
                 answer: r.answer,
                 retriever: r.retriever,
-                feedback: logged.feedback,
-                feedback_note: logged.feedback_note,
-                notes: r.notes.into_iter().filter(|n| !n.starts_with("reopened from the log")).collect(),
+                feedback,
+                feedback_note,
+                notes: r.notes,
                 exhibits,
             });
         }
         Ok(Workpaper { made_at: self.store().now()?, app_version: env!("CARGO_PKG_VERSION").into(), entries })
-    }
-}
-
-fn doc_name(v: &crate::library::DocView) -> String {
-    let d = &v.doc;
-    let company = v.display_name.clone().or_else(|| d.company.clone());
-    match company {
-        Some(c) => {
-            let period = v.period.clone().or_else(|| d.year.map(|y| y.to_string())).unwrap_or_default();
-            let form = d.form.clone().filter(|f| !period.contains(f.as_str())).unwrap_or_default();
-            [c, period, form].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(" ")
-        }
-        None => d.title.clone(),
     }
 }
 
