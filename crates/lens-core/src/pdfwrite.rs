@@ -46,10 +46,6 @@ pub struct Page {
 }
 
 impl Page {
-    pub fn size(&self) -> (f32, f32) {
-        self.size
-    }
-
     /// One line of text with its baseline at `y`.
     pub fn text(&mut self, x: f32, y: f32, size: f32, font: Font, color: Rgb, s: &str) {
         self.ops.push(Op::Text { x, y, size, font, color, bytes: win_ansi(s) });
@@ -71,20 +67,8 @@ impl Page {
             match op {
                 Op::Text { x, y, size, font, color, bytes } => {
                     let f = if *font == Font::Bold { "F2" } else { "F1" };
-                    let _ = write!(s, "{} {} {} rg BT /{f} {} Tf {} {} Td (", n(color.0), n(color.1), n(color.2), n(*size), n(*x), n(*y));
-                    for &b in bytes {
-                        match b {
-                            b'(' | b')' | b'\\' => {
-                                s.push('\\');
-                                s.push(b as char);
-                            }
-                            0x20..=0x7e => s.push(b as char),
-                            _ => {
-                                let _ = write!(s, "\\{b:03o}");
-                            }
-                        }
-                    }
-                    s.push_str(") Tj ET\n");
+                    let _ =
+                        writeln!(s, "{} {} {} rg BT /{f} {} Tf {} {} Td {} Tj ET", n(color.0), n(color.1), n(color.2), n(*size), n(*x), n(*y), literal(bytes));
                 }
                 Op::Rect { x, y, w, h, fill, stroke } => {
                     s.push_str("q ");
@@ -161,10 +145,7 @@ impl Writer {
         for (num, name) in [(3, "Helvetica"), (4, "Helvetica-Bold")] {
             obj(&mut out, &mut offsets, num, format!("<< /Type /Font /Subtype /Type1 /BaseFont /{name} /Encoding /WinAnsiEncoding >>").as_bytes());
         }
-        let mut info = b"<< /Producer (10-K Lens) /Title ".to_vec();
-        info.extend_from_slice(&literal(&self.title));
-        info.extend_from_slice(b" >>");
-        obj(&mut out, &mut offsets, 5, &info);
+        obj(&mut out, &mut offsets, 5, format!("<< /Producer (10-K Lens) /Title {} >>", literal(&win_ansi(&self.title))).as_bytes());
         let mut image_no = 0;
         for (p, &num) in self.pages.iter().zip(&page_objs) {
             let xobjects: Vec<String> = (0..p.images.len()).map(|i| format!("/Im{} {} 0 R", image_no + i, num + 2 + i)).collect();
@@ -219,16 +200,23 @@ fn n(v: f32) -> String {
     }
 }
 
-/// A literal string `( ... )` in WinAnsi, escaped.
-fn literal(s: &str) -> Vec<u8> {
-    let mut out = vec![b'('];
-    for b in win_ansi(s) {
-        if matches!(b, b'(' | b')' | b'\\') {
-            out.push(b'\\');
+/// A literal string `( ... )` of WinAnsi bytes: parentheses and backslashes escaped, bytes
+/// outside printable ASCII as octal escapes.
+fn literal(bytes: &[u8]) -> String {
+    let mut out = String::from("(");
+    for &b in bytes {
+        match b {
+            b'(' | b')' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
         }
-        out.push(b);
     }
-    out.push(b')');
+    out.push(')');
     out
 }
 
@@ -330,7 +318,8 @@ mod tests {
         assert_eq!(n(-0.001), "0");
         assert_eq!(n(f32::NAN), "0");
         assert_eq!(win_ansi("a’b—c€ 中"), vec![b'a', 0x92, b'b', 0x97, b'c', 0x80, b' ', b'?']);
-        assert_eq!(literal("(x) \\"), b"(\\(x\\) \\\\)".to_vec());
+        assert_eq!(literal(&win_ansi("(x) \\")).as_bytes(), b"(\\(x\\) \\\\)");
+        assert_eq!(literal(&win_ansi("é")), "(\\351)");
     }
 
     #[test]

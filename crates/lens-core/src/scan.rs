@@ -14,10 +14,10 @@ pub struct ImagePage {
 }
 
 /// A PDF with one full-page DCT image per page ([`crate::pdfwrite`]).
-pub fn images_to_pdf(pages: &[ImagePage]) -> Vec<u8> {
+pub fn images_to_pdf(pages: Vec<ImagePage>) -> Vec<u8> {
     let mut w = crate::pdfwrite::Writer::new("image-only copy");
     for p in pages {
-        w.page((p.pt_w, p.pt_h)).jpeg(0.0, 0.0, p.pt_w, p.pt_h, crate::pdfwrite::Jpeg { data: p.jpeg.clone(), width: p.px_w, height: p.px_h });
+        w.page((p.pt_w, p.pt_h)).jpeg(0.0, 0.0, p.pt_w, p.pt_h, crate::pdfwrite::Jpeg { data: p.jpeg, width: p.px_w, height: p.px_h });
     }
     w.finish()
 }
@@ -36,7 +36,7 @@ pub fn make_image_only(pdf: &Path, pages: &[u32], dpi: f32, out: &Path) -> Resul
         let jpeg = crate::render::jpeg_bytes(&r.image, 85)?;
         imgs.push(ImagePage { jpeg, px_w: r.image.width(), px_h: r.image.height(), pt_w: r.page_width, pt_h: r.page_height });
     }
-    std::fs::write(out, images_to_pdf(&imgs)).map_err(|e| LensError::io(out, e))?;
+    std::fs::write(out, images_to_pdf(imgs)).map_err(|e| LensError::io(out, e))?;
     Ok(list.len())
 }
 

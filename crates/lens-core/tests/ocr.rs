@@ -108,7 +108,7 @@ fn rotated_scan_is_read_upright() {
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 85).encode_image(&rot).unwrap();
     let page = lens_core::scan::ImagePage { jpeg, px_w: rot.width(), px_h: rot.height(), pt_w: r.page_height, pt_h: r.page_width };
     let pdf = work.path().join("sideways.pdf");
-    std::fs::write(&pdf, lens_core::scan::images_to_pdf(&[page])).unwrap();
+    std::fs::write(&pdf, lens_core::scan::images_to_pdf(vec![page])).unwrap();
     let mut lib = Library::open(&work.path().join("lib")).unwrap();
     let never = AtomicBool::new(false);
     ingest(&mut lib, &[pdf], &IngestOptions::default(), &never, &mut |_| {}).unwrap();
