@@ -163,7 +163,8 @@ pub fn registrant_in(head: &str) -> Option<String> {
 
 /// The name to show for a document's company: the registrant printed on its cover page when
 /// that is the same company (its letters hold the stored name's: "AMERICAN EXPRESS COMPANY"
-/// for "Americanexpress"), else the longest name the company list knows it by ("American
+/// for "Americanexpress"), else a first-page line that is the name and a corporate suffix ("3M
+/// COMPANY"), else the company list's spelling of the same name with its spaces ("American
 /// Express"), else the stored name. A name the user typed in is kept unless the cover page
 /// spells out the same name.
 pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Companies) -> String {

@@ -9,9 +9,10 @@
 //! page holds a fair share of the question's words. Anything less is **weak** ("Best match, low
 //! confidence: check the page"); an answer that cites nothing, or "Not found", has **none**.
 //!
-//! (Refusing off-topic questions by how much of the question the pages read hold was measured
-//! and dropped: BM25 finds pages with a question's rare words, so "What is the capital of
-//! France?" scores like a real question; see README, Honest confidence.)
+//! An answer to a question that names nothing of the library and whose best line does not hold
+//! it is off-topic ([`off_topic`]) and is shown as "Not found". (How much of the question the
+//! pages read hold, alone, does not separate off-topic questions: BM25 finds pages with a
+//! question's rare words; see README, Honest confidence.)
 
 use crate::evidence::{numbers, same_number, FoundBy};
 use crate::names::named_enum;
@@ -110,11 +111,11 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         }
     }
     // a figure asked for, a line without one given ("How many appendices?" answered by a heading)
-    if c.found_by != FoundBy::Calculation
-        && asks_for_figure(c.question)
-        && !numbers(c.answer).iter().any(|(n, ..)| !n.is_year || c.question.to_lowercase().contains("year"))
-    {
-        why.push("the question asks for a figure and the answer states none".to_string());
+    if c.found_by != FoundBy::Calculation && asks_for_figure(c.question) {
+        let years_count = c.question.to_lowercase().contains("year");
+        if !numbers(c.answer).iter().any(|(n, ..)| !n.is_year || years_count) {
+            why.push("the question asks for a figure and the answer states none".to_string());
+        }
     }
     let lower = c.page_text.to_lowercase();
     let absent: Vec<String> = c.years.iter().filter(|y| !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
