@@ -609,7 +609,7 @@
   const ticked = new Set();
   function tickedChanged() {
     for (const id of ['log-wp-html', 'log-wp-pdf']) $(id).disabled = ticked.size === 0;
-    $('log-wp-html').textContent = 'Workpaper of ' + (ticked.size ? plural(ticked.size, 'answer') : 'ticked') + ' (HTML)';
+    for (const f of ['html', 'pdf']) $('log-wp-' + f).textContent = 'Workpaper of ' + (ticked.size ? plural(ticked.size, 'answer') : 'ticked') + ' (' + f.toUpperCase() + ')';
   }
   // ids in the log's order (newest first, as listed)
   async function workpaper(ids, format, msgId) {

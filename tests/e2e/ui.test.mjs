@@ -140,6 +140,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.ok(await page.isDisabled('#log-wp-pdf'), 'nothing ticked yet');
     for (const box of await page.$$('#log tbody input[type=checkbox]')) await box.check();
     assert.match(await page.textContent('#log-wp-html'), /Workpaper of 2 answers/);
+    assert.match(await page.textContent('#log-wp-pdf'), /Workpaper of 2 answers \(PDF\)/);
     const [wpPdf] = await Promise.all([page.waitForEvent('download'), page.click('#log-wp-pdf')]);
     assert.match(wpPdf.suggestedFilename(), /^workpaper-\d+-\d+\.pdf$/);
     await wpPdf.saveAs(join(wpDir, 'wp.pdf'));
