@@ -6,6 +6,7 @@ fn main() {
         "page_image",
         "pick_pdfs",
         "export_workpaper",
+        "save_text",
     ])))
     .expect("tauri build step");
 }

@@ -37,7 +37,15 @@
     if (view === 'settings') loadSettings();
     if (view === 'label' && window.lensLabeler) window.lensLabeler.load();
   }
-  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => { show(b.dataset.view); if (b.dataset.view === 'ask') $('q').focus(); });
+  function showTab(view) { show(view); if (view === 'ask') $('q').focus(); }
+  for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => showTab(b.dataset.view));
+  // Alt+1..5 switch views, in the tabs' order
+  document.addEventListener('keydown', (ev) => {
+    if (!ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const tabs = [...document.querySelectorAll('.tab')];
+    const i = Number(ev.key) - 1;
+    if (Number.isInteger(i) && i >= 0 && i < tabs.length) { ev.preventDefault(); showTab(tabs[i].dataset.view); }
+  });
 
   // ---- library
   let docsGen = 0; // loads overlap (progress polling, view switches): only the newest renders
@@ -722,12 +730,21 @@
       $('k').value = String(r.settings.top_k);
     } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
   });
-  $('log-export').addEventListener('click', () => {
-    const blob = new Blob([logRows.map((r) => JSON.stringify(r)).join('\n') + '\n'], { type: 'application/x-ndjson' });
-    const a = el('a');
-    a.href = URL.createObjectURL(blob);
-    a.download = 'lens-question-log.jsonl';
-    a.click();
+  async function exportLog() {
+    const msg = $('log-msg');
+    try {
+      const saved = await api.saveText('lens-question-log.jsonl', logRows.map((r) => JSON.stringify(r)).join('\n') + '\n', 'application/x-ndjson');
+      if (!saved) return; // the save dialog was closed
+      msg.className = 'done';
+      msg.textContent = 'Exported ' + plural(logRows.length, 'question') + ' to ' + saved + '.';
+    } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
+  }
+  $('log-export').addEventListener('click', exportLog);
+  // Ctrl+E exports the Log's rows as JSONL
+  document.addEventListener('keydown', (ev) => {
+    if ($('view-log').hidden || !(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.key.toLowerCase() !== 'e') return;
+    ev.preventDefault();
+    exportLog();
   });
 
   // what labeler.js shares with this file

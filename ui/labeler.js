@@ -350,13 +350,9 @@
   $('l-export').addEventListener('click', async () => {
     try {
       const r = await api.call('label_export', { set: state.set });
-      const a = el('a');
-      a.href = URL.createObjectURL(new Blob([r.jsonl], { type: 'application/x-ndjson' }));
-      a.download = r.file_name;
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      msg('Exported ' + plural(r.questions, 'question') + ' as ' + r.file_name + '.', 'done');
+      const saved = await api.saveText(r.file_name, r.jsonl, 'application/x-ndjson');
+      if (!saved) return; // the save dialog was closed
+      msg('Exported ' + plural(r.questions, 'question') + ' to ' + saved + '.', 'done');
     } catch (e) { fail(e); }
   });
   const fmt = (x) => (x === null || x === undefined) ? 'n/a' : x.toFixed(3);

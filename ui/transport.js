@@ -118,5 +118,22 @@
     return f.name;
   }
 
-  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, kind: tauri ? 'tauri' : 'http' };
+  // A text file the UI made (the Log's or the labeler's JSONL): in the app the native save
+  // dialog asks where (resolves to the saved path, or null when closed), since a webview saves
+  // no downloads; in a browser it is downloaded (resolves to its name).
+  async function saveText(name, text, mime) {
+    if (tauri) {
+      try { return await tauri.invoke('save_text', { name, text }); } catch (e) { throw asError(e); }
+    }
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([text], { type: mime || 'text/plain' }));
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+    return name;
+  }
+
+  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, saveText, kind: tauri ? 'tauri' : 'http' };
 })();

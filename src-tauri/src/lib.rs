@@ -8,7 +8,7 @@ use base64::Engine;
 use lens_api::{Api, AskArgs, PageImageArgs};
 use lens_core::LensError;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tauri::{DragDropEvent, Emitter, Manager, WindowEvent};
 use tauri_plugin_dialog::DialogExt;
@@ -137,6 +137,23 @@ async fn export_workpaper<R: tauri::Runtime>(
     Ok(r)
 }
 
+/// Save a text file the UI made (the Log's or the labeler's JSONL) where the user chooses in
+/// the native save dialog. The saved path, or `null` when the dialog was closed.
+#[tauri::command]
+async fn save_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, name: String, text: String) -> Result<Option<String>, ApiError> {
+    let r = tauri::async_runtime::spawn_blocking(move || -> Result<Option<String>, ApiError> {
+        let ext = Path::new(&name).extension().and_then(|e| e.to_str()).unwrap_or("txt").to_string();
+        let chosen = app.dialog().file().set_title("Export").set_file_name(&name).add_filter(ext.to_uppercase(), &[ext.as_str()]).blocking_save_file();
+        let Some(path) = chosen.and_then(|p| p.into_path().ok()) else { return Ok(None) };
+        std::fs::write(&path, text.as_bytes())
+            .map_err(|e| ApiError { code: "io".into(), message: format!("the file could not be saved to {}: {e}", path.display()) })?;
+        Ok(Some(path.display().to_string()))
+    })
+    .await
+    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    Ok(r)
+}
+
 /// Files dropped on the window: queued for ingest as the dialog's are (non-PDFs are reported
 /// per file by the ingest job), then the UI is told to follow the queue.
 fn on_drop<R: tauri::Runtime>(window: &tauri::Window<R>, paths: &[PathBuf]) {
@@ -161,7 +178,7 @@ pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -
                 on_drop(window, paths);
             }
         })
-        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper])
+        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper, save_text])
 }
 
 pub fn run() {

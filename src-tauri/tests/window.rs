@@ -199,6 +199,36 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
         "the saved workpaper lacks the question, page or file"
     );
     screenshot("app-workpaper-saved.png");
+
+    // the Log (Alt+3) exports its rows through the native save dialog too (Ctrl+E): a webview
+    // saves no downloads
+    xdotool(&["windowfocus", "--sync", &app]);
+    xdotool(&["key", "--clearmodifiers", "alt+3"]);
+    std::thread::sleep(Duration::from_millis(1500)); // the Log loads
+    xdotool(&["key", "--clearmodifiers", "ctrl+e"]);
+    let dialog = window("Export", 20);
+    xdotool(&["windowfocus", "--sync", &dialog]);
+    std::thread::sleep(Duration::from_millis(700));
+    let exported = lib.path().join("question-log.jsonl");
+    xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
+    xdotool(&["type", "--delay", "15", &exported.display().to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while !exported.is_file() {
+        if t0.elapsed().as_secs() > 30 {
+            screenshot("failed-export.png");
+            panic!("the Log was not exported to {}", exported.display());
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let jsonl = std::fs::read_to_string(&exported).unwrap();
+    let rows: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("each exported line is JSON")).collect();
+    assert_eq!(rows.len(), 1, "one question was asked: {jsonl}");
+    assert_eq!(rows[0]["question"], question, "{jsonl}");
+    std::thread::sleep(Duration::from_millis(500));
+    screenshot("app-log-exported.png");
 }
 
 /// Questions in the library's log (0 before the first ask).

@@ -145,6 +145,18 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.match(wpPdf.suggestedFilename(), /^workpaper-\d+-\d+\.pdf$/);
     await wpPdf.saveAs(join(wpDir, 'wp.pdf'));
     assert.equal(readFileSync(join(wpDir, 'wp.pdf')).subarray(0, 5).toString(), '%PDF-');
+    // Ctrl+E exports the Log as JSONL (in the app, through the native save dialog)
+    const [logFile] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Control+e')]);
+    assert.equal(logFile.suggestedFilename(), 'lens-question-log.jsonl');
+    await logFile.saveAs(join(wpDir, 'log.jsonl'));
+    const exported = readFileSync(join(wpDir, 'log.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(exported.length, 2);
+    assert.ok(exported.every((r) => r.question && r.time), 'each exported row has its question and time');
+    await page.waitForFunction(() => document.getElementById('log-msg').textContent.startsWith('Exported 2 questions'));
+    // Alt+1 goes back to Ask
+    await page.keyboard.press('Alt+1');
+    await page.waitForFunction(() => !document.getElementById('view-ask').hidden);
+    await page.click('button.tab[data-view=log]');
 
     // ...and in SQLite, through the CLI
     const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));
