@@ -201,10 +201,15 @@ fn ask_cites_quotes_highlights_and_logs() {
     assert_eq!((v["not_found"].as_bool(), v["support"].as_str()), (Some(true), Some("none")), "{v}");
     assert!(v["support_reasons"][0].as_str().unwrap().contains("names no document of the library"), "{v}");
     assert!(!v["pages"].as_array().unwrap().is_empty());
+    // ...also when every word of it sits on one line of the filing: 3M's list of subsidiaries
+    // says "Capital Safety Group EMEA France", a label naming the words, not an answer
+    let out = ok(&lens(lib.path(), &["ask", "What is the capital of France?", "--json"]));
+    let v = last_json(&out);
+    assert_eq!((v["not_found"].as_bool(), v["support"].as_str()), (Some(true), Some("none")), "{v}");
 
     // Rejected input is answered clearly and never logged.
     let before = ok(&lens(lib.path(), &["log", "--json"])).lines().count();
-    assert_eq!(before, 3);
+    assert_eq!(before, 4);
     let o = lens(lib.path(), &["ask", "  "]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("[bad_input]"));
     let o = lens(lib.path(), &["ask", "revenue", "--answerer", "oracle-of-delphi"]);

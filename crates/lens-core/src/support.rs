@@ -6,7 +6,9 @@
 //! An answer is **strong** when its evidence was found on the cited page (its quote, its
 //! computed operands, or every figure it states), the page mentions the fiscal years the
 //! question names, the cited document is one the question names (when it names one), and the
-//! page holds a fair share of the question's words. Anything less is **weak** ("Best match, low
+//! page holds a fair share of the question's words, on the line the answer rests on, which is a
+//! statement or a row with figures, not a label that only names them ([`is_label`]). Anything
+//! less is **weak** ("Best match, low
 //! confidence: check the page"); an answer that cites nothing, or "Not found", has **none**.
 //!
 //! An answer to a question that names nothing of the library and whose best line does not hold
@@ -80,13 +82,35 @@ pub fn asks_for_figure(question: &str) -> bool {
     .is_match(question)
 }
 
+/// Most words a line may have and still be a label ([`is_label`]).
+pub const LABEL_MAX_WORDS: usize = 6;
+
+/// Whether a line is a label rather than a statement: a heading, a table row's name or a list
+/// entry ("Capital Safety Group EMEA France", "United States: State Activity", "Mtre Laurent
+/// Nahmiash"): at most [`LABEL_MAX_WORDS`] words, no figure but years, no sentence end and no
+/// auxiliary verb ("is", "was", "has", ...: "Paris is the capital of France" says something). Such a
+/// line that holds the question's words names what was asked; it does not say it, so it is not a
+/// supported answer.
+pub fn is_label(line: &str) -> bool {
+    const AUXILIARIES: [&str; 16] = ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "will", "would", "can", "may", "does", "did"];
+    let line = line.trim();
+    let words: Vec<String> = tokenize(line).into_iter().filter(|t| !t.is_number).map(|t| t.text).collect();
+    let words_n = words.len();
+    words_n > 0
+        && words_n <= LABEL_MAX_WORDS
+        && !words.iter().any(|w| AUXILIARIES.contains(&w.as_str()))
+        && !numbers(line).iter().any(|(n, ..)| !n.is_year)
+        && !line.ends_with(['.', '!', '?'])
+}
+
 /// Whether an answer is to a question off the library's topic: the question names nothing the
 /// library holds (no company or document of it, none picked by hand: `named` is false) and the
-/// line the answer rests on holds less than [`MIN_LINE_SHARE`] of the question's words. Such a
-/// best match ("What is the capital of France?" answered from a line of an exhibit that says
-/// France) is shown as "Not found", with the pages read still listed.
+/// line the answer rests on does not answer it: it holds less than [`MIN_LINE_SHARE`] of the
+/// question's words, or it is a label ([`is_label`]) that merely names them. Such a best match
+/// ("What is the capital of France?" answered from an exhibit's "Capital Safety Group EMEA
+/// France") is shown as "Not found", with the pages read still listed.
 pub fn off_topic(named: bool, question: &str, line: &str) -> bool {
-    !named && term_share(&content_terms(question), line) < MIN_LINE_SHARE
+    !named && (term_share(&content_terms(question), line) < MIN_LINE_SHARE || is_label(line))
 }
 
 /// The support level and, when it is not strong, why.
@@ -138,6 +162,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let on_line = term_share(&terms, line);
         if on_line < MIN_LINE_SHARE {
             why.push(format!("the quoted line holds {:.0}% of the question's words", on_line * 100.0));
+        } else if is_label(line) {
+            why.push(format!("the quoted line (\"{}\") is a heading or label naming what was asked, not a statement of it", line.trim()));
         }
     }
     if why.is_empty() {
@@ -193,6 +219,36 @@ mod tests {
         assert!(off_topic(false, q, "Subsidiaries: 3M France S.A.S."));
         assert!(!off_topic(true, q, "Subsidiaries: 3M France S.A.S."), "a question naming a library document is answered");
         assert!(!off_topic(false, q, "Paris is the capital of France"), "a line about the question is kept");
+        // every word of the question on a label that only names them (3M's list of subsidiaries)
+        assert!(off_topic(false, q, "Capital Safety Group EMEA France"));
+        assert!(!off_topic(true, q, "Capital Safety Group EMEA France"), "a question naming the library is answered");
+    }
+
+    #[test]
+    fn a_label_holding_the_question_words_is_weak_a_statement_or_a_row_with_figures_is_not() {
+        for l in ["Capital Safety Group EMEA France", "United States: State Activity", "Mtre Laurent Nahmiash", "Net sales 2018"] {
+            assert!(is_label(l), "{l}");
+        }
+        for l in [
+            "Paris is the capital of France.",
+            "Total current assets 8,802 10,539",
+            "Purchases of property, plant and equipment (PP&E) (1,577)",
+            "We manage our commercial operations through two operating segments",
+        ] {
+            assert!(!is_label(l), "{l}");
+        }
+        let page = "Subsidiaries of the registrant\nCapital Safety Group EMEA France\n3M France S.A.S. France";
+        let c = Claim {
+            question: "What is the capital of France?",
+            quote: Some("Capital Safety Group EMEA France"),
+            ..claim("Capital Safety Group EMEA France", FoundBy::Quote, page, &[], None)
+        };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak, "{why:?}");
+        assert!(why[0].contains("heading or label"), "{why:?}");
+        // the figure on the row is what was asked: strong
+        let (s, why) = judge(&claim("$1,577 million", FoundBy::Quote, PAGE, &[2018], Some(true)));
+        assert_eq!(s, Support::Strong, "{why:?}");
     }
 
     #[test]
