@@ -136,15 +136,19 @@ pub fn token_f1(pred: &str, reference: &str) -> f64 {
     2.0 * prec * rec / (prec + rec)
 }
 
-/// Share of the reference's numbers (years excluded) found in the prediction within 1%, in any
-/// unit scale; None when the reference has no numbers.
+/// Share of the reference's numbers (years excluded, unless the reference is nothing but a year:
+/// "Since what year ...?" "1954") found in the prediction within 1%, in any unit scale; None
+/// when the reference has no numbers.
 pub fn number_recall(pred: &str, reference: &str) -> Option<f64> {
-    let want: Vec<f64> = numbers(reference).into_iter().filter(|(n, _, _)| !n.is_year).map(|(n, _, _)| n.value).collect();
+    let all = numbers(reference);
+    let only_numbers = !reference.chars().any(char::is_alphabetic);
+    let want: Vec<(f64, bool)> = all.into_iter().filter(|(n, _, _)| !n.is_year || only_numbers).map(|(n, _, _)| (n.value, n.is_year)).collect();
     if want.is_empty() {
         return None;
     }
     let have: Vec<f64> = numbers(pred).into_iter().map(|(n, _, _)| n.value).collect();
-    let found = want.iter().filter(|w| have.iter().any(|h| same_number(**w, *h, 0.01))).count();
+    // a year is the same year or not (1960 is within 1% of 1954)
+    let found = want.iter().filter(|(w, year)| have.iter().any(|h| if *year { h == w } else { same_number(*w, *h, 0.01) })).count();
     Some(found as f64 / want.len() as f64)
 }
 
@@ -369,6 +373,9 @@ mod tests {
         assert_eq!(number_recall("$1.58 billion", "$1577.00 million"), Some(1.0)); // 0.2% apart
         assert_eq!(number_recall("1,600", "$1577.00"), Some(0.0));
         assert_eq!(number_recall("in 2018", "FY2018"), None);
+        // a reference that is a year is a figure to find
+        assert_eq!(number_recall("involved with child nutrition since about 1954, when I became a teacher", "1954"), Some(1.0));
+        assert_eq!(number_recall("since 1960", "1954"), Some(0.0));
         assert_eq!(yes_no("Yes — it did", "Yes, the margin improved"), Some(true));
         assert_eq!(yes_no("Revenue rose", "No."), Some(false));
         assert_eq!(yes_no("x", "1,234"), None);

@@ -203,8 +203,12 @@ pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
     } else {
         Shape::One(to)
     };
-    let percent = unit == Unit::Percent || matches!(shape, Shape::Growth(..) | Shape::Cagr(..)) || (percent_asked && unit != Unit::Amount);
-    Some(Ok(Plan { metric, expr, unit, shape, format: Format { percent, decimals: decimals(question), scale: scale(question) } }))
+    let decimals = decimals(question);
+    // a rate asked for to N decimal places without "percent" is wanted as a fraction ("effective
+    // tax rate? round your answer to three decimal" -> 0.202, not 20.205%)
+    let fraction_asked = unit == Unit::Percent && !percent_asked && decimals.is_some() && matches!(shape, Shape::One(_) | Shape::Average(..));
+    let percent = !fraction_asked && (unit == Unit::Percent || matches!(shape, Shape::Growth(..) | Shape::Cagr(..)) || (percent_asked && unit != Unit::Amount));
+    Some(Ok(Plan { metric, expr, unit, shape, format: Format { percent, decimals, scale: scale(question) } }))
 }
 
 #[cfg(test)]
@@ -236,6 +240,10 @@ mod tests {
         );
         assert_eq!((g.shape, g.format.percent), (Shape::Growth(2015, 2016), true));
 
+        let t = p("what is Amazon's FY2017 effective tax rate? round your answer to three decimal");
+        assert_eq!((t.unit, t.format.percent, t.format.decimals), (Unit::Percent, false, Some(3)), "a fraction, as asked");
+        assert!(p("What is Amazon's FY2017 effective tax rate in percent?").format.percent);
+        assert!(p("What is Amazon's FY2017 effective tax rate?").format.percent, "no rounding asked: the rate's own form");
         let cagr = p("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022 (in units of percents and round to one decimal place)?");
         assert_eq!(cagr.shape, Shape::Cagr(2020, 2022));
 
