@@ -82,6 +82,28 @@ pub fn asks_for_figure(question: &str) -> bool {
     .is_match(question)
 }
 
+/// Whether the question asks for a ratio, a rate or a figure to some decimal places: "current
+/// ratio", "X as a % of Y", "operating margin", "return on equity", "inventory turnover",
+/// "... round your answer to three decimal places".
+pub fn asks_for_ratio(question: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    RE.get_or_init(|| {
+        regex::Regex::new(
+            r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal",
+        )
+        .expect("valid regex")
+    })
+    .is_match(question)
+}
+
+/// Whether a text states a ratio-like figure: a percentage, a multiple ("3.2x") or a number with
+/// decimals below 100 ("1.02", "0.715").
+pub fn states_ratio(text: &str) -> bool {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"(?i)\d\s*%|\d(?:\.\d+)?x\b|\bpercent").expect("valid regex"));
+    re.is_match(text) || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
+}
+
 /// Most words a line may have and still be a label ([`is_label`]).
 pub const LABEL_MAX_WORDS: usize = 6;
 
@@ -141,6 +163,11 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
             why.push("the question asks for a figure and the answer states none".to_string());
         }
     }
+    // a ratio asked, whole amounts quoted ("current liabilities to total liabilities? round your
+    // answer to three decimal" answered by the row "Total current liabilities 29,441 24,844")
+    if c.found_by != FoundBy::Calculation && asks_for_ratio(c.question) && !states_ratio(c.answer) {
+        why.push("the question asks for a ratio and the answer quotes only amounts".to_string());
+    }
     let lower = c.page_text.to_lowercase();
     let absent: Vec<String> = c.years.iter().filter(|y| !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
     if !absent.is_empty() {
@@ -162,6 +189,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let on_line = term_share(&terms, line);
         if on_line < MIN_LINE_SHARE {
             why.push(format!("the quoted line holds {:.0}% of the question's words", on_line * 100.0));
+        } else if line.trim_end().ends_with(':') {
+            why.push("the quoted line introduces a list or table: the answer is in what follows it".to_string());
         } else if is_label(line) {
             why.push(format!("the quoted line (\"{}\") is a heading or label naming what was asked, not a statement of it", line.trim()));
         }
@@ -211,6 +240,41 @@ mod tests {
         c.answer = "2015 491";
         c.quote = Some("2015 491");
         assert!(!judge(&c).1.iter().any(|w| w.contains("asks for a figure")));
+    }
+
+    #[test]
+    fn a_ratio_asked_and_amounts_quoted_is_weak() {
+        let q = "what is current liabilities to total liabilities for COSTCO in FY2021? Round your answer to three decimal places.";
+        assert!(asks_for_ratio(q));
+        assert!(asks_for_ratio("What is the FY2017 - FY2019 3 year average of capex as a % of revenue?"));
+        assert!(asks_for_ratio("What is current ratio in FY2021 for Nike?"));
+        assert!(!asks_for_ratio("What is total liabilities for costco in FY 2021?"));
+        assert!(!asks_for_ratio("What is the FY2018 capital expenditure amount (in USD millions) for 3M?"));
+        for t in ["Current ratio 1.02", "Operating income margin 19.1 % 20.8 %", "Net debt to EBITDA 2.5x", "0.715"] {
+            assert!(states_ratio(t), "{t}");
+        }
+        for t in ["Total current liabilities 29,441 24,844", "Cash and equivalents $ 9,889 $ 8,348", "in 2021"] {
+            assert!(!states_ratio(t), "{t}");
+        }
+        let page = "Total current liabilities 29,441 24,844\nTOTAL LIABILITIES 41,190 36,851\n2021 2020";
+        let row = "Total current liabilities 29,441 24,844";
+        let c = Claim { question: q, quote: Some(row), ..claim(row, FoundBy::Quote, page, &[2021], Some(true)) };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak, "{why:?}");
+        assert!(why.iter().any(|w| w.contains("asks for a ratio")), "{why:?}");
+    }
+
+    #[test]
+    fn a_line_that_introduces_a_table_is_weak() {
+        let line = "Expected future amortization expense of acquired intangible assets as of December 31, 2017 is as follows (in millions):";
+        let c = Claim {
+            question: "What is the total amount of expected future amortization expense of acquired intangible assets as of December 31, 2017?",
+            quote: Some(line),
+            ..claim(line, FoundBy::Quote, line, &[2017], Some(true))
+        };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak, "{why:?}");
+        assert!(why.iter().any(|w| w.contains("introduces a list or table")), "{why:?}");
     }
 
     #[test]
