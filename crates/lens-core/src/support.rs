@@ -159,7 +159,9 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // a figure asked for, a line without one given ("How many appendices?" answered by a heading)
     if c.found_by != FoundBy::Calculation && asks_for_figure(c.question) {
         let years_count = c.question.to_lowercase().contains("year");
-        if !numbers(c.answer).iter().any(|(n, ..)| !n.is_year || years_count) {
+        // a number that is part of a code ("101.INS", an exhibit's number) is not a figure
+        let in_code = |end: usize| c.answer[end..].strip_prefix('.').is_some_and(|r| r.starts_with(char::is_alphabetic));
+        if !numbers(c.answer).iter().any(|(n, _, end)| (!n.is_year || years_count) && !in_code(*end)) {
             why.push("the question asks for a figure and the answer states none".to_string());
         }
     }
@@ -237,6 +239,12 @@ mod tests {
         let (s, why) = judge(&c);
         assert_eq!(s, Support::Weak);
         assert!(why.iter().any(|w| w.contains("asks for a figure")), "{why:?}");
+        // an exhibit's code is not a count
+        c.question = "How many appendices appear in the document?";
+        c.answer = "101.INS Inline XBRL Instance Document";
+        c.quote = Some("101.INS Inline XBRL Instance Document");
+        assert!(judge(&c).1.iter().any(|w| w.contains("asks for a figure")), "{:?}", judge(&c).1);
+        c.question = "How many debit card users were there in India?";
         c.answer = "2015 491";
         c.quote = Some("2015 491");
         assert!(!judge(&c).1.iter().any(|w| w.contains("asks for a figure")));
