@@ -7,6 +7,7 @@ fn main() {
         "pick_pdfs",
         "export_workpaper",
         "save_text",
+        "open_text",
     ])))
     .expect("tauri build step");
 }

@@ -334,18 +334,32 @@
   $('l-skip').addEventListener('click', next);
 
   // ---- import, export, agreement, score
-  $('l-import').addEventListener('change', async () => {
-    const f = $('l-import').files[0];
-    $('l-import').value = '';
-    if (!f) return;
+  async function importText(name, text) {
     try {
-      const text = await f.text();
-      const set = state.set || f.name.replace(/\.(labels\.)?jsonl?$/, '');
+      const set = state.set || name.replace(/\.(labels\.)?jsonl?$/, '');
       const r = await api.call('label_import', { set, text, annotator: null });
       useSet(r.set);
       await load();
       msg('Imported into "' + r.set + '": ' + plural(r.added, 'question') + ' added, ' + r.updated + ' updated.' + (r.missing.length ? ' ' + plural(r.missing.length, 'gold page') + ' not in the library: ' + r.missing.slice(0, 5).join(', ') + (r.missing.length > 5 ? '…' : '') : ''), r.missing.length ? 'error' : 'done');
     } catch (e) { fail(e); }
+  }
+  $('l-import').addEventListener('change', async () => {
+    const f = $('l-import').files[0];
+    $('l-import').value = '';
+    if (f) importText(f.name, await f.text());
+  });
+  // in the app the native open dialog reads the file (Ctrl+I, or the button)
+  async function chooseImport() {
+    try {
+      const f = await api.openText('Import labels', ['jsonl', 'json']);
+      if (f) importText(f.name, f.text);
+    } catch (e) { fail(e); }
+  }
+  $('l-import-btn').addEventListener('click', (ev) => { if (api.kind === 'tauri') { ev.preventDefault(); chooseImport(); } });
+  document.addEventListener('keydown', (ev) => {
+    if ($('view-label').hidden || !(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.key.toLowerCase() !== 'i') return;
+    ev.preventDefault();
+    if (api.kind === 'tauri') chooseImport(); else $('l-import').click();
   });
   $('l-export').addEventListener('click', async () => {
     try {

@@ -135,5 +135,12 @@
     return name;
   }
 
-  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, saveText, kind: tauri ? 'tauri' : 'http' };
+  // A text file the user picks ({name, text}, or null when the dialog was closed): the app's
+  // native open dialog; null in a browser, which uses its file input instead.
+  async function openText(title, extensions) {
+    if (!tauri) return null;
+    try { return await tauri.invoke('open_text', { title, extensions }); } catch (e) { throw asError(e); }
+  }
+
+  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, saveText, openText, kind: tauri ? 'tauri' : 'http' };
 })();

@@ -154,6 +154,42 @@ async fn save_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, name: String, te
     Ok(r)
 }
 
+/// A text file the user picks in the native open dialog.
+#[derive(Debug, Serialize)]
+pub struct OpenedText {
+    pub name: String,
+    pub text: String,
+}
+
+/// Largest text file `open_text` reads (a label set of thousands of questions is a few MB).
+const OPEN_TEXT_MAX: u64 = 64 << 20;
+
+/// Read a text file the user picks in the native open dialog (the labeler's Import JSONL): its
+/// name and UTF-8 text, or `null` when the dialog was closed.
+#[tauri::command]
+async fn open_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, title: String, extensions: Vec<String>) -> Result<Option<OpenedText>, ApiError> {
+    let r = tauri::async_runtime::spawn_blocking(move || -> Result<Option<OpenedText>, ApiError> {
+        let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
+        let mut dialog = app.dialog().file().set_title(&title);
+        if !exts.is_empty() {
+            dialog = dialog.add_filter(exts.join(", ").to_uppercase(), &exts);
+        }
+        let Some(path) = dialog.blocking_pick_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let bad = |message: String| ApiError { code: "bad_input".into(), message };
+        let len = std::fs::metadata(&path).map_err(|e| bad(format!("{name} could not be read: {e}")))?.len();
+        if len > OPEN_TEXT_MAX {
+            return Err(bad(format!("{name} is {} MB; at most {} MB can be imported", len >> 20, OPEN_TEXT_MAX >> 20)));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| bad(format!("{name} could not be read: {e}")))?;
+        let text = String::from_utf8(bytes).map_err(|_| bad(format!("{name} is not UTF-8 text")))?;
+        Ok(Some(OpenedText { name, text }))
+    })
+    .await
+    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    Ok(r)
+}
+
 /// Files dropped on the window: queued for ingest as the dialog's are (non-PDFs are reported
 /// per file by the ingest job), then the UI is told to follow the queue.
 fn on_drop<R: tauri::Runtime>(window: &tauri::Window<R>, paths: &[PathBuf]) {
@@ -178,7 +214,7 @@ pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -
                 on_drop(window, paths);
             }
         })
-        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper, save_text])
+        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper, save_text, open_text])
 }
 
 pub fn run() {

@@ -36,14 +36,18 @@ impl Drop for Killed {
     }
 }
 
-fn start_app(lib: &Path) -> Child {
+/// The app on library `lib`, with `home` as its home folder, where the file dialogs open. Not the
+/// library: GTK's file chooser reads the files it lists, and closing them drops this process's
+/// POSIX locks on the library's SQLite files, so another process (this test's reads) could take
+/// the database for unused and delete its write-ahead log under the app.
+fn start_app(lib: &Path, home: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_lens-app"))
         .env("LENS_LIBRARY", lib)
         .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
         // no session bus on a bare display: keep GTK settings in memory
         .env("GSETTINGS_BACKEND", "memory")
         // the dialog opens at a known folder with no recent files
-        .env("HOME", lib)
+        .env("HOME", home)
         .spawn()
         .expect("app starts")
 }
@@ -107,7 +111,8 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     let _display = DISPLAY_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     assert!(std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
     let lib = tempfile::tempdir().unwrap();
-    let mut procs = Killed(vec![start_app(lib.path())]);
+    let home = tempfile::tempdir().unwrap();
+    let mut procs = Killed(vec![start_app(lib.path(), home.path())]);
     let app = window("10-K Lens", 30);
     std::thread::sleep(Duration::from_secs(3)); // the UI lists the (empty) library
 
@@ -179,7 +184,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     let dialog = window("Save workpaper", 20);
     xdotool(&["windowfocus", "--sync", &dialog]);
     std::thread::sleep(Duration::from_millis(700));
-    let saved = lib.path().join("filed-workpaper.html");
+    let saved = home.path().join("filed-workpaper.html");
     xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
     xdotool(&["type", "--delay", "15", &saved.display().to_string()]);
     std::thread::sleep(Duration::from_millis(300));
@@ -209,7 +214,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     let dialog = window("Export", 20);
     xdotool(&["windowfocus", "--sync", &dialog]);
     std::thread::sleep(Duration::from_millis(700));
-    let exported = lib.path().join("question-log.jsonl");
+    let exported = home.path().join("question-log.jsonl");
     xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
     xdotool(&["type", "--delay", "15", &exported.display().to_string()]);
     std::thread::sleep(Duration::from_millis(300));
@@ -229,6 +234,42 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     assert_eq!(rows[0]["question"], question, "{jsonl}");
     std::thread::sleep(Duration::from_millis(500));
     screenshot("app-log-exported.png");
+
+    // the labeler (Alt+4) imports a question set through the native open dialog (Ctrl+I); the
+    // set is on disk for another process at once
+    let labels = home.path().join("window-labels.jsonl");
+    std::fs::write(
+        &labels,
+        "{\"id\": \"w1\", \"query\": \"Which notes are covered by the supplemental indentures?\", \"answer\": \"3.625% notes due 2026 and 4.500% notes due 2028\", \"query_types\": [], \"content_type\": null, \"gold\": {\"AMCOR_2022_8K_dated-2022-07-01#4\": 2}}\n",
+    )
+    .unwrap();
+    xdotool(&["windowfocus", "--sync", &app]);
+    xdotool(&["key", "--clearmodifiers", "alt+4"]);
+    std::thread::sleep(Duration::from_millis(1500)); // the labeler loads
+    xdotool(&["key", "--clearmodifiers", "ctrl+i"]);
+    let dialog = window("Import labels", 20);
+    xdotool(&["windowfocus", "--sync", &dialog]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["key", "--clearmodifiers", "ctrl+l"]);
+    std::thread::sleep(Duration::from_millis(700));
+    xdotool(&["type", "--delay", "15", &labels.display().to_string()]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    loop {
+        let store = lens_core::store::Store::open(&lib.path().join("lens.sqlite")).unwrap();
+        let sets = lens_core::labels::sets(&store).unwrap();
+        if sets.iter().any(|s| s.questions == 1 && s.with_gold == 1) {
+            break;
+        }
+        if t0.elapsed().as_secs() > 30 {
+            screenshot("failed-import.png");
+            panic!("the label file was not imported: {:?}", sets.iter().map(|s| (&s.name, s.questions)).collect::<Vec<_>>());
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_millis(1000));
+    screenshot("app-labels-imported.png");
 }
 
 /// Questions in the library's log (0 before the first ask).

@@ -49,7 +49,8 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let lines = jsonl::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let r = labels::import(store, &set, &lines, annotator.as_deref())?;
-            println!("set `{}`: {} questions added, {} updated, {} grades recorded", r.set, r.added, r.updated, r.grades);
+            let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+            println!("set `{}`: {} added, {} updated, {} recorded", r.set, n(r.added, "question", "questions"), r.updated, n(r.grades, "grade", "grades"));
             if !r.missing.is_empty() {
                 println!("{} gold pages are not in this library (kept; add their documents to score them):", r.missing.len());
                 for m in r.missing.iter().take(20) {
