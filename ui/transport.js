@@ -108,14 +108,19 @@
     const bin = atob(f.base64);
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return download(new Blob([bytes], { type: f.mime }), f.name);
+  }
+
+  // A browser download of `blob` as `name` (resolves to the name).
+  function download(blob, name) {
     const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([bytes], { type: f.mime }));
-    a.download = f.name;
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
     document.body.appendChild(a);
     a.click();
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 60000);
-    return f.name;
+    return name;
   }
 
   // A text file the UI made (the Log's or the labeler's JSONL): in the app the native save
@@ -125,14 +130,7 @@
     if (tauri) {
       try { return await tauri.invoke('save_text', { name, text }); } catch (e) { throw asError(e); }
     }
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([text], { type: mime || 'text/plain' }));
-    a.download = name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
-    return name;
+    return download(new Blob([text], { type: mime || 'text/plain' }), name);
   }
 
   // A text file the user picks ({name, text}, or null when the dialog was closed): the app's

@@ -44,9 +44,7 @@ async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_
     let args = args.filter(|a| a.is_object()).unwrap_or_else(|| serde_json::json!({}));
     let api = state.api.clone();
     let cmd2 = cmd.clone();
-    let r = tauri::async_runtime::spawn_blocking(move || lens_api::dispatch(&api, &cmd2, args))
-        .await
-        .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    let r = blocking(move || Ok(lens_api::dispatch(&api, &cmd2, args)?)).await?;
     // Cold-start benchmark (scripts/bench-app-start): the window is interactive once the UI has
     // listed the library; report the time since process start and quit.
     if cmd == "documents" && std::env::var_os("LENS_STARTUP_PROBE").is_some() {
@@ -72,19 +70,38 @@ async fn ask_stream(
 ) -> Result<lens_core::ask::AskResponse, ApiError> {
     let api = state.api.clone();
     // a closed channel (the window went away) stops the answerer
-    let r = tauri::async_runtime::spawn_blocking(move || api.ask_stream(&args, &mut |e| on_event.send(e).is_ok()))
-        .await
-        .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
-    Ok(r)
+    blocking(move || Ok(api.ask_stream(&args, &mut |e| on_event.send(e).is_ok())?)).await
+}
+
+/// Run `f` on a blocking thread (the library, pdfium, native dialogs); a panic there is an
+/// `internal` error.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + Send + 'static) -> Result<T, ApiError> {
+    tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })?
+}
+
+/// Save `bytes` where the user chooses in the native save dialog (titled `title`, proposing
+/// `name`, filtered to `.ext`): the saved path, or `None` when the dialog was closed. `what`
+/// names the file in the error.
+fn save_with_dialog<R: tauri::Runtime>(
+    app: &tauri::AppHandle<R>,
+    title: &str,
+    name: &str,
+    filter: &str,
+    ext: &str,
+    bytes: &[u8],
+    what: &str,
+) -> Result<Option<String>, ApiError> {
+    let chosen = app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]).blocking_save_file();
+    let Some(path) = chosen.and_then(|p| p.into_path().ok()) else { return Ok(None) };
+    std::fs::write(&path, bytes).map_err(|e| ApiError { code: "io".into(), message: format!("{what} could not be saved to {}: {e}", path.display()) })?;
+    Ok(Some(path.display().to_string()))
 }
 
 /// A rendered page with the given boxes drawn, as a `data:` URL (the CSP allows no other origin).
 #[tauri::command]
 async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> Result<String, ApiError> {
     let api = state.api.clone();
-    let png = tauri::async_runtime::spawn_blocking(move || api.page_png(&args.page_ref(), args.dpi, &args.boxes))
-        .await
-        .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
+    let png = blocking(move || Ok(api.page_png(&args.page_ref(), args.dpi, &args.boxes)?)).await?;
     Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png)))
 }
 
@@ -94,17 +111,15 @@ async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> R
 #[tauri::command]
 async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::State<'_, AppState>) -> Result<Option<lens_api::jobs::IngestState>, ApiError> {
     let api = state.api.clone();
-    let r = tauri::async_runtime::spawn_blocking(move || {
+    blocking(move || {
         let picked = app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]).blocking_pick_files();
         let paths: Vec<PathBuf> = picked.unwrap_or_default().into_iter().filter_map(|f| f.into_path().ok()).collect();
         if paths.is_empty() {
             return Ok(None);
         }
-        api.start_ingest(paths).map(Some)
+        Ok(api.start_ingest(paths).map(Some)?)
     })
     .await
-    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
-    Ok(r)
 }
 
 /// Export a workpaper: the file is made by the service, then saved where the user chooses in
@@ -117,41 +132,23 @@ async fn export_workpaper<R: tauri::Runtime>(
     args: lens_api::WorkpaperArgs,
 ) -> Result<Option<String>, ApiError> {
     let api = state.api.clone();
-    let r = tauri::async_runtime::spawn_blocking(move || -> Result<Option<String>, ApiError> {
+    blocking(move || {
         let file = api.workpaper(&args)?;
         let ext = args.format.ext();
-        let chosen = app
-            .dialog()
-            .file()
-            .set_title("Save workpaper")
-            .set_file_name(&file.name)
-            .add_filter(if ext == "pdf" { "PDF" } else { "HTML" }, &[ext])
-            .blocking_save_file();
-        let Some(path) = chosen.and_then(|p| p.into_path().ok()) else { return Ok(None) };
-        std::fs::write(&path, &file.bytes)
-            .map_err(|e| ApiError { code: "io".into(), message: format!("the workpaper could not be saved to {}: {e}", path.display()) })?;
-        Ok(Some(path.display().to_string()))
+        save_with_dialog(&app, "Save workpaper", &file.name, if ext == "pdf" { "PDF" } else { "HTML" }, ext, &file.bytes, "the workpaper")
     })
     .await
-    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
-    Ok(r)
 }
 
 /// Save a text file the UI made (the Log's or the labeler's JSONL) where the user chooses in
 /// the native save dialog. The saved path, or `null` when the dialog was closed.
 #[tauri::command]
 async fn save_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, name: String, text: String) -> Result<Option<String>, ApiError> {
-    let r = tauri::async_runtime::spawn_blocking(move || -> Result<Option<String>, ApiError> {
+    blocking(move || {
         let ext = Path::new(&name).extension().and_then(|e| e.to_str()).unwrap_or("txt").to_string();
-        let chosen = app.dialog().file().set_title("Export").set_file_name(&name).add_filter(ext.to_uppercase(), &[ext.as_str()]).blocking_save_file();
-        let Some(path) = chosen.and_then(|p| p.into_path().ok()) else { return Ok(None) };
-        std::fs::write(&path, text.as_bytes())
-            .map_err(|e| ApiError { code: "io".into(), message: format!("the file could not be saved to {}: {e}", path.display()) })?;
-        Ok(Some(path.display().to_string()))
+        save_with_dialog(&app, "Export", &name, &ext.to_uppercase(), &ext, text.as_bytes(), "the file")
     })
     .await
-    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
-    Ok(r)
 }
 
 /// A text file the user picks in the native open dialog.
@@ -168,7 +165,7 @@ const OPEN_TEXT_MAX: u64 = 64 << 20;
 /// name and UTF-8 text, or `null` when the dialog was closed.
 #[tauri::command]
 async fn open_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, title: String, extensions: Vec<String>) -> Result<Option<OpenedText>, ApiError> {
-    let r = tauri::async_runtime::spawn_blocking(move || -> Result<Option<OpenedText>, ApiError> {
+    blocking(move || {
         let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
         let mut dialog = app.dialog().file().set_title(&title);
         if !exts.is_empty() {
@@ -186,8 +183,6 @@ async fn open_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, title: String, e
         Ok(Some(OpenedText { name, text }))
     })
     .await
-    .map_err(|e| ApiError { code: "internal".into(), message: e.to_string() })??;
-    Ok(r)
 }
 
 /// Files dropped on the window: queued for ingest as the dialog's are (non-PDFs are reported

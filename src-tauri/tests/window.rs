@@ -99,6 +99,41 @@ fn wait_documents(lib: &Path, n: usize, what: &str) -> Vec<String> {
     }
 }
 
+/// In the GTK open dialog titled `title`: the path typed into its location field (Ctrl+L), then
+/// Return.
+fn open_in_dialog(title: &str, path: &str) {
+    let dialog = window(title, 20);
+    xdotool(&["windowfocus", "--sync", &dialog]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["key", "--clearmodifiers", "ctrl+l"]);
+    std::thread::sleep(Duration::from_millis(700));
+    xdotool(&["type", "--delay", "15", path]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["key", "Return"]);
+}
+
+/// In the GTK save dialog titled `title`: `path` typed over the proposed name, then Return; the
+/// saved file's text once it is there (`failed` is the screenshot taken when it never is).
+fn save_in_dialog(title: &str, path: &Path, failed: &str) -> String {
+    let dialog = window(title, 20);
+    xdotool(&["windowfocus", "--sync", &dialog]);
+    std::thread::sleep(Duration::from_millis(700));
+    xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
+    xdotool(&["type", "--delay", "15", &path.display().to_string()]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while !path.is_file() {
+        if t0.elapsed().as_secs() > 30 {
+            screenshot(failed);
+            panic!("nothing was saved to {} through the \"{title}\" dialog", path.display());
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_millis(500)); // written whole
+    std::fs::read_to_string(path).unwrap()
+}
+
 fn corpus_pdf(name: &str) -> String {
     let corpus = std::env::var("LENS_CORPUS").unwrap_or_else(|_| format!("{}/../../shared/corpus", env!("CARGO_MANIFEST_DIR")));
     let p = format!("{corpus}/financebench/pdfs/{name}.pdf");
@@ -119,16 +154,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     // Ctrl+O is the "Add PDFs" button's shortcut: both open the native dialog
     xdotool(&["windowfocus", "--sync", &app]);
     xdotool(&["key", "--clearmodifiers", "ctrl+o"]);
-    let dialog = window("Add PDFs to the library", 20);
-    xdotool(&["windowfocus", "--sync", &dialog]);
-    std::thread::sleep(Duration::from_millis(500));
-    // Ctrl+L opens the GTK file chooser's location field; the path is typed there
-    let first = corpus_pdf("AMCOR_2022_8K_dated-2022-07-01");
-    xdotool(&["key", "--clearmodifiers", "ctrl+l"]);
-    std::thread::sleep(Duration::from_millis(700));
-    xdotool(&["type", "--delay", "15", &first]);
-    std::thread::sleep(Duration::from_millis(500));
-    xdotool(&["key", "Return"]);
+    open_in_dialog("Add PDFs to the library", &corpus_pdf("AMCOR_2022_8K_dated-2022-07-01"));
     let docs = wait_documents(lib.path(), 1, "dialog");
     assert_eq!(docs, vec!["AMCOR_2022_8K_dated-2022-07-01.pdf"]);
     screenshot("app-added-by-dialog.png");
@@ -181,24 +207,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     std::thread::sleep(Duration::from_secs(2)); // the answer and its page are drawn
     screenshot("app-answer.png");
     xdotool(&["key", "--clearmodifiers", "ctrl+s"]);
-    let dialog = window("Save workpaper", 20);
-    xdotool(&["windowfocus", "--sync", &dialog]);
-    std::thread::sleep(Duration::from_millis(700));
-    let saved = home.path().join("filed-workpaper.html");
-    xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
-    xdotool(&["type", "--delay", "15", &saved.display().to_string()]);
-    std::thread::sleep(Duration::from_millis(300));
-    xdotool(&["key", "Return"]);
-    let t0 = Instant::now();
-    while !saved.is_file() {
-        if t0.elapsed().as_secs() > 30 {
-            screenshot("failed-save.png");
-            panic!("the workpaper was not saved to {}", saved.display());
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let html = std::fs::read_to_string(&saved).unwrap();
+    let html = save_in_dialog("Save workpaper", &home.path().join("filed-workpaper.html"), "failed-save.png");
     assert!(
         html.contains(&question.replace('\'', "&#39;")) && html.contains("data:image/png;base64,") && html.contains("AMCOR_2022_8K_dated-2022-07-01.pdf"),
         "the saved workpaper lacks the question, page or file"
@@ -211,24 +220,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     xdotool(&["key", "--clearmodifiers", "alt+3"]);
     std::thread::sleep(Duration::from_millis(1500)); // the Log loads
     xdotool(&["key", "--clearmodifiers", "ctrl+e"]);
-    let dialog = window("Export", 20);
-    xdotool(&["windowfocus", "--sync", &dialog]);
-    std::thread::sleep(Duration::from_millis(700));
-    let exported = home.path().join("question-log.jsonl");
-    xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
-    xdotool(&["type", "--delay", "15", &exported.display().to_string()]);
-    std::thread::sleep(Duration::from_millis(300));
-    xdotool(&["key", "Return"]);
-    let t0 = Instant::now();
-    while !exported.is_file() {
-        if t0.elapsed().as_secs() > 30 {
-            screenshot("failed-export.png");
-            panic!("the Log was not exported to {}", exported.display());
-        }
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    let jsonl = std::fs::read_to_string(&exported).unwrap();
+    let jsonl = save_in_dialog("Export", &home.path().join("question-log.jsonl"), "failed-export.png");
     let rows: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("each exported line is JSON")).collect();
     assert_eq!(rows.len(), 1, "one question was asked: {jsonl}");
     assert_eq!(rows[0]["question"], question, "{jsonl}");
@@ -247,14 +239,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     xdotool(&["key", "--clearmodifiers", "alt+4"]);
     std::thread::sleep(Duration::from_millis(1500)); // the labeler loads
     xdotool(&["key", "--clearmodifiers", "ctrl+i"]);
-    let dialog = window("Import labels", 20);
-    xdotool(&["windowfocus", "--sync", &dialog]);
-    std::thread::sleep(Duration::from_millis(500));
-    xdotool(&["key", "--clearmodifiers", "ctrl+l"]);
-    std::thread::sleep(Duration::from_millis(700));
-    xdotool(&["type", "--delay", "15", &labels.display().to_string()]);
-    std::thread::sleep(Duration::from_millis(500));
-    xdotool(&["key", "Return"]);
+    open_in_dialog("Import labels", &labels.display().to_string());
     let t0 = Instant::now();
     loop {
         let store = lens_core::store::Store::open(&lib.path().join("lens.sqlite")).unwrap();

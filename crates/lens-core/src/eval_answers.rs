@@ -140,9 +140,8 @@ pub fn token_f1(pred: &str, reference: &str) -> f64 {
 /// "Since what year ...?" "1954") found in the prediction within 1%, in any unit scale; None
 /// when the reference has no numbers.
 pub fn number_recall(pred: &str, reference: &str) -> Option<f64> {
-    let all = numbers(reference);
     let only_numbers = !reference.chars().any(char::is_alphabetic);
-    let want: Vec<(f64, bool)> = all.into_iter().filter(|(n, _, _)| !n.is_year || only_numbers).map(|(n, _, _)| (n.value, n.is_year)).collect();
+    let want: Vec<(f64, bool)> = numbers(reference).into_iter().filter(|(n, _, _)| !n.is_year || only_numbers).map(|(n, _, _)| (n.value, n.is_year)).collect();
     if want.is_empty() {
         return None;
     }

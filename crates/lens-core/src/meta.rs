@@ -39,7 +39,8 @@ const CORP_SUFFIXES: &[&str] = &[
     "se",
 ];
 
-fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
+/// A regex compiled once into `cell` (a `static` of the caller's).
+pub(crate) fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pat).expect("valid regex"))
 }
 

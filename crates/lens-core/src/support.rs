@@ -17,9 +17,12 @@
 //! question's rare words; see README, Honest confidence.)
 
 use crate::evidence::{numbers, same_number, FoundBy};
+use crate::meta::re;
 use crate::names::named_enum;
 use crate::text::{is_stop_word, tokenize};
+use regex::Regex;
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 named_enum!(
     /// How well the cited page supports the answer.
@@ -72,13 +75,11 @@ pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
 /// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
 /// "... in USD millions", "Round your answer ...", "what is the total amount ...".
 pub fn asks_for_figure(question: &str) -> bool {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(
-            r"(?i)^\W*(?:in\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
-        )
-        .expect("valid regex")
-    })
+    static RE: OnceLock<Regex> = OnceLock::new();
+    re(
+        &RE,
+        r"(?i)^\W*(?:in\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
+    )
     .is_match(question)
 }
 
@@ -86,22 +87,20 @@ pub fn asks_for_figure(question: &str) -> bool {
 /// ratio", "X as a % of Y", "operating margin", "return on equity", "inventory turnover",
 /// "... round your answer to three decimal places".
 pub fn asks_for_ratio(question: &str) -> bool {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    RE.get_or_init(|| {
-        regex::Regex::new(
-            r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal",
-        )
-        .expect("valid regex")
-    })
+    static RE: OnceLock<Regex> = OnceLock::new();
+    re(
+        &RE,
+        r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal",
+    )
     .is_match(question)
 }
 
 /// Whether a text states a ratio-like figure: a percentage, a multiple ("3.2x") or a number with
 /// decimals below 100 ("1.02", "0.715").
 pub fn states_ratio(text: &str) -> bool {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| regex::Regex::new(r"(?i)\d\s*%|\d(?:\.\d+)?x\b|\bpercent").expect("valid regex"));
-    re.is_match(text) || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
+    static RE: OnceLock<Regex> = OnceLock::new();
+    re(&RE, r"(?i)\d\s*%|\d(?:\.\d+)?x\b|\bpercent").is_match(text)
+        || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
 }
 
 /// Most words a line may have and still be a label ([`is_label`]).
