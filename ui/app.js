@@ -457,6 +457,10 @@
     $('answer').hidden = false;
     $('answer-text').textContent = r.answer;
     $('answer-text').classList.toggle('not-found', r.not_found);
+    // the question as read, in one line, so a wrong reading is seen
+    const reading = r.question && r.question.reading;
+    $('reading').hidden = !reading;
+    $('reading').textContent = reading ? 'Read as: ' + reading : '';
     // how well the cited page supports the answer: a weak one never looks like a supported one
     const sup = $('support');
     sup.hidden = r.support === 'none' || !r.support;
@@ -476,7 +480,7 @@
     ol.textContent = '';
     // each page read: one click to view it; its heading and the lines that matched
     const info = new Map((r.page_info || []).map((x) => [x.page, x]));
-    const terms = questionTerms(r.question || $('q').value);
+    const terms = questionTerms((r.question && r.question.text) || $('q').value);
     for (const p of r.pages) {
       const li = el('li');
       const b = el('button', 'link', p);

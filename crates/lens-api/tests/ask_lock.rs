@@ -22,10 +22,10 @@ impl Answerer for Slow {
     fn kind(&self) -> AnswererKind {
         AnswererKind::Extractive
     }
-    fn answer(&self, q: &str, pages: &[PageInput]) -> Result<Answer> {
+    fn answer(&self, q: &lens_core::question::Question, pages: &[PageInput]) -> Result<Answer> {
         Extractive::default().answer(q, pages)
     }
-    fn answer_stream(&self, q: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
+    fn answer_stream(&self, q: &lens_core::question::Question, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
         let _ = self.started.lock().unwrap().send(());
         let a = self.answer(q, pages)?;
         let words: Vec<String> = a.answer.split_inclusive(' ').map(str::to_string).collect();

@@ -51,7 +51,7 @@ fn a_logged_answer_reopens_with_its_boxes_and_an_unknown_one_is_refused() {
     let (_dir, api) = library();
     let r = api.ask(&AskArgs::new("Which notes are covered by Amcor's supplemental indentures?")).unwrap();
     let again = api.reopen(r.log_id).unwrap();
-    assert_eq!((again.question.as_str(), again.answer.answer.as_str()), (r.question.as_str(), r.answer.answer.as_str()));
+    assert_eq!((again.question.text.as_str(), again.answer.answer.as_str()), (r.question.text.as_str(), r.answer.answer.as_str()));
     assert_eq!(again.boxes.len(), r.boxes.len());
     assert!(!again.boxes.is_empty(), "the evidence is located again");
     assert_eq!(again.answer.support, r.answer.support);

@@ -224,7 +224,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
                     continue;
                 }
                 let inputs = lens_core::ask::page_inputs(&lib, std::slice::from_ref(&page))?;
-                let a = answerer.answer(&l.query, &inputs)?;
+                let a = answerer.answer(&lib.read_question(&l.query), &inputs)?;
                 let t = Instant::now();
                 let ev = lib.evidence(&page, a.quote.as_deref(), Some(&a.answer))?;
                 let t_loc = t.elapsed().as_secs_f64() * 1000.0;

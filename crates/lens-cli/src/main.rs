@@ -223,6 +223,13 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// The tables a page is read into (columns with their headers, rows with their cells): what
+    /// worked answers and rankings read
+    Tables {
+        page: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Score answers on labelled questions using the pages a retrieval run ranked
     EvalAnswers {
         #[arg(long)]
@@ -242,6 +249,13 @@ enum Cmd {
         /// Keep answers to off-topic questions instead of "Not found" (to measure the rule)
         #[arg(long)]
         keep_off_topic: bool,
+        /// Only one half of the set (a or b, split by a stable hash of the question id): tune on
+        /// one, report the other
+        #[arg(long)]
+        half: Option<char>,
+        /// Print each question's reading, its answer, and the operands or lines used
+        #[arg(long)]
+        explain: bool,
         #[command(flatten)]
         model: ModelArgs,
         #[arg(long)]
@@ -641,7 +655,8 @@ fn run(cli: Cli) -> Result<()> {
             if json {
                 println!("{}", serde_json::to_string(&r)?);
             } else {
-                println!("Q: {}", r.question);
+                println!("Q: {}", r.question.text);
+                println!("read as: {}", r.question.reading());
                 let a = &r.answer;
                 println!("A: {}", a.answer);
                 match a.support {
@@ -684,6 +699,31 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Cmd::Tables { page, json } => {
+            let lib = open(&cli.library)?;
+            let p: lens_core::PageRef = page.parse()?;
+            lib.check_page(&p.doc_id, p.page)?;
+            let tables = lib.page_tables(&p);
+            if json {
+                println!("{}", serde_json::to_string(&*tables)?);
+            } else if tables.is_empty() {
+                println!("{p}: no table with year or period columns");
+            }
+            if !json {
+                for (i, t) in tables.iter().enumerate() {
+                    let cols: Vec<String> = t
+                        .columns
+                        .iter()
+                        .map(|c| format!("{} [{}{}]", c.header, c.year, c.months.map(|m| format!(", {m} months")).unwrap_or_default()))
+                        .collect();
+                    println!("table {} ({}): {}", i + 1, t.unit, cols.join(" | "));
+                    for r in &t.rows {
+                        let cells: Vec<&str> = r.cells.iter().map(|c| c.as_ref().map_or("·", |c| c.text.as_str())).collect();
+                        println!("  {} | {}", r.label, cells.join(" | "));
+                    }
+                }
+            }
+        }
         Cmd::Render { page, quote, answer, dpi, out } => {
             let lib = open(&cli.library)?;
             let page: PageRef = page.parse()?;
@@ -705,9 +745,15 @@ fn run(cli: Cli) -> Result<()> {
                 println!("  [{:.1}, {:.1}, {:.1}, {:.1}] {}", b.l, b.b, b.r, b.t, b.text);
             }
         }
-        Cmd::EvalAnswers { labels, pages_from, answerer: kind, k, runs_dir, limit, keep_off_topic, model, json } => {
+        Cmd::EvalAnswers { labels, pages_from, answerer: kind, k, runs_dir, limit, keep_off_topic, half, explain, model, json } => {
             let lib = open(&cli.library)?;
-            let labels_v = eval::read_labels(&labels)?;
+            let mut labels_v = eval::read_labels(&labels)?;
+            if let Some(h) = half {
+                if h != 'a' && h != 'b' {
+                    anyhow::bail!("--half is a or b (got {h})");
+                }
+                labels_v.retain(|l| lens_core::eval_answers::half_of(&l.id) == h);
+            }
             let p = if Path::new(&pages_from).is_file() { PathBuf::from(&pages_from) } else { runs_dir.join(&pages_from).join("retrieval.jsonl") };
             let rows = eval::read_rows(&p).with_context(|| format!("run `{pages_from}`"))?;
             let a = answerer(&lib, kind.parse()?, &model, &cli.models)?;
@@ -720,6 +766,26 @@ fn run(cli: Cli) -> Result<()> {
                 a.as_ref(),
                 &mut |r| {
                     done += 1;
+                    if explain {
+                        let mark = if r.right { "right" } else { "wrong" };
+                        println!("{} [{mark}, {}] {}", r.id, r.answer.support, r.query.chars().take(160).collect::<String>());
+                        println!("    read as: {}", r.reading);
+                        println!("    answer:  {}", r.answer.answer.chars().take(240).collect::<String>());
+                        println!("    want:    {}", r.reference.chars().take(240).collect::<String>());
+                        if let Some(c) = &r.answer.calculation {
+                            for o in &c.operands {
+                                println!("    operand: {} {} = {} ({}) on {}", o.name, o.period, o.value, o.unit, o.page);
+                            }
+                            if let Some(p) = &c.problem {
+                                println!("    problem: {p}");
+                            }
+                        } else if let Some(q) = &r.answer.quote {
+                            println!("    line:    {}", q.chars().take(240).collect::<String>());
+                        }
+                        for w in &r.answer.support_reasons {
+                            println!("    weak:    {w}");
+                        }
+                    }
                     if r.answer.model.is_some() {
                         eprintln!("  [{done}] {:.1}s {} -> {}", r.seconds, r.id, r.answer.answer.chars().take(100).collect::<String>());
                     }
@@ -756,6 +822,7 @@ fn run(cli: Cli) -> Result<()> {
                 s.p50_s,
                 s.p95_s
             );
+            println!("  right {}  answers shown as supported that are wrong: {}", fmt(s.right), s.confident_wrong);
             println!("  worked answers: {} computed, {} match the reference", s.calc_answered, s.calc_correct);
             println!(
                 "  support: strong {} (right {}), weak {} (right {}); unanswerable questions answered with strong support: {}",
@@ -776,9 +843,12 @@ fn run(cli: Cli) -> Result<()> {
             }
             for (t, g) in &s.by_query_type {
                 println!(
-                    "    {:<20} n={:<3} number recall {} (n={})  token F1 {}  computed {} / correct {}",
+                    "    {:<20} n={:<3} right {}  strong {} (right {})  number recall {} (n={})  token F1 {}  computed {} / correct {}",
                     t,
                     g.n,
+                    fmt(g.right),
+                    g.strong_n,
+                    fmt(g.strong_right),
                     fmt(g.number_recall),
                     g.number_recall_n,
                     fmt(g.token_f1),

@@ -9,6 +9,7 @@ use crate::error::{LensError, Result};
 use crate::evidence::FoundBy;
 use crate::names::named_enum;
 use crate::pageref::PageRef;
+use crate::question::{Operation, Question, ValueType};
 use crate::text::{is_stop_word, tokenize};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -142,8 +143,13 @@ impl Answer {
                 citations.push(o.page.clone());
             }
         }
+        let answer = match &c.verdict {
+            // "No: operating margin 36.8% in FY2021, 34.6% in FY2022 (-2.2 points)" says what it is
+            Some(_) => c.result.clone().unwrap_or_default(),
+            None => format!("{} ({})", c.result.clone().unwrap_or_default(), c.metric),
+        };
         Answer {
-            answer: format!("{} ({})", c.result.clone().unwrap_or_default(), c.metric),
+            answer,
             citations,
             quote: c.operands.first().map(|o| o.quote.clone()),
             not_found: false,
@@ -163,11 +169,11 @@ impl Answer {
 /// generates.
 pub trait Answerer: Send + Sync {
     fn kind(&self) -> AnswererKind;
-    fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer>;
+    fn answer(&self, question: &Question, pages: &[PageInput]) -> Result<Answer>;
     /// Answer, handing the answer text to `on_text` as it is produced (a model answerer calls
     /// it per token; one that answers at once, once). The pieces concatenate to `answer`.
     /// `on_text` returns false to stop: the answerer then returns [`LensError::Cancelled`].
-    fn answer_stream(&self, question: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
+    fn answer_stream(&self, question: &Question, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
         let a = self.answer(question, pages)?;
         if !on_text(&a.answer) {
             return Err(LensError::Cancelled);
@@ -207,7 +213,6 @@ fn stems_of(s: &str) -> Vec<String> {
     stem_all(&tokenize(s).into_iter().map(|t| t.text).filter(|w| !is_stop_word(w)).collect::<Vec<_>>())
 }
 
-const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will", "would", "should"];
 const NEGATIONS: &[&str] = &["not", "no", "never", "none", "neither", "nor", "without", "didn't", "doesn't", "isn't", "wasn't"];
 
 fn stem_all(words: &[String]) -> Vec<String> {
@@ -220,6 +225,35 @@ fn stem_all(words: &[String]) -> Vec<String> {
             ts.next().map(|t| t.text.clone()).unwrap_or_else(|| w.clone())
         })
         .collect()
+}
+
+/// Cue phrases of an explanation ("driven by", "due to", "primarily", "as a result of").
+const CUES: &[&str] = &[
+    "driven by",
+    "due to",
+    "primarily",
+    "as a result of",
+    "because",
+    "reflect",
+    "attributable to",
+    "resulting from",
+    "result of",
+    "offset by",
+    "partially offset",
+    "led by",
+    "owing to",
+    "mainly",
+    "largely",
+];
+
+/// How well a unit fits a narrative answer: a sentence with a cue phrase gains, a heading, a
+/// label or a table row loses.
+fn sentence_fit(u: &str) -> f64 {
+    let l = u.to_lowercase();
+    let cue = if CUES.iter().any(|c| l.contains(c)) { 0.15 } else { 0.0 };
+    let words = u.split_whitespace().count();
+    let not_sentence = if crate::support::is_label(u) || crate::support::is_table_row(u) || words < 6 { 0.25 } else { 0.0 };
+    cue - not_sentence
 }
 
 /// Candidate answer units of a page: table rows / lines, and sentences of prose.
@@ -276,7 +310,8 @@ fn split_sentences(p: &str, out: &mut Vec<String>) {
 
 impl Extractive {
     /// Score every unit of every page; best first: (score, coverage, page index, unit).
-    pub fn rank_units(&self, question: &str, pages: &[PageInput]) -> Vec<(f64, f64, usize, String)> {
+    pub fn rank_units(&self, q: &Question, pages: &[PageInput]) -> Vec<(f64, f64, usize, String)> {
+        let question = q.expanded.as_str();
         let q_words: Vec<String> = tokenize(question).into_iter().map(|t| t.text).filter(|w| !is_stop_word(w)).collect();
         let q_stems: Vec<String> = {
             let mut v = stem_all(&q_words);
@@ -287,27 +322,9 @@ impl Extractive {
         if q_stems.is_empty() {
             return Vec::new();
         }
-        let wants_number = {
-            let l = question.to_lowercase();
-            [
-                "how much",
-                "how many",
-                "what is the",
-                "what was the",
-                "amount",
-                "total",
-                "ratio",
-                "percentage",
-                "margin",
-                "rate",
-                "usd",
-                "$",
-                "million",
-                "billion",
-            ]
-            .iter()
-            .any(|k| l.contains(k))
-        };
+        let wants_number = matches!(q.asks, ValueType::Number) || matches!(q.operation, Operation::Compare | Operation::Judgement);
+        // a narrative wants a sentence that explains, not a heading, a column header or a row
+        let wants_sentence = q.operation == Operation::Narrative && q.asks == ValueType::Sentence;
         // unit-level document frequency for IDF
         let mut all: Vec<(usize, String, HashSet<String>)> = Vec::new();
         for (pi, p) in pages.iter().enumerate() {
@@ -352,7 +369,9 @@ impl Extractive {
                 let num_bonus = if wants_number && has_num { 0.12 } else { 0.0 };
                 let len_pen = (u.len() as f64 / 400.0).min(0.3);
                 let rank_prior = 0.04 / (1.0 + pi as f64);
-                (coverage + heading_bonus + num_bonus + rank_prior - len_pen, coverage, pi, u)
+                let shape = if wants_sentence { sentence_fit(&u) } else { 0.0 };
+                let boiler = if crate::support::is_boilerplate(&u) { 0.3 } else { 0.0 };
+                (coverage + heading_bonus + num_bonus + rank_prior + shape - len_pen - boiler, coverage, pi, u)
             })
             .collect();
         scored.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
@@ -365,9 +384,9 @@ impl Answerer for Extractive {
         AnswererKind::Extractive
     }
 
-    fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer> {
+    fn answer(&self, question: &Question, pages: &[PageInput]) -> Result<Answer> {
         let t0 = Instant::now();
-        if question.trim().is_empty() {
+        if question.text.trim().is_empty() {
             return Err(LensError::BadInput("the question is empty".into()));
         }
         let ranked = self.rank_units(question, pages);
@@ -378,9 +397,8 @@ impl Answerer for Extractive {
         if coverage < self.min_coverage {
             return Ok(Answer::not_found(self.kind(), ms()));
         }
-        let first = tokenize(question).first().map(|t| t.text.clone()).unwrap_or_default();
         let mut answer = unit.clone();
-        if YES_NO_STARTS.contains(&first.as_str()) && coverage >= 0.6 {
+        if question.asks_yes_no() && coverage >= 0.6 {
             let words: Vec<String> = tokenize(&unit).into_iter().map(|t| t.text).collect();
             let negated = words.iter().any(|w| NEGATIONS.contains(&w.as_str()));
             answer = format!("{} — {}", if negated { "No" } else { "Yes" }, unit);
@@ -424,14 +442,16 @@ mod tests {
     }
     #[test]
     fn picks_the_table_row() {
-        let a = Extractive::default().answer("What were purchases of property, plant and equipment in the cash flow statement?", &pages()).unwrap();
+        let a = Extractive::default()
+            .answer(&Question::parse("What were purchases of property, plant and equipment in the cash flow statement?"), &pages())
+            .unwrap();
         assert!(!a.not_found);
         assert!(a.answer.starts_with("Purchases of property"), "{}", a.answer);
         assert_eq!(a.citations, vec![PageRef::new("A", 60)]);
     }
     #[test]
     fn refuses_when_unsupported() {
-        let a = Extractive::default().answer("Who is the chief executive officer of Boeing?", &pages()).unwrap();
+        let a = Extractive::default().answer(&Question::parse("Who is the chief executive officer of Boeing?"), &pages()).unwrap();
         assert!(a.not_found);
         assert_eq!(a.answer, NOT_FOUND);
         assert!(a.citations.is_empty());

@@ -14,6 +14,7 @@ use crate::evidence::{Evidence, EvidenceBox};
 use crate::filter::DocFilter;
 use crate::library::Library;
 use crate::pageref::PageRef;
+use crate::question::Question;
 use crate::retrieve::{Retriever, SearchRequest};
 use crate::store::LogEntry;
 use crate::support::Support;
@@ -62,7 +63,8 @@ pub struct PageBox {
 #[derive(Debug, Clone, Serialize)]
 pub struct AskResponse {
     pub log_id: i64,
-    pub question: String,
+    /// The question as read ([`Question`]): its text, shape and the reading shown in one line.
+    pub question: Question,
     #[serde(flatten)]
     pub answer: Answer,
     pub boxes: Vec<PageBox>,
@@ -98,6 +100,8 @@ pub struct PageInfo {
 #[derive(Debug, Clone)]
 pub struct Retrieved {
     pub question: String,
+    /// The question read once: every later stage reads this.
+    pub read: Question,
     pub scope: Vec<String>,
     /// The pages, labelled P1..Pn in rank order.
     pub pages: Vec<PageInput>,
@@ -148,7 +152,7 @@ pub fn evidence_for(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>
 
 /// How well the first cited page supports `a` (see [`crate::support`]); `filter` is what the
 /// question names (years, companies and the documents that are theirs).
-pub fn judge_support(lib: &Library, question: &str, filter: Option<&DocFilter>, a: &Answer) -> Result<(Support, Vec<String>)> {
+pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &Answer) -> Result<(Support, Vec<String>)> {
     let page_text = match a.citations.first() {
         Some(c) => match lib.store().page(&c.doc_id, c.page) {
             Ok(p) => p.text,
@@ -162,7 +166,24 @@ pub fn judge_support(lib: &Library, question: &str, filter: Option<&DocFilter>, 
         _ => None,
     };
     let years = filter.map(|f| f.years.clone()).unwrap_or_default();
+    // a question naming no company, asked of a library of several companies' filings, is
+    // answered from one of them: it is never shown as supported, and the reason names the others
+    // documents picked by hand name the filing
+    let names_none = scope.is_empty() && filter.is_none_or(|f| f.companies.is_empty());
+    let unnamed_among = match names_none {
+        true if a.citations.first().is_some() && !a.not_found && !question.text.is_empty() => {
+            let names = lib.company_names()?;
+            if names.len() > 1 {
+                names
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    };
     Ok(crate::support::judge(&crate::support::Claim {
+        unnamed_among: &unnamed_among,
+        caveat: a.calculation.as_ref().and_then(|c| c.caveat.as_deref()),
         question,
         answer: &a.answer,
         not_found: a.not_found,
@@ -178,7 +199,7 @@ pub fn judge_support(lib: &Library, question: &str, filter: Option<&DocFilter>, 
 /// Replace an answer to an off-topic question by "Not found" ([`crate::support::off_topic`]):
 /// `named` says whether the question names a company or document of the library, or the user
 /// picked the documents. A computed result is never replaced. True when it was replaced.
-pub fn refuse_off_topic(question: &str, named: bool, a: &mut Answer) -> bool {
+pub fn refuse_off_topic(question: &Question, named: bool, a: &mut Answer) -> bool {
     if a.not_found || a.citations.is_empty() || a.calculation.as_ref().is_some_and(|c| c.result.is_some()) || a.support == Support::Strong {
         return false;
     }
@@ -223,7 +244,7 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
         }
         return Ok(a);
     }
-    let mut a = answerer.answer_stream(&r.question, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?;
+    let mut a = answerer.answer_stream(&r.read, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?;
     a.calculation = r.calculation.clone();
     Ok(a)
 }
@@ -243,7 +264,9 @@ impl Library {
             return Err(LensError::BadInput(format!("k must be between 1 and {MAX_K} pages (got {})", req.k)));
         }
         let t0 = Instant::now();
-        let mut sreq = SearchRequest::new(req.question.clone());
+        let read = self.read_question(&req.question);
+        // the search reads the short forms written out ("PPNE (property, plant and equipment, net)")
+        let mut sreq = SearchRequest::new(read.expanded.clone());
         sreq.docs = req.docs.clone();
         sreq.filter = req.filter;
         sreq.k = req.k;
@@ -251,8 +274,10 @@ impl Library {
         let sr = self.search(&sreq)?;
         let ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
         let pages = page_inputs(self, &ids)?;
-        let calculation = if ids.is_empty() { None } else { crate::calc::work(self, &req.question, &ids)? };
+        let read = read.with_companies(sr.filter.as_ref().map(|f| f.companies.clone()).unwrap_or_default());
+        let calculation = if ids.is_empty() { None } else { crate::calc::work(self, &read, &ids)? };
         Ok(Retrieved {
+            read,
             // the log keeps what was searched: a question is cut where search cuts it
             question: req.question.trim().chars().take(crate::retrieve::MAX_QUESTION_CHARS).collect(),
             scope: req.docs.clone(),
@@ -288,15 +313,15 @@ impl Library {
         if let Some(m) = &a.model {
             r.notes.extend(m.notes.iter().cloned());
         }
-        (a.support, a.support_reasons) = judge_support(self, &r.question, r.filter.as_ref(), &a)?;
-        let boxes = if refuse_off_topic(&r.question, names_library(&r.scope, r.filter.as_ref()), &mut a) { Vec::new() } else { boxes };
+        (a.support, a.support_reasons) = judge_support(self, &r.read, r.filter.as_ref(), &r.scope, &a)?;
+        let boxes = if refuse_off_topic(&r.read, names_library(&r.scope, r.filter.as_ref()), &mut a) { Vec::new() } else { boxes };
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);
         let cited = self.page_info(&r.question, &a.citations);
         Ok(AskResponse {
             log_id,
-            question: r.question,
+            question: r.read,
             answer: a,
             boxes,
             pages,
@@ -361,13 +386,14 @@ impl Library {
             }
             None => Vec::new(),
         };
-        (a.support, a.support_reasons) = judge_support(self, &e.question, None, &a)?;
+        let read = self.read_question(&e.question);
+        (a.support, a.support_reasons) = judge_support(self, &read, None, &e.scope, &a)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         let page_info = self.page_info(&e.question, &e.pages);
         let cited = self.page_info(&e.question, &a.citations);
         Ok(AskResponse {
             log_id: e.id,
-            question: e.question,
+            question: read,
             answer: a,
             boxes,
             pages: e.pages,

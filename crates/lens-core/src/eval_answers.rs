@@ -32,6 +32,8 @@ pub struct AnswerRow {
     pub calc_correct: Option<bool>,
     /// See [`AnswerSummary::strong_right`].
     pub right: bool,
+    /// The question as read ([`crate::question::Question::reading`]).
+    pub reading: String,
     pub seconds: f64,
     /// Model answerers: prompt tokens per second (prefill) and new tokens per second.
     pub prefill_tps: Option<f64>,
@@ -72,6 +74,10 @@ pub struct AnswerSummary {
     pub weak_right: Option<f64>,
     /// Unanswerable questions given a strong-support answer (should be 0).
     pub unanswerable_strong: usize,
+    /// Share of questions answered right ([`AnswerRow::right`]).
+    pub right: Option<f64>,
+    /// Answers shown as supported (strong) that are not right: the green wrong answers.
+    pub confident_wrong: usize,
     /// Questions answered with a computed result, and how many of those match the reference.
     pub calc_answered: usize,
     pub calc_correct: usize,
@@ -82,6 +88,9 @@ pub struct AnswerSummary {
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct TypeScores {
     pub n: usize,
+    pub right: Option<f64>,
+    pub strong_n: usize,
+    pub strong_right: Option<f64>,
     pub number_recall: Option<f64>,
     pub number_recall_n: usize,
     pub token_f1: Option<f64>,
@@ -151,14 +160,34 @@ pub fn number_recall(pred: &str, reference: &str) -> Option<f64> {
     Some(found as f64 / want.len() as f64)
 }
 
-/// Yes/no reference? Then did the prediction start with the same word?
+/// Yes/no reference ("True"/"False" read as yes/no)? Then did the prediction start with the
+/// same word?
 pub fn yes_no(pred: &str, reference: &str) -> Option<bool> {
-    let first = |s: &str| crate::text::plain_words(s).into_iter().next().unwrap_or_default();
+    let first = |s: &str| {
+        let w = crate::text::plain_words(s).into_iter().next().unwrap_or_default();
+        match w.as_str() {
+            "true" => "yes".to_string(),
+            "false" => "no".to_string(),
+            _ => w,
+        }
+    };
     let r = first(reference);
     if r != "yes" && r != "no" {
         return None;
     }
     Some(first(pred) == r)
+}
+
+/// Which half of a set a question falls in ("a" or "b"), by a stable hash of its id: tune rules
+/// on one half, report the other.
+pub fn half_of(id: &str) -> char {
+    // FNV-1a: the same split on every machine and run
+    let h = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3));
+    if h % 2 == 0 {
+        'a'
+    } else {
+        'b'
+    }
 }
 
 pub struct AnswerEvalOptions {
@@ -207,10 +236,12 @@ pub fn run(
         let gold = l.gold_pages();
         let t0 = Instant::now();
         // what the question names (the app's filter), and the pages the app would read
-        let mut req = SearchRequest::new(l.query.clone());
+        let read = lib.read_question(&l.query);
+        let mut req = SearchRequest::new(read.expanded.clone());
         req.k = opts.k;
         let searched = lib.search(&req)?;
         let filter = searched.filter.clone();
+        let read = read.with_companies(filter.as_ref().map(|f| f.companies.clone()).unwrap_or_default());
         let ids: Vec<PageRef> = match by_id.get(l.id.as_str()) {
             Some(r) => r.ranked.iter().take(opts.k).filter_map(|k| k.parse().ok()).collect(),
             // unanswerable: retrieve as the app would, to test refusal
@@ -219,10 +250,11 @@ pub fn run(
         };
         let ids: Vec<PageRef> = ids.into_iter().filter(|r| lib.check_page(&r.doc_id, r.page).is_ok()).collect();
         // the ask's phases 1 and 2 on the run's pages: the calculator, else the answerer
-        let calculation = if ids.is_empty() { None } else { crate::calc::work(lib, &l.query, &ids)? };
+        let calculation = if ids.is_empty() { None } else { crate::calc::work(lib, &read, &ids)? };
         let pages = page_inputs(lib, &ids)?;
         let r = Retrieved {
             question: l.query.clone(),
+            read: read.clone(),
             scope: Vec::new(),
             pages,
             filter: None,
@@ -234,9 +266,9 @@ pub fn run(
         let mut a = ask::answer_pages(answerer, &r, &mut |_| true)?;
         let (ev, boxes) = ask::evidence_for(lib, &a)?;
         a.found_by = ev.found_by;
-        (a.support, a.support_reasons) = ask::judge_support(lib, &l.query, filter.as_ref(), &a)?;
+        (a.support, a.support_reasons) = ask::judge_support(lib, &read, filter.as_ref(), &[], &a)?;
         if opts.refuse_off_topic {
-            ask::refuse_off_topic(&l.query, ask::names_library(&[], filter.as_ref()), &mut a);
+            ask::refuse_off_topic(&read, ask::names_library(&[], filter.as_ref()), &mut a);
         }
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
@@ -291,13 +323,17 @@ pub fn run(
             citation_precision,
             evidence_precision,
             right: false,
+            reading: read.reading(),
             seconds,
             prefill_tps: None,
             decode_tps: None,
         });
         let row = rows.last_mut().expect("just pushed");
-        row.right =
-            row.calc_correct == Some(true) || row.yes_no == Some(true) || (row.yes_no.is_none() && row.number_recall.map_or(row.token_f1 >= 0.5, |r| r >= 1.0));
+        // a yes/no reference is right only with the same yes or no, whatever the figures
+        row.right = match row.yes_no {
+            Some(same) => same,
+            None => row.calc_correct == Some(true) || row.number_recall.map_or(row.token_f1 >= 0.5, |r| r >= 1.0),
+        };
         if let Some(m) = &row.answer.model {
             row.prefill_tps = Some(m.prefill_tps);
             row.decode_tps = Some(m.decode_tps);
@@ -319,6 +355,8 @@ pub fn run(
         weak_n: rows.iter().filter(|r| r.answer.support == crate::support::Support::Weak).count(),
         weak_right: mean_opt(rows.iter().filter(|r| r.answer.support == crate::support::Support::Weak).map(|r| r.right as u8 as f64).collect()),
         unanswerable_strong,
+        right: mean_opt(rows.iter().map(|r| r.right as u8 as f64).collect()),
+        confident_wrong: rows.iter().filter(|r| r.answer.support == crate::support::Support::Strong && !r.right).count(),
         prefill_tps: median(rows.iter().filter_map(|r| r.prefill_tps).collect()),
         decode_tps: median(rows.iter().filter_map(|r| r.decode_tps).collect()),
         first_token_p50_s: median(rows.iter().filter_map(|r| r.answer.model.as_ref().map(|m| m.first_token_s)).collect()),
@@ -346,6 +384,11 @@ pub fn run(
                     t,
                     TypeScores {
                         n: of.len(),
+                        right: mean_opt(of.iter().map(|r| r.right as u8 as f64).collect()),
+                        strong_n: of.iter().filter(|r| r.answer.support == crate::support::Support::Strong).count(),
+                        strong_right: mean_opt(
+                            of.iter().filter(|r| r.answer.support == crate::support::Support::Strong).map(|r| r.right as u8 as f64).collect(),
+                        ),
                         number_recall_n: nr.len(),
                         number_recall: mean_opt(nr),
                         token_f1: mean_opt(of.iter().map(|r| r.token_f1).collect()),
@@ -378,5 +421,8 @@ mod tests {
         assert_eq!(yes_no("Yes — it did", "Yes, the margin improved"), Some(true));
         assert_eq!(yes_no("Revenue rose", "No."), Some(false));
         assert_eq!(yes_no("x", "1,234"), None);
+        assert_eq!(yes_no("Yes — the report names two acquisitions", "True"), Some(true));
+        assert_eq!(yes_no("No", "False"), Some(true));
+        assert_eq!(half_of("financebench_id_03029"), half_of("financebench_id_03029"));
     }
 }

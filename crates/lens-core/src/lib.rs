@@ -21,6 +21,9 @@ pub mod render;
 pub mod store;
 pub mod text;
 
+// the question, read once (pure: the catalogue and rules are passed in)
+pub mod question;
+
 // indexing, retrieval
 pub mod dense;
 pub mod filter;

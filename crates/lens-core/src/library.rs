@@ -26,6 +26,8 @@ pub struct Library {
     pub(crate) lexicon: Lexicon,
     pub(crate) companies: Companies,
     metrics: crate::calc::catalogue::Catalogue,
+    short_forms: crate::question::ShortForms,
+    judgements: crate::question::Judgements,
     pub(crate) dense: DenseCache,
     embedder: RwLock<Option<Arc<Embedder>>>,
     /// The vision index with its query encoder, when one is registered (`lens-vision`).
@@ -76,6 +78,8 @@ impl Library {
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;
         let metrics = crate::calc::catalogue::Catalogue::with_user_file(&dir.join("metrics.json"))?;
+        let short_forms = crate::question::ShortForms::with_user_file(&dir.join("shortforms.json"))?;
+        let judgements = crate::question::Judgements::with_user_file(&dir.join("judgements.json"))?;
         Ok(Library {
             dir: Some(dir.to_path_buf()),
             store,
@@ -83,6 +87,8 @@ impl Library {
             lexicon,
             companies,
             metrics,
+            short_forms,
+            judgements,
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
             vision: RwLock::new(None),
@@ -100,6 +106,8 @@ impl Library {
             lexicon: Lexicon::builtin(),
             companies: Companies::builtin(),
             metrics: crate::calc::catalogue::Catalogue::builtin(),
+            short_forms: crate::question::ShortForms::builtin(),
+            judgements: crate::question::Judgements::builtin(),
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
             vision: RwLock::new(None),
@@ -174,6 +182,16 @@ impl Library {
     /// The metric catalogue of worked answers (built in, plus `<library>/metrics.json`).
     pub fn metrics(&self) -> &crate::calc::catalogue::Catalogue {
         &self.metrics
+    }
+
+    /// Judgement rules (built in, plus `<library>/judgements.json`).
+    pub fn judgements(&self) -> &crate::question::Judgements {
+        &self.judgements
+    }
+
+    /// A question read with this library's short forms, catalogue and rules.
+    pub fn read_question(&self, text: &str) -> crate::question::Question {
+        crate::question::Question::parse_with(text, &self.short_forms, &self.metrics, &self.judgements)
     }
 
     pub fn lexicon(&self) -> &Lexicon {
@@ -344,6 +362,15 @@ impl Library {
                 DocInfo { key: d.key, aliases: a, quarter: filter::id_quarter(&d.id), id: d.id, company: d.company, year: d.year, form: d.form }
             })
             .collect())
+    }
+
+    /// The companies the library holds filings of (a document without a company counts as its
+    /// own), sorted, each once.
+    pub fn company_names(&self) -> Result<Vec<String>> {
+        let mut names: Vec<String> = self.store.documents()?.into_iter().map(|d| d.company.filter(|c| !c.trim().is_empty()).unwrap_or(d.id)).collect();
+        names.sort_by_key(|n| crate::meta::normalize_name(n));
+        names.dedup_by_key(|n| crate::meta::normalize_name(n));
+        Ok(names)
     }
 
     /// Ranked pages for a question (see [`crate::retrieve`]).

@@ -19,7 +19,8 @@
 use crate::evidence::{numbers, same_number, FoundBy};
 use crate::meta::re;
 use crate::names::named_enum;
-use crate::text::{is_stop_word, tokenize};
+use crate::question::{Operation, Question, ValueType};
+use crate::text::tokenize;
 use regex::Regex;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -43,7 +44,7 @@ pub const MIN_TERM_SHARE: f64 = 0.3;
 
 /// What the judgement looks at.
 pub struct Claim<'a> {
-    pub question: &'a str,
+    pub question: &'a Question,
     pub answer: &'a str,
     pub not_found: bool,
     pub cited: bool,
@@ -56,11 +57,15 @@ pub struct Claim<'a> {
     pub years: &'a [i32],
     /// Whether the cited document is among those the question names (None: it names none).
     pub in_scope: Option<bool>,
+    /// When the question names no company and the library holds several: their names.
+    pub unnamed_among: &'a [String],
+    /// What a worked answer says to check ([`crate::calc::Calculation::caveat`]).
+    pub caveat: Option<&'a str>,
 }
 
 /// The question's content words: lower case, no stop words, no numbers.
 pub fn content_terms(question: &str) -> HashSet<String> {
-    tokenize(question).into_iter().filter(|t| !t.is_number && t.text.len() > 2 && !is_stop_word(&t.text)).map(|t| t.text).collect()
+    crate::question::content_terms(question).into_iter().collect()
 }
 
 /// Share of `terms` that occur in `text` (1.0 when there are none).
@@ -72,35 +77,19 @@ pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
     terms.iter().filter(|t| toks.contains(*t)).count() as f64 / terms.len() as f64
 }
 
-/// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
-/// "... in USD millions", "Round your answer ...", "what is the total amount ...".
-pub fn asks_for_figure(question: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    re(
-        &RE,
-        r"(?i)^\W*(?:in\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
-    )
-    .is_match(question)
-}
-
-/// Whether the question asks for a ratio, a rate or a figure to some decimal places: "current
-/// ratio", "X as a % of Y", "operating margin", "return on equity", "inventory turnover",
-/// "... round your answer to three decimal places".
-pub fn asks_for_ratio(question: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    re(
-        &RE,
-        r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal",
-    )
-    .is_match(question)
-}
-
 /// Whether a text states a ratio-like figure: a percentage, a multiple ("3.2x") or a number with
 /// decimals below 100 ("1.02", "0.715").
 pub fn states_ratio(text: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     re(&RE, r"(?i)\d\s*%|\d(?:\.\d+)?x\b|\bpercent").is_match(text)
         || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
+}
+
+/// Whether a line is a table row: a short label followed by two or more figures.
+pub fn is_table_row(line: &str) -> bool {
+    let figures = numbers(line).iter().filter(|(n, ..)| n.salient && !n.is_year).count();
+    let words = tokenize(line).into_iter().filter(|t| !t.is_number).count();
+    figures >= 2 && words <= 10
 }
 
 /// Most words a line may have and still be a label ([`is_label`]).
@@ -130,8 +119,22 @@ pub fn is_label(line: &str) -> bool {
 /// question's words, or it is a label ([`is_label`]) that merely names them. Such a best match
 /// ("What is the capital of France?" answered from an exhibit's "Capital Safety Group EMEA
 /// France") is shown as "Not found", with the pages read still listed.
-pub fn off_topic(named: bool, question: &str, line: &str) -> bool {
-    !named && (term_share(&content_terms(question), line) < MIN_LINE_SHARE || is_label(line))
+pub fn off_topic(named: bool, question: &Question, line: &str) -> bool {
+    !named && (term_share(&question.terms.iter().cloned().collect(), line) < MIN_LINE_SHARE || is_label(line))
+}
+
+/// Whether a paragraph is legal boilerplate (a form of note, an indenture's standard terms, a
+/// signature block): such text never supports a figure or a fact asked about.
+pub fn is_boilerplate(text: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let l = text.to_lowercase();
+    let markers = re(
+        &RE,
+        r"(?i)\bfor value received\b|\bhereby\b|\bherein(?:after)?\b|\bhereof\b|\bhereto\b|\bhereunder\b|\bthereof\b|\bthereto\b|\bwhereas\b|\bin witness whereof\b|\bpursuant to (?:section|the terms)\b|\bthe undersigned\b|\bshall be deemed\b|\bnotwithstanding\b|\bforward-looking statements?\b|\bsafe harbor\b|\bpromises to pay\b",
+    )
+    .find_iter(&l)
+    .count();
+    markers >= 2 || (markers >= 1 && l.split_whitespace().count() > 60)
 }
 
 /// The support level and, when it is not strong, why.
@@ -156,8 +159,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         }
     }
     // a figure asked for, a line without one given ("How many appendices?" answered by a heading)
-    if c.found_by != FoundBy::Calculation && asks_for_figure(c.question) {
-        let years_count = c.question.to_lowercase().contains("year");
+    if c.found_by != FoundBy::Calculation && c.question.asks_figure() {
+        let years_count = c.question.text.to_lowercase().contains("year");
         // a number that is part of a code ("101.INS", an exhibit's number) is not a figure
         let in_code = |end: usize| c.answer[end..].strip_prefix('.').is_some_and(|r| r.starts_with(char::is_alphabetic));
         if !numbers(c.answer).iter().any(|(n, _, end)| (!n.is_year || years_count) && !in_code(*end)) {
@@ -166,8 +169,39 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     }
     // a ratio asked, whole amounts quoted ("current liabilities to total liabilities? round your
     // answer to three decimal" answered by the row "Total current liabilities 29,441 24,844")
-    if c.found_by != FoundBy::Calculation && asks_for_ratio(c.question) && !states_ratio(c.answer) {
+    if c.found_by != FoundBy::Calculation && c.question.asks_ratio() && !states_ratio(c.answer) {
         why.push("the question asks for a ratio and the answer quotes only amounts".to_string());
+    }
+    // the answer must be of the type asked
+    let line = c.quote.unwrap_or(c.answer);
+    match c.question.asks {
+        ValueType::YesNo | ValueType::Choice if c.found_by != FoundBy::Calculation => {
+            let first = crate::text::plain_words(c.answer).into_iter().next().unwrap_or_default();
+            if c.question.asks == ValueType::YesNo && first != "yes" && first != "no" {
+                why.push("the question asks yes or no and the answer does not say which".to_string());
+            } else if c.question.operation == Operation::Compare {
+                why.push("the question compares two periods and the answer is one line, not both values".to_string());
+            }
+        }
+        ValueType::Sentence if c.question.operation == Operation::Narrative && is_table_row(line) => {
+            why.push("the question asks for an explanation and the answer is a table row".to_string());
+        }
+        _ => {}
+    }
+    if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
+        why.push("the quoted paragraph is legal boilerplate (a form or standard terms), not a statement of what was asked".to_string());
+    }
+    if let Some(w) = c.caveat {
+        why.push(w.to_string());
+    }
+    if !c.unnamed_among.is_empty() {
+        let shown: Vec<&str> = c.unnamed_among.iter().take(6).map(String::as_str).collect();
+        let more = if c.unnamed_among.len() > shown.len() { format!(" and {} more", c.unnamed_among.len() - shown.len()) } else { String::new() };
+        why.push(format!(
+            "which company? The question names none and the library holds filings of {} companies ({}{more}): name the company, or pick documents in Search in",
+            c.unnamed_among.len(),
+            shown.join(", ")
+        ));
     }
     let lower = c.page_text.to_lowercase();
     let absent: Vec<String> = c.years.iter().filter(|y| !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
@@ -177,7 +211,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     if c.in_scope == Some(false) {
         why.push("the cited document is not one the question names".into());
     }
-    let terms = content_terms(c.question);
+    let terms: HashSet<String> = c.question.terms.iter().cloned().collect();
     let share = term_share(&terms, c.page_text);
     if c.found_by == FoundBy::Calculation {
         // a computed answer rests on operand cells matched to the metric's line items: the
@@ -206,10 +240,15 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::question::{asks_for_figure, asks_for_ratio};
+
+    fn q(s: &str) -> &'static Question {
+        Box::leak(Box::new(Question::parse(s)))
+    }
 
     fn claim<'a>(answer: &'a str, found_by: FoundBy, page: &'a str, years: &'a [i32], in_scope: Option<bool>) -> Claim<'a> {
         Claim {
-            question: "What was 3M's capital expenditure in FY2018?",
+            question: q("What was 3M's capital expenditure in FY2018?"),
             answer,
             not_found: false,
             cited: true,
@@ -218,6 +257,8 @@ mod tests {
             quote: Some("3M capital expenditure (1,577)"),
             years,
             in_scope,
+            unnamed_among: &[],
+            caveat: None,
         }
     }
 
@@ -233,17 +274,17 @@ mod tests {
         assert!(!asks_for_figure("Does 3M have a healthy quick ratio?"));
         let page = "Number of Debit Card users in India\n2014 399\n2015 491";
         let mut c = claim("Number of Debit Card users in India", FoundBy::Quote, page, &[], None);
-        c.question = "How many debit card users were there in India?";
+        c.question = q("How many debit card users were there in India?");
         c.quote = Some("Number of Debit Card users in India");
         let (s, why) = judge(&c);
         assert_eq!(s, Support::Weak);
         assert!(why.iter().any(|w| w.contains("asks for a figure")), "{why:?}");
         // an exhibit's code is not a count
-        c.question = "How many appendices appear in the document?";
+        c.question = q("How many appendices appear in the document?");
         c.answer = "101.INS Inline XBRL Instance Document";
         c.quote = Some("101.INS Inline XBRL Instance Document");
         assert!(judge(&c).1.iter().any(|w| w.contains("asks for a figure")), "{:?}", judge(&c).1);
-        c.question = "How many debit card users were there in India?";
+        c.question = q("How many debit card users were there in India?");
         c.answer = "2015 491";
         c.quote = Some("2015 491");
         assert!(!judge(&c).1.iter().any(|w| w.contains("asks for a figure")));
@@ -251,8 +292,8 @@ mod tests {
 
     #[test]
     fn a_ratio_asked_and_amounts_quoted_is_weak() {
-        let q = "what is current liabilities to total liabilities for COSTCO in FY2021? Round your answer to three decimal places.";
-        assert!(asks_for_ratio(q));
+        let qs = "what is current liabilities to total liabilities for COSTCO in FY2021? Round your answer to three decimal places.";
+        assert!(asks_for_ratio(qs));
         assert!(asks_for_ratio("What is the FY2017 - FY2019 3 year average of capex as a % of revenue?"));
         assert!(asks_for_ratio("What is current ratio in FY2021 for Nike?"));
         assert!(!asks_for_ratio("What is total liabilities for costco in FY 2021?"));
@@ -265,7 +306,7 @@ mod tests {
         }
         let page = "Total current liabilities 29,441 24,844\nTOTAL LIABILITIES 41,190 36,851\n2021 2020";
         let row = "Total current liabilities 29,441 24,844";
-        let c = Claim { question: q, quote: Some(row), ..claim(row, FoundBy::Quote, page, &[2021], Some(true)) };
+        let c = Claim { question: q(qs), quote: Some(row), ..claim(row, FoundBy::Quote, page, &[2021], Some(true)) };
         let (s, why) = judge(&c);
         assert_eq!(s, Support::Weak, "{why:?}");
         assert!(why.iter().any(|w| w.contains("asks for a ratio")), "{why:?}");
@@ -275,7 +316,7 @@ mod tests {
     fn a_line_that_introduces_a_table_is_weak() {
         let line = "Expected future amortization expense of acquired intangible assets as of December 31, 2017 is as follows (in millions):";
         let c = Claim {
-            question: "What is the total amount of expected future amortization expense of acquired intangible assets as of December 31, 2017?",
+            question: q("What is the total amount of expected future amortization expense of acquired intangible assets as of December 31, 2017?"),
             quote: Some(line),
             ..claim(line, FoundBy::Quote, line, &[2017], Some(true))
         };
@@ -286,13 +327,13 @@ mod tests {
 
     #[test]
     fn off_topic_needs_both_no_named_document_and_no_words_on_the_line() {
-        let q = "What is the capital of France?";
-        assert!(off_topic(false, q, "Subsidiaries: 3M France S.A.S."));
-        assert!(!off_topic(true, q, "Subsidiaries: 3M France S.A.S."), "a question naming a library document is answered");
-        assert!(!off_topic(false, q, "Paris is the capital of France"), "a line about the question is kept");
+        let qq = q("What is the capital of France?");
+        assert!(off_topic(false, qq, "Subsidiaries: 3M France S.A.S."));
+        assert!(!off_topic(true, qq, "Subsidiaries: 3M France S.A.S."), "a question naming a library document is answered");
+        assert!(!off_topic(false, qq, "Paris is the capital of France"), "a line about the question is kept");
         // every word of the question on a label that only names them (3M's list of subsidiaries)
-        assert!(off_topic(false, q, "Capital Safety Group EMEA France"));
-        assert!(!off_topic(true, q, "Capital Safety Group EMEA France"), "a question naming the library is answered");
+        assert!(off_topic(false, qq, "Capital Safety Group EMEA France"));
+        assert!(!off_topic(true, qq, "Capital Safety Group EMEA France"), "a question naming the library is answered");
     }
 
     #[test]
@@ -310,7 +351,7 @@ mod tests {
         }
         let page = "Subsidiaries of the registrant\nCapital Safety Group EMEA France\n3M France S.A.S. France";
         let c = Claim {
-            question: "What is the capital of France?",
+            question: q("What is the capital of France?"),
             quote: Some("Capital Safety Group EMEA France"),
             ..claim("Capital Safety Group EMEA France", FoundBy::Quote, page, &[], None)
         };
@@ -340,7 +381,7 @@ mod tests {
         assert!(s == Support::Weak && why[0].contains("not one the question names"), "{why:?}");
         let (s, why) = judge(&claim("$1,577 million", FoundBy::None, PAGE, &[], None));
         assert!(s == Support::Weak && why[0].contains("not found on the cited page"), "{why:?}");
-        let c = Claim { question: "Which planet is closest to the sun?", ..claim("Paris", FoundBy::Quote, PAGE, &[], None) };
+        let c = Claim { question: q("Which planet is closest to the sun?"), ..claim("Paris", FoundBy::Quote, PAGE, &[], None) };
         let (s, why) = judge(&c);
         assert!(s == Support::Weak && why[0].contains("question's words"), "{why:?}");
     }
@@ -351,5 +392,30 @@ mod tests {
         assert_eq!(judge(&c).0, Support::None);
         let c = Claim { not_found: true, ..claim("x", FoundBy::None, PAGE, &[], None) };
         assert_eq!(judge(&c).0, Support::None);
+    }
+
+    #[test]
+    fn a_boilerplate_paragraph_never_supports_an_answer() {
+        let note = "FOR VALUE RECEIVED, the undersigned, PEPSICO, INC., a North Carolina corporation (the \u{201c}Borrower\u{201d}), HEREBY PROMISES TO PAY to the order of the Lender the principal amount of the Revolving Credit Advances made pursuant to the Five-Year Credit Agreement dated as of May 26, 2023.";
+        assert!(is_boilerplate(note));
+        assert!(!is_boilerplate(
+            "On May 26, 2023, PepsiCo entered into a new five-year unsecured revolving credit agreement which enables it to borrow up to $5.0 billion."
+        ));
+        let page = format!("Exhibit 10.1 Form of Note {note}");
+        let qq = q("By how much did Pepsico increase its unsecured five year revolving credit agreement on May 26, 2023?");
+        let c = Claim { question: qq, quote: Some(note), ..claim(note, FoundBy::Quote, &page, &[2023], Some(true)) };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak, "{why:?}");
+        assert!(why.iter().any(|w| w.contains("boilerplate")), "{why:?}");
+    }
+
+    #[test]
+    fn a_question_naming_no_company_in_a_library_of_several_is_never_supported() {
+        let companies = ["3M Company".to_string(), "Corning".to_string(), "PepsiCo".to_string()];
+        let c =
+            Claim { question: q("How did the company do last year?"), unnamed_among: &companies, ..claim("$1,577 million", FoundBy::Quote, PAGE, &[], None) };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak);
+        assert!(why.iter().any(|w| w.starts_with("which company?") && w.contains("3 companies (3M Company, Corning, PepsiCo)")), "{why:?}");
     }
 }

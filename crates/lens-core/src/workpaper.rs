@@ -140,7 +140,7 @@ impl Library {
             entries.push(Entry {
                 log_id: id,
                 time,
-                question: r.question,
+                question: r.question.text,
                 answer: r.answer,
                 retriever: r.retriever,
                 feedback,

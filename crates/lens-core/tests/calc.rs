@@ -54,7 +54,7 @@ fn worked_answers_on_real_filings() {
     let (_d, lib) = lib_with(&["3M_2018_10K", "AMAZON_2017_10K"]);
     let p60 = lens_core::PageRef::new("3M_2018_10K", 60);
     // a line item asked as an amount, traced to its cell
-    let c = calc::work(&lib, "What is the FY2018 capital expenditure amount (in USD millions) for 3M?", std::slice::from_ref(&p60))
+    let c = calc::work(&lib, &lib.read_question("What is the FY2018 capital expenditure amount (in USD millions) for 3M?"), std::slice::from_ref(&p60))
         .unwrap()
         .expect("a calculation");
     assert_eq!(c.result.as_deref(), Some("$1,577 million"), "{c:#?}");
@@ -68,20 +68,23 @@ fn worked_answers_on_real_filings() {
 
     // a ratio of two balances, found through the filing (the page given is not the balance sheet):
     // Amazon 2017 total current assets 60,197 / total current liabilities 57,883 = 1.04
-    let c =
-        calc::work(&lib, "What is Amazon's FY2017 current ratio? Round your answer to two decimal places.", &[lens_core::PageRef::new("AMAZON_2017_10K", 1)])
-            .unwrap()
-            .unwrap();
+    let c = calc::work(
+        &lib,
+        &lib.read_question("What is Amazon's FY2017 current ratio? Round your answer to two decimal places."),
+        &[lens_core::PageRef::new("AMAZON_2017_10K", 1)],
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(c.result.as_deref(), Some("1.04"), "{c:#?}");
     assert_eq!(c.operands.iter().map(|o| o.value.as_str()).collect::<Vec<_>>(), vec!["60197", "57883"]);
 
     // an operand the filing does not hold is named, and nothing is computed
-    let c = calc::work(&lib, "What is Amazon's FY2015 current ratio?", &[lens_core::PageRef::new("AMAZON_2017_10K", 40)]).unwrap().unwrap();
+    let c = calc::work(&lib, &lib.read_question("What is Amazon's FY2015 current ratio?"), &[lens_core::PageRef::new("AMAZON_2017_10K", 40)]).unwrap().unwrap();
     assert_eq!(c.result, None);
     assert_eq!(c.problem.as_deref(), Some("not found: total current assets, FY2015"));
 
     // questions that ask for no figure get no calculation
-    assert!(calc::work(&lib, "What drove the change in 3M's operating margin in FY2018?", std::slice::from_ref(&p60)).unwrap().is_none());
+    assert!(calc::work(&lib, &lib.read_question("What drove the change in 3M's operating margin in FY2018?"), std::slice::from_ref(&p60)).unwrap().is_none());
 }
 
 #[test]

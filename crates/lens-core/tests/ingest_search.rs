@@ -217,7 +217,7 @@ impl lens_core::answer::Answerer for Scripted {
     fn kind(&self) -> lens_core::answer::AnswererKind {
         lens_core::answer::AnswererKind::Qwen
     }
-    fn answer(&self, _q: &str, pages: &[lens_core::answer::PageInput]) -> lens_core::Result<lens_core::answer::Answer> {
+    fn answer(&self, _q: &lens_core::question::Question, pages: &[lens_core::answer::PageInput]) -> lens_core::Result<lens_core::answer::Answer> {
         let mut a = lens_core::answer::Answer::not_found(self.kind(), 1.0);
         a.answer = self.answer.into();
         a.not_found = false;

@@ -40,14 +40,14 @@ fn a_workpaper_holds_the_answer_its_calculation_and_the_boxed_pages() {
 
     let html = workpaper::html(&w).unwrap();
     for want in [
-        calc.question.as_str(),
+        calc.question.text.as_str(),
         calc.answer.answer.as_str(),
         doc.sha256.as_str(),
         "tied to the 10-K cash flow statement",
         "marked right",
         "Worked calculation",
         "Purchases of property",
-        plain.question.as_str(),
+        plain.question.text.as_str(),
     ] {
         let want = want.replace('&', "&amp;").replace('\'', "&#39;");
         assert!(html.contains(&want), "the HTML workpaper lacks {want:?}");
@@ -92,6 +92,6 @@ fn bad_requests_are_refused_and_a_removed_document_is_named() {
     let x = &w.entries[0].exhibits[0];
     assert!(x.document.contains("no longer in the library") && x.image.is_none(), "{}", x.document);
     let html = workpaper::html(&w).unwrap();
-    assert!(html.contains("page image not available") && html.contains(&r.question.replace('\'', "&#39;")));
+    assert!(html.contains("page image not available") && html.contains(&r.question.text.replace('\'', "&#39;")));
     assert!(workpaper::pdf(&w).is_ok());
 }

@@ -8,6 +8,7 @@ use crate::LanguageModel;
 use lens_core::answer::{map_citations, Answer, Answerer, AnswererKind, ModelRun, PageInput};
 use lens_core::error::{LensError, Result};
 use lens_core::evidence::{normalized_string, numbers, same_number, FoundBy};
+use lens_core::question::Question;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -138,11 +139,12 @@ impl Answerer for QwenAnswerer {
         AnswererKind::Qwen
     }
 
-    fn answer(&self, question: &str, pages: &[PageInput]) -> Result<Answer> {
+    fn answer(&self, question: &Question, pages: &[PageInput]) -> Result<Answer> {
         self.answer_stream(question, pages, &mut |_| true)
     }
 
-    fn answer_stream(&self, question: &str, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
+    fn answer_stream(&self, read: &Question, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
+        let question = read.text.as_str();
         let t0 = Instant::now();
         if pages.is_empty() {
             return Ok(Answer::not_found(AnswererKind::Qwen, 0.0));

@@ -24,6 +24,14 @@ pub struct ItemDef {
     pub names: Vec<String>,
     /// Row labels statements print it under, best first (lowercase).
     pub labels: Vec<String>,
+    /// `percent` for a rate the tables print ("Effective tax rate 24.6%"): its cells are read
+    /// as percentages, not scaled by the table's unit. Amounts otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<Unit>,
+    /// A balance that is never negative (cash, receivables, total assets): a negative cell under
+    /// its label is another row's and is passed over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub positive: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -31,6 +39,10 @@ pub struct MetricDef {
     pub names: Vec<String>,
     pub formula: String,
     pub unit: Unit,
+    /// A line item that prints the metric itself ("Effective tax rate" rows): used as printed
+    /// when the filing has it, the formula only when it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]
@@ -154,7 +166,7 @@ mod tests {
         use super::super::ratio::Ratio;
         let v = |item: &str, y: i32| -> Option<Ratio> {
             let (now, before) = match item {
-                "revenue" => (1000, 0),
+                "revenue" => (1000, 800),
                 "cogs" => (600, 0),
                 "operating_income" => (150, 0),
                 "net_income" => (100, 0),
@@ -202,6 +214,9 @@ mod tests {
             ("effective_tax_rate", "0.2308"),
             ("interest_coverage", "15.0000"),
             ("capex_amount", "80.0000"),
+            ("working_capital", "100.0000"),
+            ("revenue_growth", "0.2500"),
+            ("fcf_conversion", "1.2000"),
         ];
         let c = Catalogue::builtin();
         assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");

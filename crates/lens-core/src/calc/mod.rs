@@ -10,6 +10,7 @@
 pub mod catalogue;
 pub mod formula;
 pub mod plan;
+pub mod rank;
 pub mod ratio;
 pub mod table;
 
@@ -17,9 +18,11 @@ use crate::error::Result;
 use crate::evidence::EvidenceBox;
 use crate::library::Library;
 use crate::pageref::PageRef;
+use crate::question::Question;
 use crate::retrieve::{Retriever, SearchRequest};
 use catalogue::{norm, Catalogue, Unit};
 use formula::EvalError;
+use formula::Expr;
 use plan::{Plan, Shape};
 use ratio::Ratio;
 use serde::{Deserialize, Serialize};
@@ -58,6 +61,13 @@ pub struct Calculation {
     /// Why there is no result: the operands not found, a division by zero, an unreadable
     /// definition.
     pub problem: Option<String>,
+    /// For a comparison or a judgement: the answer's first word ("Yes", "No", "Increased"); for
+    /// a ranking, the row named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    /// A reason to check the result before trusting it (shown, and the answer is low confidence).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
 }
 
 /// How well a row label names an item: exact label first, then a label starting with one.
@@ -92,6 +102,11 @@ struct Finder<'a, 'b> {
     ambiguous: Vec<String>,
     /// candidate page -> titled as a statement (looked up once per calculation)
     statements: HashMap<PageRef, bool>,
+    /// The period's length in months: 12 for fiscal years, 3 for a quarter, 6 for a half.
+    months: u8,
+    /// item -> the page and row label its first value was read from: the other years of the
+    /// item are read from the same row when it has them (a growth is not two tables' rows)
+    anchors: HashMap<String, (PageRef, String)>,
 }
 
 impl Finder<'_, '_> {
@@ -139,11 +154,14 @@ impl Finder<'_, '_> {
         }
         let def = self.cat.items.get(item)?.clone();
         let mut best = self.best_on(&def, year);
-        if best.is_none() {
+        // not found, or found only outside the statements (a segment table, a release's
+        // quarter): the filing's statement pages are searched too, and a statement's row wins
+        if best.as_ref().is_none_or(|b| !self.is_statement(&b.2.page)) {
             self.widen(item);
-            best = self.best_on(&def, year);
+            best = self.best_on(&def, year).or(best);
         }
         let v = best.map(|(_, value, op)| {
+            self.anchors.entry(item.to_string()).or_insert_with(|| (op.page.clone(), op.quote.clone()));
             self.found.push(op);
             value
         });
@@ -156,6 +174,8 @@ impl Finder<'_, '_> {
     /// which is meant: it is passed over and the candidates are kept for the problem text.
     fn best_on(&mut self, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
         let mut best: Option<(i32, Ratio, Operand)> = None;
+        let id = self.cat.items.iter().find(|(_, d)| d.labels == def.labels).map(|(k, _)| k.clone()).unwrap_or_default();
+        let anchor = self.anchors.get(&id).cloned();
         for (rank, p) in self.candidates.clone().iter().enumerate() {
             // a page titled as a statement beats a note or a discussion table with the same row
             let statement = self.is_statement(p);
@@ -163,16 +183,27 @@ impl Finder<'_, '_> {
                 let table_bonus = if statement { 200 } else { 0 } + 5 * t.rows.len().min(20) as i32;
                 // annual figures: a quarter's or half-year's column is not the fiscal year's
                 let cols: Vec<usize> =
-                    t.columns.iter().enumerate().filter(|(_, c)| c.year == year && c.months.is_none_or(|m| m == 12)).map(|(i, _)| i).collect();
+                    t.columns.iter().enumerate().filter(|(_, c)| c.year == year && c.months.is_none_or(|m| m == self.months)).map(|(i, _)| i).collect();
                 let Some(&col) = cols.first() else { continue };
                 for r in &t.rows {
                     let (Some(s), Some(Some(cell))) = (label_score(&r.label, def), r.cells.get(col)) else { continue };
-                    let s = (s + table_bonus) * 10 - rank as i32;
+                    let same_row = anchor.as_ref().is_some_and(|(ap, aq)| ap == p && aq.starts_with(&r.label));
+                    let s = (s + table_bonus + if same_row { 2000 } else { 0 }) * 10 - rank as i32;
                     if best.as_ref().is_some_and(|b| b.0 >= s) {
                         continue;
                     }
-                    let others: Vec<&table::Cell> =
-                        cols[1..].iter().filter_map(|c| r.cells.get(*c).and_then(Option::as_ref)).filter(|c| c.value != cell.value).collect();
+                    // a rate row of a reconciliation table prints amounts and percents for a year:
+                    // the percent is the rate
+                    let cell = if def.unit == Some(Unit::Percent) {
+                        cols.iter().filter_map(|c| r.cells.get(*c).and_then(Option::as_ref)).find(|c| c.text.contains('%')).unwrap_or(cell)
+                    } else {
+                        cell
+                    };
+                    let others: Vec<&table::Cell> = if def.unit == Some(Unit::Percent) && cell.text.contains('%') {
+                        Vec::new()
+                    } else {
+                        cols[1..].iter().filter_map(|c| r.cells.get(*c).and_then(Option::as_ref)).filter(|c| c.value != cell.value).collect()
+                    };
                     if !others.is_empty() {
                         let heads: Vec<String> = cols.iter().map(|c| format!("\"{}\"", t.columns[*c].header)).collect();
                         let vals: Vec<&str> = std::iter::once(cell.text.as_str()).chain(others.iter().map(|c| c.text.as_str())).collect();
@@ -184,12 +215,22 @@ impl Finder<'_, '_> {
                         ));
                         continue;
                     }
-                    let Some(value) = cell.value.checked_mul(t.scale) else { continue };
+                    // a printed rate is a percentage whatever the table's unit
+                    let value = if def.unit == Some(Unit::Percent) { cell.value.checked_div(Ratio::int(100)) } else { cell.value.checked_mul(t.scale) };
+                    let Some(value) = value else { continue };
+                    // a balance that cannot be negative (cash, receivables, total assets) read as
+                    // negative is another row's figure
+                    if def.positive && value.to_f64() < 0.0 {
+                        continue;
+                    }
                     let op = Operand {
                         name: def.names.first().cloned().unwrap_or_default(),
-                        period: format!("FY{year}"),
+                        period: match self.months {
+                            12 => format!("FY{year}"),
+                            m => format!("{m} months of FY{year}"),
+                        },
                         value: cell.value.to_string(),
-                        unit: t.unit.clone(),
+                        unit: if def.unit == Some(Unit::Percent) { "percent".into() } else { t.unit.clone() },
                         page: p.clone(),
                         quote: format!("{} {}", r.label, cell.text),
                         boxes: vec![r.label_rect.clone(), cell.rect.clone()],
@@ -253,24 +294,44 @@ fn problem_text(e: &EvalError, cat: &Catalogue) -> String {
     }
 }
 
-/// The worked answer to `question` from `pages` (and the rest of their filings), or `None` when
-/// the question asks for no figure the catalogue knows.
-pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<Calculation>> {
+/// The worked answer to a question from `pages` (and the rest of their filings), or `None` when
+/// it asks for no figure the catalogue knows.
+pub fn work(lib: &Library, q: &Question, pages: &[PageRef]) -> Result<Option<Calculation>> {
+    if q.operation == crate::question::Operation::Rank {
+        return Ok(rank::rank(lib, q, pages));
+    }
     let cat = lib.metrics();
-    let plan = match plan::plan(question, cat) {
-        None => return Ok(None),
-        Some(Err(problem)) => {
-            return Ok(Some(Calculation {
-                metric: String::new(),
-                formula: String::new(),
-                operands: Vec::new(),
-                result: None,
-                display: problem.clone(),
-                problem: Some(problem),
-            }))
+    // a judgement or comparison that names no year ("Are Best Buy's gross margins historically
+    // consistent?") is about the filing read: its fiscal year
+    let with_year;
+    let q = match (q.operation, q.years.is_empty(), pages.first().and_then(|p| lib.document(&p.doc_id).ok()).and_then(|d| d.year)) {
+        (crate::question::Operation::Judgement | crate::question::Operation::Compare, true, Some(y)) => {
+            with_year = Question { years: vec![y], ..q.clone() };
+            &with_year
         }
+        _ => q,
+    };
+    let plan = match plan::plan(q, cat, lib.judgements()) {
+        None => return Ok(None),
+        Some(Err(problem)) => return Ok(Some(Calculation::problem(String::new(), problem))),
         Some(Ok(p)) => p,
     };
+    // a metric the filing prints ("Effective tax rate 24.6%") is used as printed when every
+    // year is there; computed from its parts only when it is not
+    if let Some(printed) =
+        cat.metric_in(&q.text).or_else(|| cat.metric_in(&q.expanded)).and_then(|(_, m)| m.printed.clone()).filter(|p| cat.items.contains_key(p))
+    {
+        let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), ..plan.clone() };
+        let c = work_plan(lib, &as_printed, pages);
+        if c.result.is_some() {
+            return Ok(Some(Calculation { formula: format!("{} (as printed)", c.formula), ..c }));
+        }
+    }
+    Ok(Some(work_plan(lib, &plan, pages)))
+}
+
+fn work_plan(lib: &Library, plan: &Plan, pages: &[PageRef]) -> Calculation {
+    let cat = lib.metrics();
     let mut docs: Vec<String> = Vec::new();
     for p in pages {
         if !docs.contains(&p.doc_id) {
@@ -287,12 +348,14 @@ pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<C
         cache: HashMap::new(),
         ambiguous: Vec::new(),
         statements: HashMap::new(),
+        months: plan.months,
+        anchors: HashMap::new(),
     };
     let name = |i: &str| cat.item_name(i);
     let years: Vec<i32> = match plan.shape {
         Shape::One(y) => vec![y],
-        Shape::Average(a, b) => (a..=b).collect(),
-        Shape::Growth(a, b) | Shape::Difference(a, b) | Shape::Cagr(a, b) => vec![a, b],
+        Shape::Average(a, b) | Shape::Series(a, b) => (a..=b).collect(),
+        Shape::Growth(a, b) | Shape::Difference(a, b) | Shape::Cagr(a, b) | Shape::Compare(a, b) => vec![a, b],
     };
     let mut values: Vec<Ratio> = Vec::new();
     let mut problem = None;
@@ -316,9 +379,24 @@ pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<C
         Shape::Growth(a, b) => format!("([{}] − [{}]) ÷ [{}]", per_year(b), per_year(a), per_year(a)),
         Shape::Difference(a, b) => format!("[{}] − [{}]", per_year(b), per_year(a)),
         Shape::Cagr(a, b) => format!("([{}] ÷ [{}])^(1/{}) − 1", per_year(b), per_year(a), b - a),
+        Shape::Compare(a, b) => format!("[{}] against [{}]", per_year(b), per_year(a)),
+        Shape::Series(a, b) => format!("[{}] for each year FY{a}–FY{b}", per_year(b)),
     };
+    let units_known = f.found.iter().all(|o| o.unit != "units");
     let mut result = None;
+    let mut verdict = None;
     if problem.is_none() {
+        if let Some(v) = &plan.verdict {
+            match verdict_of(plan, v, &years, &values, units_known) {
+                Ok((word, text)) => {
+                    verdict = Some(word);
+                    result = Some(text);
+                }
+                Err(p) => problem = Some(p),
+            }
+        }
+    }
+    if problem.is_none() && plan.verdict.is_none() {
         let exact: std::result::Result<Option<Ratio>, String> = match plan.shape {
             Shape::One(_) => Ok(Some(values[0])),
             Shape::Average(..) => {
@@ -328,7 +406,7 @@ pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<C
             Shape::Growth(..) if values[0].is_zero() => Err("division by zero: the first year's value is 0".into()),
             Shape::Growth(..) => Ok(values[1].checked_sub(values[0]).and_then(|d| d.checked_div(values[0]))),
             Shape::Difference(..) => Ok(values[1].checked_sub(values[0])),
-            Shape::Cagr(..) => Ok(None),
+            Shape::Cagr(..) | Shape::Compare(..) | Shape::Series(..) => Ok(None),
         };
         match exact {
             Err(p) => problem = Some(p),
@@ -339,8 +417,24 @@ pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<C
                     (_, None) => f64::NAN,
                 };
                 if v.is_finite() {
-                    let units_known = f.found.iter().all(|o| o.unit != "units");
-                    result = Some(format_result(&plan, v, exact, units_known));
+                    result = Some(match plan.shape {
+                        // a change of a rate: both rates, and the change in points
+                        Shape::Difference(a, b) if plan.unit == Unit::Percent => {
+                            let one = |r: Ratio| format_result(&Plan { shape: Shape::One(b), ..plan.clone() }, r.to_f64(), Some(r), units_known);
+                            format!(
+                                "{} points (from {} in FY{a} to {} in FY{b})",
+                                signed(
+                                    &exact
+                                        .and_then(|r| r.checked_mul(Ratio::int(100)))
+                                        .map(|r| r.round_str(plan.format.decimals.unwrap_or(1)))
+                                        .unwrap_or_else(|| format!("{:.1}", v * 100.0))
+                                ),
+                                one(values[0]),
+                                one(values[1])
+                            )
+                        }
+                        _ => format_result(plan, v, exact, units_known),
+                    });
                 } else {
                     problem = Some("the result is not a finite number (a zero or negative base)".into());
                 }
@@ -353,7 +447,113 @@ pub fn work(lib: &Library, question: &str, pages: &[PageRef]) -> Result<Option<C
         (None, Some(p)) => format!("{} could not be computed: {p}. {formula}", plan.metric),
         (None, None) => unreachable!("a result or a problem"),
     };
-    Ok(Some(Calculation { metric: plan.metric, formula, operands: f.found, result, display, problem }))
+    Calculation { metric: plan.metric.clone(), formula, operands: f.found, result, display, problem, verdict, caveat: None }
+}
+
+/// "+3.0" / "-2.2" / "0.0".
+fn signed(s: &str) -> String {
+    if s.starts_with('-') || s.trim_start_matches(['0', '.']).is_empty() {
+        s.to_string()
+    } else {
+        format!("+{s}")
+    }
+}
+
+/// The verdict of a compare or judgement plan: the word ("Yes", "No", "Improved", ...) and the
+/// sentence with every value and, for a judgement, the rule and its threshold.
+fn verdict_of(plan: &Plan, v: &plan::Verdict, years: &[i32], values: &[Ratio], units_known: bool) -> std::result::Result<(String, String), String> {
+    use crate::question::{Direction, ValueType};
+    let show = |r: Ratio| format_result(&Plan { shape: Shape::One(0), ..plan.clone() }, r.to_f64(), Some(r), units_known);
+    let period = |y: i32| match plan.months {
+        12 => format!("FY{y}"),
+        m => format!("the {m} months of FY{y}"),
+    };
+    let listed: Vec<String> = years.iter().zip(values).map(|(y, r)| format!("{} in {}", show(*r), period(*y))).collect();
+    let change = |a: Ratio, b: Ratio| -> String {
+        let d = b.to_f64() - a.to_f64();
+        match plan.unit {
+            Unit::Percent => format!("{} points", signed(&format!("{:.1}", d * 100.0))),
+            _ if a.to_f64() != 0.0 => format!("{}%", signed(&format!("{:.1}", d / a.to_f64().abs() * 100.0))),
+            _ => format!("{} change", signed(&format!("{d:.2}"))),
+        }
+    };
+    match v {
+        plan::Verdict::Direction { direction, asks, words } => {
+            let (a, b) = (values[0], values[1]);
+            let d = b.to_f64() - a.to_f64();
+            let word = match (asks, direction) {
+                (ValueType::Choice, _) if d > 0.0 => words.0,
+                (ValueType::Choice, _) if d < 0.0 => words.1,
+                (ValueType::Choice, _) => "Unchanged",
+                (_, Direction::Up) => {
+                    if d > 0.0 {
+                        "Yes"
+                    } else {
+                        "No"
+                    }
+                }
+                (_, Direction::Down) => {
+                    if d < 0.0 {
+                        "Yes"
+                    } else {
+                        "No"
+                    }
+                }
+                (_, Direction::Either) => {
+                    if d != 0.0 {
+                        "Yes"
+                    } else {
+                        "No"
+                    }
+                }
+            };
+            Ok((word.to_string(), format!("{word}: {} {} ({})", plan.metric, listed.join(", "), change(a, b))))
+        }
+        plan::Verdict::Rule(r) => {
+            let t = r.threshold;
+            let thr = match plan.unit {
+                Unit::Percent => format!("{}%", t * 100.0),
+                _ => format!("{t}"),
+            };
+            let (ok, measured) = if r.test.starts_with("change") {
+                let moves: Vec<f64> = values.windows(2).map(|w| (w[1].to_f64() - w[0].to_f64()).abs()).collect();
+                let most = moves.iter().cloned().fold(0.0, f64::max);
+                let m = match plan.unit {
+                    Unit::Percent => format!("largest yearly change {:.1} points (threshold {:.1} points)", most * 100.0, t * 100.0),
+                    _ => format!("largest yearly change {most:.2} (threshold {t})"),
+                };
+                (most <= t + 1e-12, m)
+            } else {
+                let x = values[values.len() - 1].to_f64();
+                let ok = match r.test.as_str() {
+                    ">=" => x >= t,
+                    ">" => x > t,
+                    "<=" => x <= t,
+                    "<" => x < t,
+                    other => return Err(format!("judgement rule test `{other}` is not one of >=, >, <=, <, change<=")),
+                };
+                (ok, format!("{} {} the {thr} threshold", if ok { "meets" } else { "does not meet" }, r.test))
+            };
+            let word = if ok { "Yes" } else { "No" };
+            Ok((word.to_string(), format!("{word}: {} {}; {measured} (rule: {})", plan.metric, listed.join(", "), r.rule)))
+        }
+    }
+}
+
+impl Calculation {
+    /// A calculation that could not start (an unreadable definition, no year named).
+    pub fn problem(metric: String, problem: String) -> Calculation {
+        Calculation {
+            metric,
+            formula: String::new(),
+            operands: Vec::new(),
+            result: None,
+            display: problem.clone(),
+            problem: Some(problem),
+            verdict: None,
+            caveat: None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -389,18 +589,18 @@ mod tests {
             ("—", 324.0, 660.0),
             ("—", 444.0, 660.0),
         ]);
-        let c = work(&lib, "What is ACME's FY2019 total revenue in USD millions?", std::slice::from_ref(&p)).unwrap().unwrap();
+        let c = work(&lib, &lib.read_question("What is ACME's FY2019 total revenue in USD millions?"), std::slice::from_ref(&p)).unwrap().unwrap();
         assert_eq!(c.result, None);
         let why = c.problem.unwrap();
         assert!(why.starts_with("not found: revenue, FY2019 (Total revenues FY2019 on ACME_2019_10K#1: columns"), "{why}");
         assert!(why.contains("candidates 1,000, 1,050"), "{why}");
         // the same figure in both columns is no ambiguity
-        let c = work(&lib, "What is ACME's FY2019 COGS in USD millions?", std::slice::from_ref(&p)).unwrap().unwrap();
+        let c = work(&lib, &lib.read_question("What is ACME's FY2019 COGS in USD millions?"), std::slice::from_ref(&p)).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$600 million"));
         // a zero divisor is said, not computed
         let c = work(
             &lib,
-            "What is ACME's FY2019 inventory turnover ratio? Inventory turnover ratio is defined as: (FY2019 COGS) / (FY2019 inventory).",
+            &lib.read_question("What is ACME's FY2019 inventory turnover ratio? Inventory turnover ratio is defined as: (FY2019 COGS) / (FY2019 inventory)."),
             std::slice::from_ref(&p),
         )
         .unwrap()

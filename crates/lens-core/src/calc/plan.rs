@@ -4,6 +4,7 @@
 use super::catalogue::{has_words, norm, Catalogue, Unit};
 use super::formula::{self, Expr, Year};
 use super::ratio::Ratio;
+use crate::question::{Direction, Judgements, Operation, Question, Rule, ValueType};
 use std::collections::HashMap;
 
 /// Which years the formula is evaluated for, and how the values combine.
@@ -18,6 +19,19 @@ pub enum Shape {
     Difference(i32, i32),
     /// (m[to] / m[from])^(1/(to − from)) − 1.
     Cagr(i32, i32),
+    /// m[from] and m[to], compared: a yes/no or a direction ("improving operating margin?").
+    Compare(i32, i32),
+    /// m over `from..=to`, for a judgement on how much it moves ("consistent gross margins?").
+    Series(i32, i32),
+}
+
+/// What a compare or judgement question wants said of the values.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// A yes/no about the direction from the first year to the second (or "which way").
+    Direction { direction: Direction, asks: ValueType, words: (&'static str, &'static str) },
+    /// A yes/no from a rule of `resources/judgements.json`.
+    Rule(Rule),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +49,19 @@ pub struct Plan {
     pub unit: Unit,
     pub shape: Shape,
     pub format: Format,
+    pub verdict: Option<Verdict>,
+    /// The period's length: 12 for fiscal years, 3 for a quarter ("Q2 of FY2023"), 6 for a half.
+    pub months: u8,
+}
+
+fn months_of(q: &Question) -> u8 {
+    if !q.quarters.is_empty() {
+        3
+    } else if !q.halves.is_empty() {
+        6
+    } else {
+        12
+    }
 }
 
 /// "X is defined as: EXPR" sentences of a question, in order: (name, expression text).
@@ -96,52 +123,98 @@ fn resolve_words(cat: &Catalogue, subs: &HashMap<String, Expr>, words: &str) -> 
     Ok(Expr::Item(item, year(0)))
 }
 
-fn decimals(q: &str) -> Option<u32> {
-    let l = q.to_lowercase();
-    for (w, n) in [
-        ("zero decimal", 0),
-        ("no decimal", 0),
-        ("nearest integer", 0),
-        ("nearest whole", 0),
-        ("one decimal", 1),
-        ("1 decimal", 1),
-        ("two decimal", 2),
-        ("2 decimal", 2),
-        ("three decimal", 3),
-        ("3 decimal", 3),
-    ] {
-        if l.contains(w) {
-            return Some(n);
-        }
-    }
-    None
-}
-
 fn scale(q: &str) -> Option<(Ratio, &'static str)> {
-    let l = q.to_lowercase();
-    for (w, s, name) in [("billion", 1_000_000_000i64, "billion"), ("million", 1_000_000, "million"), ("thousand", 1_000, "thousand")] {
-        if l.contains(&format!("usd {w}")) || l.contains(&format!("in {w}")) || l.contains(&format!("$ {w}")) || l.contains(&format!("${w}")) {
-            return Some((Ratio::int(s), name));
-        }
-    }
-    None
+    crate::question::scale_asked(q).map(|w| {
+        let s = match w {
+            "billion" => 1_000_000_000i64,
+            "million" => 1_000_000,
+            _ => 1_000,
+        };
+        (Ratio::int(s), w)
+    })
 }
 
-/// The plan for `question`, or `None` when it asks for no figure the catalogue knows.
-pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
-    let l = norm(question);
-    // questions that ask why or whether are not calculations
-    let first = l.split_whitespace().next().unwrap_or("");
-    if ["is", "are", "does", "do", "did", "was", "were", "has", "have", "can", "why", "how"].contains(&first) && !l.starts_with("how much") {
-        return None;
+/// The metric a compare or judgement is about: the rule's, else the one the question names,
+/// else a line item.
+fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> Option<Result<(String, Expr, Unit), String>> {
+    if let Some(m) = id.and_then(|id| cat.metrics.get(id).map(|m| (id, m))).or_else(|| cat.metric_in(&q.text)).or_else(|| cat.metric_in(text)) {
+        return Some(
+            cat.formula(&m.1.formula)
+                .map(|e| (m.1.names.first().cloned().unwrap_or_else(|| m.0.to_string()), e, m.1.unit))
+                .map_err(|e| format!("metric `{}`: {e}", m.0)),
+        );
     }
-    if ["what drove", "driven by", "reason", "explain", "describe", "per share"].iter().any(|w| l.contains(w)) {
+    let item = cat.item_in(&q.text).or_else(|| cat.item_in(text))?;
+    // "X as a percent of sales": the item over revenue; a numerator the catalogue does not know
+    // ("wages expense as a percent of net sales") is no plan, not revenue compared
+    if let Some(i) = norm(&q.text).find(" as a percent").or_else(|| norm(&q.text).find(" as a %")).or_else(|| norm(&q.text).find(" as a percentage")) {
+        let head = &norm(&q.text)[..i];
+        let Some(num) = cat.item_in(head.rsplit(['\'', '?', ',']).next().unwrap_or(head)).filter(|n| *n != "revenue" || head.ends_with("revenue")) else {
+            return None;
+        };
+        let e = Expr::Bin('/', Box::new(Expr::Item(num.to_string(), Year::Rel(0))), Box::new(Expr::Item("revenue".into(), Year::Rel(0))));
+        return Some(Ok((format!("{} as a percent of revenue", cat.item_name(num)), e, Unit::Percent)));
+    }
+    let unit = cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount);
+    Some(Ok((cat.item_name(item), Expr::Item(item.to_string(), Year::Rel(0)), unit)))
+}
+
+/// The plan of a comparison or a judgement: the metric over the years to compare, or the year
+/// (or years) the rule looks at. A question that names no year is told to name one.
+fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<Plan, String>> {
+    let years = if q.years.is_empty() { formula::years_in(&norm(&q.expanded)) } else { q.years.clone() };
+    let rule = q.rule.as_ref().and_then(|r| rules.rules.get(r)).filter(|_| q.operation == Operation::Judgement).cloned();
+    let (metric, expr, unit) = match metric_expr(cat, q, rule.as_ref().map(|r| r.metric.as_str()), &q.expanded)? {
+        Ok(m) => m,
+        Err(e) => return Some(Err(e)),
+    };
+    let Some(&to) = years.iter().max() else {
+        return Some(Err(format!("name the fiscal year to {} {metric} for", if rule.is_some() { "judge" } else { "compare" })));
+    };
+    let from = years.iter().min().copied().filter(|f| *f < to).unwrap_or(to - 1);
+    let (shape, verdict) = match rule {
+        Some(r) if r.test.starts_with("change") => (Shape::Series(to + 1 - r.years.unwrap_or(3).max(2) as i32, to), Verdict::Rule(r)),
+        Some(r) => (Shape::One(to), Verdict::Rule(r)),
+        None => {
+            // "improved or declined?" is answered in the question's words
+            let words = if norm(&q.text).contains("improv") { ("Improved", "Declined") } else { ("Increased", "Decreased") };
+            (Shape::Compare(from, to), Verdict::Direction { direction: q.direction.unwrap_or(Direction::Either), asks: q.asks, words })
+        }
+    };
+    let percent = unit == Unit::Percent;
+    Some(Ok(Plan {
+        metric,
+        expr,
+        unit,
+        shape,
+        format: Format { percent, decimals: q.form.decimals.or(Some(if percent { 1 } else { 2 })), scale: scale(&q.text) },
+        verdict: Some(verdict),
+        months: months_of(q),
+    }))
+}
+
+/// The plan for a question, or `None` when it asks for no figure the catalogue knows.
+pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<Plan, String>> {
+    // definitions are read as written; names are looked up as written, then with short forms out
+    let question = q.text.as_str();
+    let l = norm(question);
+    let expanded = norm(&q.expanded);
+    // narratives, rankings and yes/no questions without a direction or rule are not calculations
+    match q.operation {
+        Operation::Narrative | Operation::Rank => return None,
+        _ => {}
+    }
+    // (why and what-drove questions are narratives: the question module reads them so)
+    if l.contains("per share") {
         return None;
     }
     // adjusted (non-GAAP) figures are the company's own definitions, not the catalogue's
     let own_terms = ["non gaap", "non-gaap", "real change", "real growth", "organic", "constant currency", "comparable", "like-for-like", "pro forma"];
     if has_words(&l.replace("unadjusted", ""), "adjusted") || own_terms.iter().any(|w| l.contains(w)) {
         return None;
+    }
+    if matches!(q.operation, Operation::Compare | Operation::Judgement) {
+        return verdict_plan(q, cat, rules);
     }
     let years = formula::years_in(&l);
     let (&from, &to) = (years.iter().min()?, years.iter().max()?);
@@ -157,7 +230,7 @@ pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
         subs.insert(norm(name), e.clone());
         main = Some((name.clone(), e));
     }
-    let (metric, expr, unit) = match (main, cat.metric_in(question)) {
+    let (metric, expr, unit) = match (main, cat.metric_in(question).or_else(|| cat.metric_in(&expanded))) {
         (Some((name, e)), m) => {
             let unit = m.map(|m| m.1.unit).unwrap_or(if l.contains('%') || l.contains("percent") { Unit::Percent } else { Unit::Ratio });
             (name, e, unit)
@@ -167,19 +240,21 @@ pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
             Err(err) => return Some(Err(format!("metric `{id}`: {err}"))),
         },
         (None, None) => {
-            let item = cat.item_in(&l)?;
+            let item = cat.item_in(&l).or_else(|| cat.item_in(&expanded))?;
             let one = Expr::Item(item.to_string(), Year::Rel(0));
             if has_words(&l, "margin") && item != "revenue" {
                 // "<line item> % margin": the item over revenue
                 let e = Expr::Bin('/', Box::new(one), Box::new(Expr::Item("revenue".into(), Year::Rel(0))));
                 (format!("{} margin", cat.item_name(item)), e, Unit::Percent)
             } else {
-                // a single line item, asked as an amount
-                let asks_figure = ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
+                // a single line item, asked as an amount (or a terse "FY2018 net PPNE for 3M")
+                let first = l.split_whitespace().next().unwrap_or("");
+                let terse = !["what", "how", "which", "who", "why", "when", "where"].contains(&first);
+                let asks_figure = terse || ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
                 if !asks_figure {
                     return None;
                 }
-                (cat.item_name(item), one, Unit::Amount)
+                (cat.item_name(item), one, cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount))
             }
         }
     };
@@ -194,8 +269,14 @@ pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
         Shape::Cagr(from, to)
     } else if span && (l.contains("average") && (l.contains("year average") || l.contains("-year") || l.contains(" year "))) {
         Shape::Average(from, to)
-    } else if span && (l.contains("year-over-year") || l.contains("yoy") || l.contains("growth") || (l.contains("change") && has_words(&l, "from"))) {
-        if percent_asked || unit != Unit::Amount {
+    } else if span
+        && (q.operation == Operation::Change || l.contains("year-over-year") || l.contains("growth") || (l.contains("change") && has_words(&l, "from")))
+    {
+        // a rate changes by points (both rates shown); an amount or a ratio by percent when a
+        // percent is asked, an amount by its difference otherwise
+        if unit == Unit::Percent && !percent_asked {
+            Shape::Difference(from, to)
+        } else if percent_asked || unit != Unit::Amount {
             Shape::Growth(from, to)
         } else {
             Shape::Difference(from, to)
@@ -203,20 +284,24 @@ pub fn plan(question: &str, cat: &Catalogue) -> Option<Result<Plan, String>> {
     } else {
         Shape::One(to)
     };
-    let decimals = decimals(question);
+    let decimals = q.form.decimals;
     // a rate asked for to N decimal places without "percent" is wanted as a fraction ("effective
     // tax rate? round your answer to three decimal" -> 0.202, not 20.205%)
     let fraction_asked = unit == Unit::Percent && !percent_asked && decimals.is_some() && matches!(shape, Shape::One(_) | Shape::Average(..));
     let percent = !fraction_asked && (unit == Unit::Percent || matches!(shape, Shape::Growth(..) | Shape::Cagr(..)) || (percent_asked && unit != Unit::Amount));
-    Some(Ok(Plan { metric, expr, unit, shape, format: Format { percent, decimals, scale: scale(question) } }))
+    Some(Ok(Plan { metric, expr, unit, shape, format: Format { percent, decimals, scale: scale(question) }, verdict: None, months: months_of(q) }))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn plan_of(q: &str) -> Option<Result<Plan, String>> {
+        plan(&Question::parse(q), &Catalogue::builtin(), &Judgements::builtin())
+    }
+
     fn p(q: &str) -> Plan {
-        plan(q, &Catalogue::builtin()).unwrap_or_else(|| panic!("no plan for {q}")).unwrap_or_else(|e| panic!("{q}: {e}"))
+        plan_of(q).unwrap_or_else(|| panic!("no plan for {q}")).unwrap_or_else(|e| panic!("{q}: {e}"))
     }
 
     #[test]
@@ -250,9 +335,12 @@ mod tests {
         let i = p("What is the year end FY2019 total amount of inventories for Best Buy? Answer in USD millions.");
         assert_eq!((i.metric.as_str(), i.unit, i.format.scale.map(|s| s.1)), ("inventory", Unit::Amount, Some("million")));
 
-        assert!(plan("Does 3M have a reasonably healthy liquidity profile based on its quick ratio for Q2 of FY2023?", &Catalogue::builtin()).is_none());
-        assert!(plan("What drove gross margin change as of FY2022 for 3M?", &Catalogue::builtin()).is_none());
-        assert!(plan("What is the capital of France?", &Catalogue::builtin()).is_none());
-        assert!(plan("what is Amazon's FY2017 debt to ebitda ratio? round your answer to three decimal places", &Catalogue::builtin()).is_none());
+        assert!(matches!(
+            plan_of("Does 3M have a reasonably healthy liquidity profile based on its quick ratio for Q2 of FY2023?").unwrap().unwrap().verdict,
+            Some(Verdict::Rule(_))
+        ));
+        assert!(plan_of("What drove gross margin change as of FY2022 for 3M?").is_none());
+        assert!(plan_of("What is the capital of France?").is_none());
+        assert!(plan_of("what is Amazon's FY2017 debt to ebitda ratio? round your answer to three decimal places").is_none());
     }
 }

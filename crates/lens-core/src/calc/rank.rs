@@ -1,0 +1,224 @@
+//! Rankings: "Which segment had the highest net income?", "What was the largest liability?" —
+//! the largest or smallest row of a table column, read from the retrieved pages' tables. The
+//! column is the period asked (else the table's first); the rows are those a total names
+//! ("Total liabilities" sums the liabilities) or, without one, every row that is not a total.
+//! The winner and the runner-up are the operands, each boxed; a table of one row says so.
+
+use super::table::{Row, Table};
+use super::{Calculation, Operand};
+use crate::library::Library;
+use crate::pageref::PageRef;
+use crate::question::{Extreme, Question};
+use crate::text::is_stop_word;
+
+/// Words of a ranking question that say how to rank, not what: they are not matched to tables.
+const RANK_WORDS: &[&str] = &[
+    "which",
+    "what",
+    "highest",
+    "largest",
+    "biggest",
+    "most",
+    "greatest",
+    "top",
+    "best",
+    "maximum",
+    "lowest",
+    "smallest",
+    "least",
+    "worst",
+    "minimum",
+    "had",
+    "received",
+    "among",
+    "type",
+    "during",
+    "year",
+    "fiscal",
+    "quarter",
+    "half",
+    "company",
+    "company's",
+    "segment",
+    "segments",
+    "business",
+    "region",
+];
+
+fn is_total(label: &str) -> bool {
+    let l = label.to_lowercase();
+    l.starts_with("total") || l.starts_with("net ") && l.contains("total") || l.starts_with("subtotal") || l.starts_with("less ") || l == "net"
+}
+
+/// The rows a "total <words>" row sums: those since the previous total.
+fn section<'a>(t: &'a Table, words: &[String]) -> Option<Vec<&'a Row>> {
+    // "liability" and "liabilities", "asset" and "assets" share a stem
+    let stem = |w: &str| w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string();
+    let at = t.rows.iter().position(|r| {
+        let l = r.label.to_lowercase();
+        l.starts_with("total") && words.iter().any(|w| w.len() > 3 && l.contains(&stem(w)))
+    })?;
+    let start = t.rows[..at].iter().rposition(|r| is_total(&r.label)).map_or(0, |i| i + 1);
+    Some(t.rows[start..at].iter().filter(|r| !is_total(&r.label)).collect())
+}
+
+/// The ranking a question asks for over `pages`, or a calculation naming why there is none.
+pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
+    let extreme = q.extreme?;
+    let terms: Vec<String> = q
+        .terms
+        .iter()
+        .filter(|t| !RANK_WORDS.contains(&t.as_str()) && !is_stop_word(t) && !q.companies.iter().any(|c| c.to_lowercase().contains(t.as_str())))
+        .cloned()
+        .collect();
+    let year = q.years.iter().max().copied();
+    let measure = measure_words(&q.text);
+    let months = if !q.quarters.is_empty() {
+        Some(3)
+    } else if !q.halves.is_empty() {
+        Some(6)
+    } else {
+        None
+    };
+    // the pages read, then the filings' pages BM25 finds for what is ranked (a ranking's table
+    // is often not among the three pages read)
+    let mut candidates: Vec<PageRef> = pages.to_vec();
+    let mut docs: Vec<String> = Vec::new();
+    for p in pages {
+        if !docs.contains(&p.doc_id) {
+            docs.push(p.doc_id.clone());
+        }
+    }
+    for doc in docs {
+        let mut req = crate::retrieve::SearchRequest::new(terms.join(" "));
+        req.docs = vec![doc];
+        req.k = 8;
+        req.filter = false;
+        req.retriever = crate::retrieve::Retriever::Bm25;
+        if let Ok(r) = lib.search(&req) {
+            for h in r.hits {
+                let p = h.page_ref();
+                if !candidates.contains(&p) {
+                    candidates.push(p);
+                }
+            }
+        }
+    }
+    // (score, rows' labels hold what is asked, page, table index, column, rows)
+    let mut best: Option<(f64, bool, PageRef, usize, usize, Vec<Row>)> = None;
+    let mut one_row = None;
+    for (rank, p) in candidates.iter().enumerate() {
+        let text = lib.store().page(&p.doc_id, p.page).map(|pg| pg.text.to_lowercase()).unwrap_or_default();
+        for (ti, t) in lib.page_tables(p).iter().enumerate() {
+            let col = match year {
+                Some(y) => {
+                    let of_year: Vec<usize> = t.columns.iter().enumerate().filter(|(_, c)| c.year == y).map(|(i, _)| i).collect();
+                    let fit =
+                        of_year.iter().copied().find(|i| t.columns[*i].months == months || months.is_none() && t.columns[*i].months.is_none_or(|m| m == 12));
+                    match fit.or(of_year.first().copied()) {
+                        Some(c) => c,
+                        None => continue,
+                    }
+                }
+                None => 0,
+            };
+            let rows: Vec<&Row> = match section(t, &terms) {
+                Some(r) => r,
+                None => t.rows.iter().filter(|r| !is_total(&r.label)).collect(),
+            };
+            // a row is a short label with a figure in the column: prose the table reader took in
+            // ("... which range from 3 10") is not a row to rank
+            let rows: Vec<Row> = rows
+                .into_iter()
+                .filter(|r| r.cells.get(col).is_some_and(Option::is_some) && !r.label.trim().is_empty() && r.label.split_whitespace().count() <= 10)
+                .cloned()
+                .collect();
+            // a row that names the measure itself ("Reportable segment Adjusted Property EBITDAR"
+            // among the regions' EBITDAR) is their sum, not one of them
+            let parts: Vec<Row> = rows.iter().filter(|r| !measure.iter().any(|m| r.label.to_lowercase().contains(m.as_str()))).cloned().collect();
+            let rows = if parts.len() >= 2 { parts } else { rows };
+            if rows.len() < 2 {
+                if rows.len() == 1 {
+                    one_row = Some(p.clone());
+                }
+                continue;
+            }
+            // what the question names, on the page and in the rows' labels
+            let labels = rows.iter().map(|r| r.label.to_lowercase()).collect::<Vec<_>>().join(" ");
+            let on_page = terms.iter().filter(|t| text.contains(t.as_str())).count() as f64;
+            let in_rows = terms.iter().filter(|t| labels.contains(t.as_str())).count() as f64;
+            let measure_in_rows = measure.iter().any(|m| labels.contains(m.as_str()));
+            let named_total = section(t, &terms).is_some();
+            let score = 0.5 * on_page + in_rows + if named_total { 2.0 } else { 0.0 } + 0.1 * (rows.len().min(10) as f64) - 0.2 * rank as f64;
+            if best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((score, named_total || measure_in_rows, p.clone(), ti, col, rows));
+            }
+        }
+    }
+    let what = match extreme {
+        Extreme::Largest => "largest",
+        Extreme::Smallest => "smallest",
+    };
+    let metric = format!("{what} row: {}", terms.join(" "));
+    let Some((_, sure, page, ti, col, rows)) = best else {
+        let why = match one_row {
+            Some(p) => format!("the table on {p} has one row: there is nothing to rank"),
+            None => "no table on the pages read has rows to rank for the period asked".to_string(),
+        };
+        return Some(Calculation::problem(metric, why));
+    };
+    let t = &lib.page_tables(&page)[ti];
+    let mut ranked: Vec<(&Row, &super::table::Cell)> = rows.iter().filter_map(|r| r.cells[col].as_ref().map(|c| (r, c))).collect();
+    ranked.sort_by(|a, b| a.1.value.to_f64().partial_cmp(&b.1.value.to_f64()).unwrap_or(std::cmp::Ordering::Equal));
+    if extreme == Extreme::Largest {
+        ranked.reverse();
+    }
+    let unit = |u: &str| match u {
+        "millions" => " million",
+        "billions" => " billion",
+        "thousands" => " thousand",
+        _ => "",
+    };
+    let header = &t.columns[col].header;
+    let operand = |r: &Row, c: &super::table::Cell| Operand {
+        name: r.label.clone(),
+        period: header.clone(),
+        value: c.value.to_string(),
+        unit: t.unit.clone(),
+        page: page.clone(),
+        quote: format!("{} {}", r.label, c.text),
+        boxes: vec![r.label_rect.clone(), c.rect.clone()],
+    };
+    let operands: Vec<Operand> = ranked.iter().take(2).map(|(r, c)| operand(r, c)).collect();
+    let (win, cell) = ranked[0];
+    let result = format!("{} ({}{})", win.label, c_text(cell), unit(&t.unit));
+    let runner = ranked.get(1).map(|(r, c)| format!("; runner-up {} ({}{})", r.label, c_text(c), unit(&t.unit))).unwrap_or_default();
+    let formula = format!("the {what} of {} rows in the column \"{header}\" on {page}", ranked.len());
+    Some(Calculation {
+        display: format!("{metric} = {result}{runner}. {formula}"),
+        metric,
+        formula,
+        operands,
+        result: Some(result),
+        problem: None,
+        verdict: Some(win.label.clone()),
+        caveat: (!sure)
+            .then(|| "the ranked table was chosen by the page's words, not by a row or total naming what was asked: check it is the table meant".to_string()),
+    })
+}
+
+/// The words a ranking ranks by: those after "highest", "largest", ... up to a preposition
+/// ("the highest net income in 2022" -> "net", "income"), stop words left out.
+fn measure_words(text: &str) -> Vec<String> {
+    const EXTREMES: &[&str] =
+        &["highest", "largest", "biggest", "most", "greatest", "top", "best", "maximum", "lowest", "smallest", "least", "worst", "minimum"];
+    const ENDS: &[&str] = &["in", "for", "during", "among", "of", "as", "at", "by", "from", "between", "on", "within"];
+    let words: Vec<String> = text.to_lowercase().split(|c: char| !c.is_alphanumeric() && c != '&').filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let Some(at) = words.iter().position(|w| EXTREMES.contains(&w.as_str())) else { return Vec::new() };
+    words[at + 1..].iter().take_while(|w| !ENDS.contains(&w.as_str())).filter(|w| w.len() > 2 && !is_stop_word(w)).cloned().collect()
+}
+
+/// A cell's figure as printed, without currency signs.
+fn c_text(c: &super::table::Cell) -> String {
+    c.text.trim_start_matches('$').trim().to_string()
+}

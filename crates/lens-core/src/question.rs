@@ -1,0 +1,639 @@
+//! The question, read once into its shape: the periods it names, the measure (a line item or
+//! metric, short forms written out), the operation (a value, a change, a comparison, a ranking,
+//! a judgement, a ratio or a narrative), the form of the answer asked for and its content words.
+//!
+//! Every stage that used to read the question text with its own rules (the calculator's plan,
+//! support, the extractive answerer, the model's prompt) reads a [`Question`] instead. It is
+//! pure: the companies come from the document filter ([`Question::with_companies`]), and the
+//! measure from the metric catalogue the caller passes in. `lens ask --json` carries it as
+//! `question`, and the UI shows [`Question::reading`] under the question, so a wrong reading is
+//! seen.
+
+use crate::calc::catalogue::{has_words, norm, Catalogue};
+use crate::meta::re;
+use crate::names::named_enum;
+use crate::text::{is_stop_word, tokenize};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+named_enum!(
+    /// What the question asks to be done.
+    pub enum Operation("operation") {
+        /// One figure in one period ("What is FY2018 capex?").
+        Value = "value",
+        /// The change between two periods ("How much has the effective tax rate changed ...?").
+        Change = "change",
+        /// A yes/no about a direction ("Does Adobe have an improving operating margin?").
+        Compare = "compare",
+        /// The largest or smallest row of a table column ("Which segment had the highest ...?").
+        Rank = "rank",
+        /// A yes/no from a metric and a stated rule ("Is 3M capital-intensive?").
+        Judgement = "judgement",
+        /// A ratio, margin, rate or turnover in one period.
+        Ratio = "ratio",
+        /// Sentences from the page ("What drove ...?", "Who are the primary customers?").
+        Narrative = "narrative",
+    }
+);
+
+named_enum!(
+    /// The type of value a right answer has.
+    pub enum ValueType("value type") {
+        Number = "number",
+        /// A name: a row, a segment, a region ("Which region ...?").
+        Name = "name",
+        YesNo = "yes/no",
+        /// One of the directions the question offers ("improved or declined?").
+        Choice = "choice",
+        Sentence = "sentence",
+    }
+);
+
+named_enum!(
+    /// The direction a comparison asks about.
+    pub enum Direction("direction") {
+        Up = "up",
+        Down = "down",
+        /// "any change", "improved or declined": either way, the answer says which.
+        Either = "either",
+    }
+);
+
+named_enum!(
+    /// Which end of a ranking.
+    pub enum Extreme("extreme") {
+        Largest = "largest",
+        Smallest = "smallest",
+    }
+);
+
+/// The form of the answer asked for.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Form {
+    pub percent: bool,
+    /// A change of a rate, in percentage points.
+    pub points: bool,
+    pub decimals: Option<u32>,
+    /// "million", "billion", "thousand" ("in USD millions").
+    pub scale: Option<String>,
+}
+
+/// A question, read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    /// As asked.
+    pub text: String,
+    /// With short forms followed by their long forms ("net PPNE" -> "net PPNE (property, plant
+    /// and equipment, net)"); what retrieval and the calculator read.
+    pub expanded: String,
+    /// Fiscal years named, as written (FY2018, 2019-2021 ...).
+    pub years: Vec<i32>,
+    pub quarters: Vec<u8>,
+    /// Halves ("H1 FY2023", "first half"): 1 or 2.
+    pub halves: Vec<u8>,
+    /// An "as of" date as written ("May 26, 2023").
+    pub as_of: Option<String>,
+    /// Companies the document filter found named (filled in after filtering).
+    pub companies: Vec<String>,
+    /// The measure: a catalogue metric or line item id when one is named, else the phrase.
+    pub measure: Option<String>,
+    /// The measure as said ("operating margin").
+    pub measure_name: Option<String>,
+    pub operation: Operation,
+    pub asks: ValueType,
+    pub direction: Option<Direction>,
+    pub extreme: Option<Extreme>,
+    /// The judgement rule named ("capital_intensive"), for [`Operation::Judgement`].
+    pub rule: Option<String>,
+    pub form: Form,
+    /// Content words: lower case, no stop words, no numbers.
+    pub terms: Vec<String>,
+    /// The short forms written out ("PPNE -> property, plant and equipment, net").
+    pub short_forms: Vec<String>,
+    /// [`Question::reading`], kept for the UI.
+    pub reading: String,
+}
+
+/// Short forms as data (`resources/shortforms.json`, extended per library).
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+pub struct ShortForms {
+    pub shortforms: BTreeMap<String, String>,
+}
+
+const BUILTIN_SHORT: &str = include_str!("../../../resources/shortforms.json");
+
+impl ShortForms {
+    pub fn builtin() -> ShortForms {
+        serde_json::from_str(BUILTIN_SHORT).expect("resources/shortforms.json is valid")
+    }
+
+    /// The built-in short forms plus `<library>/shortforms.json` when it exists.
+    pub fn with_user_file(path: &std::path::Path) -> crate::error::Result<ShortForms> {
+        let mut s = Self::builtin();
+        if path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|e| crate::error::LensError::io(path, e))?;
+            let extra: ShortForms = serde_json::from_str(&text)
+                .map_err(|e| crate::error::LensError::BadInput(format!("{} is not a valid short-forms file: {e}", path.display())))?;
+            s.shortforms.extend(extra.shortforms.into_iter().map(|(k, v)| (k.to_lowercase(), v)));
+        }
+        Ok(s)
+    }
+
+    /// `text` with each short form followed by its long form in brackets, and what was written
+    /// out. A short form already followed by its long form is left alone.
+    pub fn expand(&self, text: &str) -> (String, Vec<String>) {
+        let mut out = String::with_capacity(text.len() + 32);
+        let mut done = Vec::new();
+        // ASCII lower case keeps byte offsets the same as the text's
+        let lower = text.to_ascii_lowercase();
+        let mut i = 0;
+        let bytes = text.as_bytes();
+        while i < text.len() {
+            let at_word_start = i == 0 || !(bytes[i - 1] as char).is_alphanumeric();
+            let mut matched = None;
+            if at_word_start && (bytes[i] as char).is_alphabetic() {
+                for (short, long) in &self.shortforms {
+                    let end = i + short.len();
+                    if end <= lower.len() && lower.is_char_boundary(end) && &lower[i..end] == short.as_str() {
+                        let ok_after = lower[end..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+                        if ok_after && matched.as_ref().is_none_or(|(s, _): &(&String, &String)| s.len() < short.len()) {
+                            matched = Some((short, long));
+                        }
+                    }
+                }
+            }
+            match matched {
+                Some((short, long)) => {
+                    let end = i + short.len();
+                    out.push_str(&text[i..end]);
+                    if !lower[end..].trim_start().trim_start_matches('(').starts_with(&long.to_lowercase()) && !lower.contains(&long.to_lowercase()) {
+                        out.push_str(" (");
+                        out.push_str(long);
+                        out.push(')');
+                        done.push(format!("{} -> {long}", &text[i..end]));
+                    }
+                    i = end;
+                }
+                None => {
+                    let c = text[i..].chars().next().expect("in bounds");
+                    out.push(c);
+                    i += c.len_utf8();
+                }
+            }
+        }
+        (out, done)
+    }
+}
+
+/// Judgement rules as data (`resources/judgements.json`, extended per library).
+#[derive(Debug, Clone, Deserialize, Serialize, Default)]
+pub struct Judgements {
+    pub rules: BTreeMap<String, Rule>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+pub struct Rule {
+    /// Phrases that name it (whole words).
+    pub names: Vec<String>,
+    /// Words one of which must also be in the question ("healthy", "liquidity").
+    #[serde(default)]
+    pub requires: Vec<String>,
+    /// A metric id of the catalogue.
+    pub metric: String,
+    /// ">=", ">", "<=", "<", or "change<=" (the largest year-on-year change).
+    pub test: String,
+    /// In the metric's unit (a percent as a fraction).
+    pub threshold: f64,
+    /// Years the "change<=" test looks at.
+    #[serde(default)]
+    pub years: Option<u32>,
+    /// The rule in words.
+    pub rule: String,
+}
+
+const BUILTIN_RULES: &str = include_str!("../../../resources/judgements.json");
+
+impl Judgements {
+    pub fn builtin() -> Judgements {
+        serde_json::from_str(BUILTIN_RULES).expect("resources/judgements.json is valid")
+    }
+
+    /// The built-in rules plus `<library>/judgements.json` when it exists.
+    pub fn with_user_file(path: &std::path::Path) -> crate::error::Result<Judgements> {
+        let mut j = Self::builtin();
+        if path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|e| crate::error::LensError::io(path, e))?;
+            let extra: Judgements = serde_json::from_str(&text)
+                .map_err(|e| crate::error::LensError::BadInput(format!("{} is not a valid judgement-rules file: {e}", path.display())))?;
+            j.rules.extend(extra.rules);
+        }
+        Ok(j)
+    }
+
+    /// The rule a question names (the longest name wins).
+    pub fn rule_in(&self, question: &str) -> Option<(&str, &Rule)> {
+        let t = norm(question);
+        let mut best: Option<(&str, &Rule, usize)> = None;
+        for (id, r) in &self.rules {
+            if !r.requires.is_empty() && !r.requires.iter().any(|w| has_words(&t, w)) {
+                continue;
+            }
+            for n in &r.names {
+                let n = norm(n);
+                if n.len() > best.map_or(0, |b| b.2) && has_words(&t, &n) {
+                    best = Some((id, r, n.len()));
+                }
+            }
+        }
+        best.map(|b| (b.0, b.1))
+    }
+}
+
+const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will", "would", "should"];
+
+/// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
+/// "... in USD millions", "Round your answer ...", "what is the total amount ...".
+pub fn asks_for_figure(question: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    re(
+        &RE,
+        r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
+    )
+    .is_match(question)
+}
+
+/// Whether the question asks for a ratio, a rate or a figure to some decimal places: "current
+/// ratio", "X as a % of Y", "operating margin", "return on equity", "inventory turnover",
+/// "... round your answer to three decimal places".
+pub fn asks_for_ratio(question: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    re(
+        &RE,
+        r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal",
+    )
+    .is_match(question)
+}
+
+/// Decimal places asked for ("round to two decimal places").
+pub fn decimals_asked(q: &str) -> Option<u32> {
+    let l = q.to_lowercase();
+    for (w, n) in [
+        ("zero decimal", 0),
+        ("no decimal", 0),
+        ("nearest integer", 0),
+        ("nearest whole", 0),
+        ("one decimal", 1),
+        ("1 decimal", 1),
+        ("two decimal", 2),
+        ("2 decimal", 2),
+        ("three decimal", 3),
+        ("3 decimal", 3),
+    ] {
+        if l.contains(w) {
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// The scale amounts are asked in ("in USD millions" -> "million").
+pub fn scale_asked(q: &str) -> Option<&'static str> {
+    let l = q.to_lowercase();
+    ["billion", "million", "thousand"]
+        .into_iter()
+        .find(|w| l.contains(&format!("usd {w}")) || l.contains(&format!("in {w}")) || l.contains(&format!("$ {w}")) || l.contains(&format!("${w}")))
+}
+
+fn halves(q: &str) -> Vec<u8> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let mut out = Vec::new();
+    for c in re(&RE, r"(?i)\bh([12])\b|\b(first|second)\s+half\b|\b([12])h\s*'?[0-9]{2}\b").captures_iter(q) {
+        let n = match (c.get(1).or(c.get(3)), c.get(2)) {
+            (Some(m), _) => m.as_str().parse().unwrap_or(1),
+            (None, Some(m)) if m.as_str().eq_ignore_ascii_case("second") => 2,
+            _ => 1,
+        };
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+fn as_of(q: &str) -> Option<String> {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    re(
+        &RE,
+        r"(?i)\b(?:as\s+of|on|dated)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?\s+\d{4})",
+    )
+    .captures(q)
+    .map(|c| c[1].to_string())
+}
+
+fn direction_of(l: &str) -> Option<Direction> {
+    let up = ["improv", "increas", "grow", "rise", "rising", "rose", "accelerat", "expand", "higher", "gain"];
+    let down = ["declin", "decreas", "drop", "fall", "fell", "lower", "shrink", "deteriorat", "weaken", "decelerat", "reduc"];
+    let has = |stems: &[&str]| l.split(|c: char| !c.is_alphanumeric()).any(|w| stems.iter().any(|s| w.starts_with(s)));
+    let (u, d) = (has(&up), has(&down));
+    if (u && d) || has_words(l, "change") || has_words(l, "changed") {
+        return Some(Direction::Either);
+    }
+    if u {
+        return Some(Direction::Up);
+    }
+    if d {
+        return Some(Direction::Down);
+    }
+    None
+}
+
+fn extreme_of(l: &str) -> Option<Extreme> {
+    let most = ["highest", "largest", "biggest", "most", "greatest", "top", "best", "maximum", "strongest"];
+    let least = ["lowest", "smallest", "least", "worst", "weakest", "minimum", "fewest"];
+    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric()).collect();
+    // "the biggest drop" ranks by the smallest change
+    let drop = words.iter().any(|w| ["drop", "decline", "decrease", "fall"].contains(w));
+    if words.iter().any(|w| most.contains(w)) {
+        return Some(if drop { Extreme::Smallest } else { Extreme::Largest });
+    }
+    if words.iter().any(|w| least.contains(w)) {
+        return Some(Extreme::Smallest);
+    }
+    None
+}
+
+/// The content words of a text: lower case, no stop words, no numbers, longer than two letters.
+pub fn content_terms(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in tokenize(text) {
+        if !t.is_number && t.text.len() > 2 && !is_stop_word(&t.text) && !out.contains(&t.text) {
+            out.push(t.text);
+        }
+    }
+    out
+}
+
+impl Question {
+    /// Read `text` with the built-in short forms, catalogue and judgement rules.
+    pub fn parse(text: &str) -> Question {
+        Self::parse_with(text, &ShortForms::builtin(), &Catalogue::builtin(), &Judgements::builtin())
+    }
+
+    /// Read `text` with a library's short forms, metric catalogue and judgement rules.
+    pub fn parse_with(text: &str, short: &ShortForms, cat: &Catalogue, rules: &Judgements) -> Question {
+        let text = text.trim().to_string();
+        let (expanded, short_forms) = short.expand(&text);
+        let l = norm(&expanded);
+        let first = l.split_whitespace().next().unwrap_or("").to_string();
+        let years = crate::filter::question_years(&expanded);
+        let quarters = crate::filter::question_quarters(&expanded);
+        let halves = halves(&expanded);
+        // names as written first: a short form written out can split a metric's name ("capex as a
+        // % of revenue")
+        let metric = cat.metric_in(&text).or_else(|| cat.metric_in(&expanded)).map(|(id, m)| (id.to_string(), m.names.first().cloned().unwrap_or_default()));
+        let item = cat.item_in(&text).or_else(|| cat.item_in(&expanded)).map(|id| (id.to_string(), cat.item_name(id)));
+        let (measure, measure_name) = match metric.or(item) {
+            Some((id, name)) => (Some(id), Some(name)),
+            None => (None, None),
+        };
+        let rule = rules.rule_in(&expanded).map(|(id, _)| id.to_string());
+        // "As of Q2'2023, is Pfizer spinning off ...?": the question starts after a leading phrase
+        let after_comma = l.split_once(", ").filter(|(head, _)| head.len() <= 40).and_then(|(_, rest)| rest.split_whitespace().next()).unwrap_or("");
+        let yes_no = YES_NO_STARTS.contains(&first.as_str()) || YES_NO_STARTS.contains(&after_comma);
+        let direction = direction_of(&l);
+        let extreme = extreme_of(&l);
+        // the question proper is its first sentence: what follows is instructions ("If the quick
+        // ratio is not relevant ..., state that and explain why")
+        let proper = {
+            let end = l.find("? ").map(|i| i + 1).unwrap_or(l.len());
+            l[..end].to_string()
+        };
+        let narrative_cue = [
+            "what drove",
+            "what caused",
+            "what led",
+            "drivers of",
+            "driven by",
+            "the reason",
+            "reasons for",
+            "why ",
+            "explain",
+            "describe",
+            "key agenda",
+            "primary customers",
+            "who are",
+            "what are the main",
+            "what were the main",
+        ]
+        .iter()
+        .any(|w| proper.contains(w))
+            || first == "why";
+        let or_choice = {
+            static RE: OnceLock<Regex> = OnceLock::new();
+            re(&RE, r"(?i)\b(?:improv\w*|increas\w*|ris\w*|grow\w*)\s+or\s+(?:declin\w*|decreas\w*|fall\w*|drop\w*)\b|\b(?:declin\w*|decreas\w*)\s+or\s+(?:improv\w*|increas\w*)\b").is_match(&l)
+        };
+        // the question's own words, not its definitions ("DPO is defined as: ... change in inventory")
+        let asked = l.split(" is defined as").next().unwrap_or(&l).to_string();
+        let l_all = l.clone();
+        let l = asked;
+        let change_words = l.contains("how much has") && l.contains("change")
+            || has_words(&l, "change in")
+            || l.contains("year-over-year")
+            || has_words(&l, "yoy")
+            || has_words(&l, "growth")
+            || (l.contains("change") && (l.contains("between") || l.contains(" from ")) && !yes_no)
+            // "How does Boeing's effective tax rate in FY2022 compare to FY2021?"
+            || (l.contains("compare") && years.len() >= 2 && !yes_no);
+        let (operation, asks) = if narrative_cue && !asks_for_figure(&text) {
+            (Operation::Narrative, ValueType::Sentence)
+        } else if let (Some(_), true) = (&rule, yes_no) {
+            (Operation::Judgement, ValueType::YesNo)
+        } else if or_choice {
+            (Operation::Compare, ValueType::Choice)
+        } else if yes_no && direction.is_some() {
+            (Operation::Compare, ValueType::YesNo)
+        } else if yes_no {
+            (Operation::Narrative, ValueType::YesNo)
+        } else if extreme.is_some() && (first == "which" || first == "what" || l.contains("which")) && !asks_for_figure(&text) {
+            (Operation::Rank, ValueType::Name)
+        } else if change_words && (measure.is_some() || asks_for_figure(&text)) {
+            (Operation::Change, ValueType::Number)
+        } else if asks_for_ratio(&text) && measure.is_some() {
+            (Operation::Ratio, ValueType::Number)
+        } else if asks_for_figure(&text)
+            || measure.is_some() && ["what", "how"].contains(&first.as_str())
+            // a terse query: a measure and a period, no question word ("year end FY2018 net PPNE for 3M")
+            || measure.is_some() && !years.is_empty() && !["which", "who", "why", "when", "where"].contains(&first.as_str())
+        {
+            (Operation::Value, ValueType::Number)
+        } else if first == "which" || first == "who" || l.starts_with("what is the name") {
+            (Operation::Narrative, ValueType::Name)
+        } else {
+            (Operation::Narrative, ValueType::Sentence)
+        };
+        let rate_measure = measure.as_deref().is_some_and(|m| cat.metrics.get(m).is_some_and(|d| d.unit == crate::calc::catalogue::Unit::Percent))
+            || has_words(&l, "rate")
+            || has_words(&l, "margin");
+        let percent = l_all.contains('%') || l_all.contains("percent");
+        let form = Form {
+            percent,
+            points: operation == Operation::Change && rate_measure && !percent,
+            decimals: decimals_asked(&text),
+            scale: scale_asked(&text).map(str::to_string),
+        };
+        let mut q = Question {
+            reading: String::new(),
+            terms: content_terms(&text),
+            text,
+            expanded,
+            years,
+            quarters,
+            halves,
+            as_of: as_of(&l_all),
+            companies: Vec::new(),
+            measure,
+            measure_name,
+            operation,
+            asks,
+            direction: if matches!(operation, Operation::Compare) { direction } else { None },
+            extreme: if operation == Operation::Rank { extreme } else { None },
+            rule: if operation == Operation::Judgement { rule } else { None },
+            form,
+            short_forms,
+        };
+        q.reading = q.reading();
+        q
+    }
+
+    /// The question with the companies the document filter found named.
+    pub fn with_companies(mut self, companies: Vec<String>) -> Question {
+        self.companies = companies;
+        self.reading = self.reading();
+        self
+    }
+
+    pub fn asks_yes_no(&self) -> bool {
+        self.asks == ValueType::YesNo
+    }
+
+    pub fn asks_figure(&self) -> bool {
+        self.asks == ValueType::Number
+    }
+
+    pub fn asks_ratio(&self) -> bool {
+        self.asks == ValueType::Number && asks_for_ratio(&self.text)
+    }
+
+    /// The reading in one line, as the UI shows it: "change · effective tax rate · FY2021,
+    /// FY2022 · American Express · answer in points".
+    pub fn reading(&self) -> String {
+        let mut parts = vec![self.operation.name().to_string()];
+        match (self.operation, self.direction, self.extreme) {
+            (Operation::Compare, Some(d), _) => parts[0] = format!("compare ({d})"),
+            (Operation::Rank, _, Some(e)) => parts[0] = format!("rank ({e})"),
+            _ => {}
+        }
+        if let Some(m) = &self.measure_name {
+            parts.push(m.clone());
+        }
+        if let Some(r) = &self.rule {
+            parts.push(format!("rule: {}", r.replace('_', " ")));
+        }
+        let mut when: Vec<String> = self.years.iter().map(|y| format!("FY{y}")).collect();
+        when.extend(self.quarters.iter().map(|q| format!("Q{q}")));
+        when.extend(self.halves.iter().map(|h| format!("H{h}")));
+        if let Some(d) = &self.as_of {
+            when.push(format!("as of {d}"));
+        }
+        if !when.is_empty() {
+            parts.push(when.join(", "));
+        }
+        if !self.companies.is_empty() {
+            parts.push(self.companies.join(", "));
+        }
+        let form = match self.asks {
+            ValueType::YesNo => "answer yes or no, with the figures".to_string(),
+            ValueType::Choice => "answer which way, with the figures".to_string(),
+            ValueType::Name => "answer a name".to_string(),
+            ValueType::Sentence => "answer in sentences".to_string(),
+            ValueType::Number if self.form.points => "answer in points".to_string(),
+            ValueType::Number if self.form.percent => "answer in percent".to_string(),
+            ValueType::Number => match &self.form.scale {
+                Some(s) => format!("answer in USD {s}s"),
+                None => "answer a figure".to_string(),
+            },
+        };
+        parts.push(form);
+        if !self.short_forms.is_empty() {
+            parts.push(format!("read {}", self.short_forms.join(", ")));
+        }
+        parts.join(" · ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_of_analyst_questions() {
+        let q = Question::parse("How much has the effective tax rate of American Express changed between FY2021 and FY2022?");
+        assert_eq!((q.operation, q.asks, q.form.points), (Operation::Change, ValueType::Number, true), "{q:?}");
+        assert_eq!(q.years, vec![2021, 2022]);
+        assert_eq!(q.measure.as_deref(), Some("effective_tax_rate"));
+
+        let q = Question::parse("Does Adobe have an improving operating margin profile as of FY2022?");
+        assert_eq!((q.operation, q.asks, q.direction), (Operation::Compare, ValueType::YesNo, Some(Direction::Up)));
+        assert_eq!(q.measure.as_deref(), Some("operating_margin"));
+
+        let q = Question::parse("Has AMCOR's quick ratio improved or declined between FY2023 and FY2022?");
+        assert_eq!((q.operation, q.asks), (Operation::Compare, ValueType::Choice));
+
+        let q = Question::parse("Which type of debt received the largest investment among the short term investments for MGM in H1 FY2023?");
+        assert_eq!((q.operation, q.asks, q.extreme), (Operation::Rank, ValueType::Name, Some(Extreme::Largest)));
+        assert_eq!(q.halves, vec![1]);
+        let q = Question::parse("For Pfizer, which geographic region had the biggest drop in Q22023 year over year revenues?");
+        assert_eq!(q.extreme, Some(Extreme::Smallest), "the biggest drop is the smallest change");
+
+        let q = Question::parse("Is 3M a capital-intensive business based on FY2022 data?");
+        assert_eq!((q.operation, q.rule.as_deref()), (Operation::Judgement, Some("capital_intensive")));
+        let q = Question::parse("Does Verizon have a reasonably healthy liquidity profile based on its quick ratio for FY 2022?");
+        assert_eq!((q.operation, q.rule.as_deref()), (Operation::Judgement, Some("healthy_quick_ratio")));
+
+        let q = Question::parse("What drove operating margin change as of FY2022 for 3M?");
+        assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::Sentence));
+
+        let q = Question::parse("What is the FY2018 capital expenditure amount (in USD millions) for 3M?");
+        assert_eq!((q.operation, q.asks, q.form.scale.as_deref()), (Operation::Value, ValueType::Number, Some("million")));
+        let q = Question::parse("What is the FY2019 fixed asset turnover ratio for Activision Blizzard? Round your answer to two decimal places.");
+        assert_eq!((q.operation, q.form.decimals), (Operation::Ratio, Some(2)));
+
+        let q = Question::parse("By how much did Pepsico increase its unsecured five year revolving credit agreement on May 26, 2023?");
+        assert_eq!(q.as_of.as_deref(), Some("may 26, 2023"));
+        assert_eq!(q.asks, ValueType::Number);
+        let q = Question::parse("Is Pfizer spinning off any large business segments?");
+        assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::YesNo));
+    }
+
+    #[test]
+    fn short_forms_are_written_out_once() {
+        let q = Question::parse("year end FY2018 net PPNE for 3M");
+        assert_eq!(q.expanded, "year end FY2018 net PPNE (property, plant and equipment, net) for 3M");
+        assert_eq!((q.measure.as_deref(), q.operation), (Some("ppe"), Operation::Value), "{q:?}");
+        assert_eq!(q.short_forms, vec!["PPNE -> property, plant and equipment, net"]);
+        let (s, done) = ShortForms::builtin().expand("capex (capital expenditure) and D&A");
+        assert_eq!(s, "capex (capital expenditure) and D&A (depreciation and amortization)");
+        assert_eq!(done.len(), 1);
+        // inside a word nothing is expanded
+        assert_eq!(ShortForms::builtin().expand("Variance and warehouses").0, "Variance and warehouses");
+    }
+
+    #[test]
+    fn the_reading_in_one_line() {
+        let q = Question::parse("How much has the effective tax rate of American Express changed between FY2021 and FY2022?")
+            .with_companies(vec!["American Express".into()]);
+        assert_eq!(q.reading(), "change · effective tax rate · FY2021, FY2022 · American Express · answer in points");
+    }
+}
