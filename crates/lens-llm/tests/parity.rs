@@ -205,7 +205,7 @@ mod bad_input {
         let pages = label_pages(vec![("D".into(), 1, String::new(), long.clone()), ("D".into(), 2, String::new(), long)]);
         let mut streamed = String::new();
         let a = q
-            .answer_stream("How much did revenue grow?", &pages, &mut |t| {
+            .answer_stream(&lens_core::question::Question::parse("How much did revenue grow?"), &pages, &mut |t| {
                 streamed.push_str(t);
                 true
             })
@@ -216,7 +216,7 @@ mod bad_input {
         assert_eq!(streamed, a.answer, "the streamed pieces add up to the answer");
         // a stop from the reader ends the answer with `cancelled`
         let mut calls = 0;
-        let r = q.answer_stream("How much did revenue grow?", &pages, &mut |_| {
+        let r = q.answer_stream(&lens_core::question::Question::parse("How much did revenue grow?"), &pages, &mut |_| {
             calls += 1;
             false
         });
