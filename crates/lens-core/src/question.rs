@@ -132,10 +132,7 @@ impl ShortForms {
     /// The built-in short forms plus `<library>/shortforms.json` when it exists.
     pub fn with_user_file(path: &std::path::Path) -> crate::error::Result<ShortForms> {
         let mut s = Self::builtin();
-        if path.is_file() {
-            let text = std::fs::read_to_string(path).map_err(|e| crate::error::LensError::io(path, e))?;
-            let extra: ShortForms = serde_json::from_str(&text)
-                .map_err(|e| crate::error::LensError::BadInput(format!("{} is not a valid short-forms file: {e}", path.display())))?;
+        if let Some(extra) = crate::lexicon::read_user_json::<ShortForms>(path)? {
             s.shortforms.extend(extra.shortforms.into_iter().map(|(k, v)| (k.to_lowercase(), v)));
         }
         Ok(s)
@@ -223,10 +220,7 @@ impl Judgements {
     /// The built-in rules plus `<library>/judgements.json` when it exists.
     pub fn with_user_file(path: &std::path::Path) -> crate::error::Result<Judgements> {
         let mut j = Self::builtin();
-        if path.is_file() {
-            let text = std::fs::read_to_string(path).map_err(|e| crate::error::LensError::io(path, e))?;
-            let extra: Judgements = serde_json::from_str(&text)
-                .map_err(|e| crate::error::LensError::BadInput(format!("{} is not a valid judgement-rules file: {e}", path.display())))?;
+        if let Some(extra) = crate::lexicon::read_user_json::<Judgements>(path)? {
             j.rules.extend(extra.rules);
         }
         Ok(j)

@@ -63,11 +63,6 @@ pub struct Claim<'a> {
     pub caveat: Option<&'a str>,
 }
 
-/// The question's content words: lower case, no stop words, no numbers.
-pub fn content_terms(question: &str) -> HashSet<String> {
-    crate::question::content_terms(question).into_iter().collect()
-}
-
 /// Share of `terms` that occur in `text` (1.0 when there are none).
 pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
     if terms.is_empty() {
