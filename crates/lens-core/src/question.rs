@@ -344,7 +344,8 @@ fn direction_of(l: &str) -> Option<Direction> {
 }
 
 fn extreme_of(l: &str) -> Option<Extreme> {
-    let most = ["highest", "largest", "biggest", "most", "greatest", "top", "best", "maximum", "strongest"];
+    // not "best" or "top": they are also names ("Best Buy")
+    let most = ["highest", "largest", "biggest", "most", "greatest", "maximum", "strongest"];
     let least = ["lowest", "smallest", "least", "worst", "weakest", "minimum", "fewest"];
     let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric()).collect();
     // "the biggest drop" ranks by the smallest change
@@ -457,7 +458,9 @@ impl Question {
         } else if asks_for_ratio(&text) && measure.is_some() {
             (Operation::Ratio, ValueType::Number)
         } else if asks_for_figure(&text)
-            || measure.is_some() && ["what", "how"].contains(&first.as_str())
+            || measure.is_some() && first == "what"
+            // "What is total liabilities for Costco in FY 2021?": a "what is/was" of a fiscal year
+            || (l.starts_with("what is ") || l.starts_with("what was ")) && !years.is_empty()
             // a terse query: a measure and a period, no question word ("year end FY2018 net PPNE for 3M")
             || measure.is_some() && !years.is_empty() && !["which", "who", "why", "when", "where"].contains(&first.as_str())
         {

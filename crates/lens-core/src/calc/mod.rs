@@ -447,7 +447,14 @@ fn work_plan(lib: &Library, plan: &Plan, pages: &[PageRef]) -> Calculation {
         (None, Some(p)) => format!("{} could not be computed: {p}. {formula}", plan.metric),
         (None, None) => unreachable!("a result or a problem"),
     };
-    Calculation { metric: plan.metric.clone(), formula, operands: f.found, result, display, problem, verdict, caveat: None }
+    // operands read from different filings (a 10-K's inventory, an earnings release's cost of
+    // sales) may be of different periods: shown, never as supported
+    let mut docs: Vec<&str> = f.found.iter().map(|o| o.page.doc_id.as_str()).collect();
+    docs.sort_unstable();
+    docs.dedup();
+    let caveat =
+        (result.is_some() && docs.len() > 1).then(|| format!("the operands come from different filings ({}): check that their periods match", docs.join(", ")));
+    Calculation { metric: plan.metric.clone(), formula, operands: f.found, result, display, problem, verdict, caveat }
 }
 
 /// "+3.0" / "-2.2" / "0.0".

@@ -147,11 +147,13 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let labels = rows.iter().map(|r| r.label.to_lowercase()).collect::<Vec<_>>().join(" ");
             let on_page = terms.iter().filter(|t| text.contains(t.as_str())).count() as f64;
             let in_rows = terms.iter().filter(|t| labels.contains(t.as_str())).count() as f64;
-            let measure_in_rows = measure.iter().any(|m| labels.contains(m.as_str()));
+            // sure only when a total row names what is ranked ("Total liabilities" for "the
+            // largest liability"): the rows are then its parts
+            let total_of_measure = section(t, &measure).is_some();
             let named_total = section(t, &terms).is_some();
             let score = 0.5 * on_page + in_rows + if named_total { 2.0 } else { 0.0 } + 0.1 * (rows.len().min(10) as f64) - 0.2 * rank as f64;
             if best.as_ref().is_none_or(|b| score > b.0) {
-                best = Some((score, named_total || measure_in_rows, p.clone(), ti, col, rows));
+                best = Some((score, total_of_measure, p.clone(), ti, col, rows));
             }
         }
     }
@@ -203,16 +205,15 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         problem: None,
         verdict: Some(win.label.clone()),
         caveat: (!sure)
-            .then(|| "the ranked table was chosen by the page's words, not by a row or total naming what was asked: check it is the table meant".to_string()),
+            .then(|| "the ranked table was chosen by the page's words, not by a total row naming what was ranked: check it is the table meant".to_string()),
     })
 }
 
 /// The words a ranking ranks by: those after "highest", "largest", ... up to a preposition
 /// ("the highest net income in 2022" -> "net", "income"), stop words left out.
 fn measure_words(text: &str) -> Vec<String> {
-    const EXTREMES: &[&str] =
-        &["highest", "largest", "biggest", "most", "greatest", "top", "best", "maximum", "lowest", "smallest", "least", "worst", "minimum"];
-    const ENDS: &[&str] = &["in", "for", "during", "among", "of", "as", "at", "by", "from", "between", "on", "within"];
+    const EXTREMES: &[&str] = &["highest", "largest", "biggest", "most", "greatest", "maximum", "lowest", "smallest", "least", "worst", "minimum"];
+    const ENDS: &[&str] = &["or", "in", "for", "during", "among", "of", "as", "at", "by", "from", "between", "on", "within"];
     let words: Vec<String> = text.to_lowercase().split(|c: char| !c.is_alphanumeric() && c != '&').filter(|w| !w.is_empty()).map(str::to_string).collect();
     let Some(at) = words.iter().position(|w| EXTREMES.contains(&w.as_str())) else { return Vec::new() };
     words[at + 1..].iter().take_while(|w| !ENDS.contains(&w.as_str())).filter(|w| w.len() > 2 && !is_stop_word(w)).cloned().collect()
