@@ -149,7 +149,9 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let in_rows = terms.iter().filter(|t| labels.contains(t.as_str())).count() as f64;
             // sure only when a total row names what is ranked ("Total liabilities" for "the
             // largest liability"): the rows are then its parts
-            let total_of_measure = section(t, &measure).is_some();
+            // ... and the question names no other kind of row ("which of JPM's segments": the parts
+            // of "Total net revenue" are revenue lines, not segments)
+            let total_of_measure = section(t, &measure).is_some() && !q.text.to_lowercase().contains("which");
             let named_total = section(t, &terms).is_some();
             let score = 0.5 * on_page + in_rows + if named_total { 2.0 } else { 0.0 } + 0.1 * (rows.len().min(10) as f64) - 0.2 * rank as f64;
             if best.as_ref().is_none_or(|b| score > b.0) {
