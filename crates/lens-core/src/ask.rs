@@ -171,7 +171,7 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
     // documents picked by hand name the filing
     let names_none = scope.is_empty() && filter.is_none_or(|f| f.companies.is_empty());
     let unnamed_among = match names_none {
-        true if a.citations.first().is_some() && !a.not_found && !question.text.is_empty() => {
+        true if !a.citations.is_empty() && !a.not_found && !question.text.is_empty() => {
             let names = lib.company_names()?;
             if names.len() > 1 {
                 names

@@ -147,11 +147,10 @@ fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> O
     let item = cat.item_in(&q.text).or_else(|| cat.item_in(text))?;
     // "X as a percent of sales": the item over revenue; a numerator the catalogue does not know
     // ("wages expense as a percent of net sales") is no plan, not revenue compared
-    if let Some(i) = norm(&q.text).find(" as a percent").or_else(|| norm(&q.text).find(" as a %")).or_else(|| norm(&q.text).find(" as a percentage")) {
-        let head = &norm(&q.text)[..i];
-        let Some(num) = cat.item_in(head.rsplit(['\'', '?', ',']).next().unwrap_or(head)).filter(|n| *n != "revenue" || head.ends_with("revenue")) else {
-            return None;
-        };
+    let t = norm(&q.text);
+    if let Some(i) = t.find(" as a percent").or_else(|| t.find(" as a %")) {
+        let head = &t[..i];
+        let num = cat.item_in(head.rsplit(['\'', '?', ',']).next().unwrap_or(head)).filter(|n| *n != "revenue" || head.ends_with("revenue"))?;
         let e = Expr::Bin('/', Box::new(Expr::Item(num.to_string(), Year::Rel(0))), Box::new(Expr::Item("revenue".into(), Year::Rel(0))));
         return Some(Ok((format!("{} as a percent of revenue", cat.item_name(num)), e, Unit::Percent)));
     }
