@@ -59,6 +59,8 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'));
     const answer = await page.textContent('#answer-text');
     assert.match(answer, /1,577/);
+    // the question as read, in one line, above the answer
+    assert.equal(await page.textContent('#reading'), 'Read as: value · capital expenditure amount · FY2018 · 3m · answer in USD millions');
     // a computed answer traced to its cells is shown as supported
     assert.equal(await page.textContent('#support'), 'Supported by the cited page');
     assert.match(await page.textContent('#pages-read'), /3M_2018_10K#60/);
