@@ -181,9 +181,16 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         }
         _ => Vec::new(),
     };
+    // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing
+    let unquoted = a.model.is_some() && a.quote.is_none() && !a.not_found && a.calculation.as_ref().is_none_or(|c| c.result.is_none());
+    let caveat = match a.calculation.as_ref().and_then(|c| c.caveat.as_deref()) {
+        Some(c) => Some(c),
+        None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
+        None => None,
+    };
     Ok(crate::support::judge(&crate::support::Claim {
         unnamed_among: &unnamed_among,
-        caveat: a.calculation.as_ref().and_then(|c| c.caveat.as_deref()),
+        caveat,
         question,
         answer: &a.answer,
         not_found: a.not_found,

@@ -14,6 +14,7 @@ pub mod delta;
 pub mod discover;
 pub mod model;
 pub mod parse;
+pub mod passages;
 pub mod prompt;
 pub mod q8;
 pub mod qwen;

@@ -15,11 +15,13 @@ pub struct Reply {
     pub dropped: Vec<String>,
     pub quote: Option<String>,
     pub not_found: bool,
+    /// Passage ids cited (`P2.R7`), in the reply's order ([`crate::passages`]).
+    pub ids: Vec<String>,
 }
 
 fn field_re() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"(?im)^[\s*\-#>]*\**\s*(answer|pages?|citations?|cited pages?|sources?|quote|evidence)\s*\**\s*[:：]\**").unwrap())
+    R.get_or_init(|| Regex::new(r"(?im)^[\s*\-#>]*\**\s*(answer|pages?|citations?|cited pages?|cite|sources?|quote|evidence)\s*\**\s*[:：]\**").unwrap())
 }
 
 fn space_punct_re() -> &'static Regex {
@@ -99,6 +101,11 @@ pub fn parse(reply: &str, n_pages: usize) -> Reply {
     // the answer is one paragraph; labels in it ("[P2]") count as citations when no Pages field
     let answer_line = answer.split("\n\n").next().unwrap_or("").trim().to_string();
     let label_source = pages_field.clone().unwrap_or_else(|| answer_line.clone());
+    let mut ids = crate::passages::cited_ids(&label_source);
+    if ids.is_empty() {
+        ids = crate::passages::cited_ids(&answer_line);
+    }
+    let answer_line = crate::passages::strip_ids(&answer_line);
     let mut labels = Vec::new();
     let mut dropped = Vec::new();
     for c in label_re().captures_iter(&label_source) {
@@ -120,9 +127,10 @@ pub fn parse(reply: &str, n_pages: usize) -> Reply {
     if not_found {
         answer = NOT_FOUND.to_string();
         labels.clear();
+        ids.clear();
         quote = None;
     }
-    Reply { answer, labels, dropped, quote, not_found }
+    Reply { answer, labels, dropped, quote, not_found, ids }
 }
 
 #[cfg(test)]
@@ -158,6 +166,17 @@ mod tests {
         // a long quote is cut to its start
         let long = format!("Answer: a\nQuote: \"{}\"", "w ".repeat(50));
         assert_eq!(parse(&long, 1).quote.unwrap().split_whitespace().count(), 30);
+    }
+
+    #[test]
+    fn passage_ids_are_citations() {
+        let r = parse("Answer: $1,577 million (P2.R3)\nCite: P2.R3, P1.S4", 3);
+        assert_eq!(r.answer, "$1,577 million");
+        assert_eq!(r.ids, ["P2.R3", "P1.S4"]);
+        assert_eq!(r.labels, ["P2", "P1"]);
+        // ids in the answer when there is no Cite field
+        let r = parse("Answer: Yes, it rose [P1.S2].", 3);
+        assert_eq!((r.answer.as_str(), r.ids.clone()), ("Yes, it rose.", vec!["P1.S2".to_string()]));
     }
 
     #[test]

@@ -26,9 +26,35 @@ Answer: $1,577 million
 Pages: P2
 Quote: \"Purchases of property, plant and equipment (PP&E) (1,577)\"";
 
+/// The rules when the model reads passages with ids ([`crate::passages`]) rather than pages.
+pub const SYSTEM_PASSAGES: &str = "You answer questions about company filings using only the numbered passages you are given.
+Each passage has an id: P2.S4 is sentence 4 of page P2, P1.R7 is row 7 of a table on page P1 (its column heads are in brackets).
+Rules:
+- Use only what the passages say. If they do not hold the answer, the answer is exactly: Not found in the provided pages.
+- A yes/no question is answered Yes or No first, then the reason.
+- Copy numbers exactly as printed, with their units (for example $1,234 million or 12.5%).
+- Keep the answer short: one sentence.
+- Cite the ids of the passages the answer comes from; cite only ids that are listed.
+Reply in exactly this format, two lines:
+Answer: <the answer>
+Cite: <the ids of those passages>";
+
+/// How pages are given to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptMode {
+    /// The sentences and rows that fit the question, with ids ([`crate::passages`]).
+    Passages,
+    /// Whole pages, cut to a budget around the lines with the question's terms ([`passages`]).
+    Pages,
+}
+
 #[derive(Debug, Clone)]
 pub struct PromptOptions {
-    /// The rules (system message); [`SYSTEM`] unless replaced (`--system-prompt FILE`).
+    pub mode: PromptMode,
+    /// Most tokens of the passages (passages mode).
+    pub passage_tokens: usize,
+    /// The rules (system message); [`SYSTEM_PASSAGES`] (or [`SYSTEM`] for pages) unless
+    /// replaced (`--system-prompt FILE`).
     pub system: String,
     /// Most tokens of one page's text.
     pub page_tokens: usize,
@@ -38,7 +64,7 @@ pub struct PromptOptions {
 
 impl Default for PromptOptions {
     fn default() -> Self {
-        PromptOptions { system: SYSTEM.to_string(), page_tokens: 700, prompt_tokens: 3000 }
+        PromptOptions { mode: PromptMode::Passages, passage_tokens: 900, system: SYSTEM_PASSAGES.to_string(), page_tokens: 700, prompt_tokens: 3000 }
     }
 }
 
@@ -169,7 +195,7 @@ mod tests {
             ("D1".into(), 3, String::new(), "alpha beta\n".repeat(400)),
             ("D2".into(), 9, String::new(), "short page".into()),
         ]);
-        let p = build("alpha?", &pages, &PromptOptions { page_tokens: 50, prompt_tokens: 3000, ..Default::default() }, &words);
+        let p = build("alpha?", &pages, &PromptOptions { page_tokens: 50, prompt_tokens: 3000, mode: PromptMode::Pages, ..Default::default() }, &words);
         assert!(p.user.starts_with("P1 (D1, page 3)\n"), "{}", p.user);
         assert!(p.user.contains("P2 (D2, page 9)\nshort page"));
         assert!(p.user.ends_with("Question: alpha?\n"));

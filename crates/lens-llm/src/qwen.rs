@@ -3,7 +3,8 @@
 
 use crate::model::GenStats;
 use crate::parse::{answer_so_far, parse};
-use crate::prompt::{build, PromptOptions};
+use crate::passages::{self, Passage};
+use crate::prompt::{build, PromptMode, PromptOptions, SYSTEM, SYSTEM_PASSAGES};
 use crate::LanguageModel;
 use lens_core::answer::{map_citations, Answer, Answerer, AnswererKind, ModelRun, PageInput};
 use lens_core::error::{LensError, Result};
@@ -15,7 +16,8 @@ use std::time::Instant;
 /// The assistant's reply is begun with its first field, so that a small model writes the
 /// asked format rather than prose.
 pub const REPLY_START: &str = "Answer:";
-/// The cue that asks for the citation and quote when a reply stopped without them.
+/// The cue that asks for the citation and quote when a reply stopped without them (pages
+/// mode; passages mode asks for `Cite:`).
 pub const FOLLOW_UP: &str = "Pages:";
 /// Most tokens written after that cue.
 pub const FOLLOW_UP_TOKENS: usize = 40;
@@ -47,17 +49,58 @@ impl QwenAnswerer {
         format!("cpu ({}, {} threads)", crate::q8::kernel_name(), self.lm.model.threads())
     }
 
-    /// The prompt's tokens, with pages cut until it fits the model's context with room for
-    /// the reply; the notes say what was cut.
-    fn prompt_tokens(&self, question: &str, pages: &[PageInput]) -> Result<(Vec<u32>, Vec<String>)> {
+    /// The rules the model is given: the options' own unless left at the default of the
+    /// other mode.
+    fn system(&self) -> &str {
+        let o = &self.opts.prompt;
+        match o.mode {
+            PromptMode::Pages if o.system == SYSTEM_PASSAGES => SYSTEM,
+            PromptMode::Passages if o.system == SYSTEM => SYSTEM_PASSAGES,
+            _ => &o.system,
+        }
+    }
+
+    /// The prompt's tokens, cut until it fits the model's context with room for the reply (pages
+    /// cut, or fewer passages); the notes say what was cut; the passages given (passages mode).
+    fn prompt_tokens(&self, read: &Question, pages: &[PageInput]) -> Result<(Vec<u32>, Vec<String>, Vec<Passage>)> {
+        let question = read.text.as_str();
         let count = |s: &str| self.lm.count(s);
         let ctx = self.lm.model.cfg.context.saturating_sub(self.opts.max_new_tokens + 8);
         let mut opts = self.opts.prompt.clone();
         opts.prompt_tokens = opts.prompt_tokens.min(ctx);
+        let system = self.system().to_string();
+        if opts.mode == PromptMode::Passages {
+            let mut budget = opts.passage_tokens.min(ctx);
+            loop {
+                let chosen = passages::select(read, pages, budget, &count);
+                let user = passages::build(question, pages, &chosen);
+                let ids = self.lm.encode(&format!("{}{REPLY_START}", self.lm.chat(&system, &user)))?;
+                if ids.len() <= ctx {
+                    let mut notes = Vec::new();
+                    let total = passages::all(pages).len();
+                    let given: Vec<&str> = chosen.iter().map(|p| p.id.as_str()).collect();
+                    notes.push(format!(
+                        "{} of the {total} sentences and rows of the {} pages read were given to the model: {}",
+                        chosen.len(),
+                        pages.len(),
+                        given.join(", ")
+                    ));
+                    return Ok((ids, notes, chosen));
+                }
+                if budget <= 64 {
+                    return Err(LensError::BadInput(format!(
+                        "the question and one passage take {} tokens, more than the model's context of {}",
+                        ids.len(),
+                        ctx
+                    )));
+                }
+                budget = budget * 3 / 4;
+            }
+        }
         let mut n = pages.len();
         loop {
             let p = build(question, &pages[..n], &opts, &count);
-            let ids = self.lm.encode(&format!("{}{REPLY_START}", self.lm.chat(&opts.system, &p.user)))?;
+            let ids = self.lm.encode(&format!("{}{REPLY_START}", self.lm.chat(&system, &p.user)))?;
             if ids.len() <= ctx {
                 let mut notes = p.notes;
                 if n < pages.len() {
@@ -67,7 +110,7 @@ impl QwenAnswerer {
                         self.lm.model.cfg.context
                     ));
                 }
-                return Ok((ids, notes));
+                return Ok((ids, notes, Vec::new()));
             }
             if opts.page_tokens > 32 {
                 opts.page_tokens = opts.page_tokens * 3 / 4;
@@ -80,6 +123,58 @@ impl QwenAnswerer {
             }
         }
     }
+}
+
+/// The given passage whose words the answer repeats: at least 60% of the answer's words (and
+/// 4 or more) are in it; the one holding most.
+fn copied_passage<'a>(answer: &str, given: &'a [Passage]) -> Option<&'a Passage> {
+    let words =
+        |s: &str| -> std::collections::HashSet<String> { lens_core::text::plain_words(s).into_iter().filter(|w| !lens_core::text::is_stop_word(w)).collect() };
+    let a = words(answer);
+    if a.len() < 4 {
+        return None;
+    }
+    given.iter().map(|p| (a.intersection(&words(&p.text)).count(), p)).filter(|(n, _)| *n * 10 >= a.len() * 6).max_by_key(|(n, _)| *n).map(|(_, p)| p)
+}
+
+/// The quote and the page labels of the passages a reply cites (passages mode): the quote is
+/// the cited passage holding the answer's figures (else the first cited), so it is on the cited
+/// page by construction. `None` when no cited id names a passage given.
+fn cited_passages(ids: &[String], answer: &str, given: &[Passage], pages: &[PageInput], notes: &mut Vec<String>) -> Option<(String, Vec<String>)> {
+    let valid: Vec<&Passage> = ids.iter().filter_map(|id| given.iter().find(|p| p.id == *id)).collect();
+    let unknown: Vec<&str> = ids.iter().filter(|id| !given.iter().any(|p| p.id == **id)).map(String::as_str).collect();
+    if !unknown.is_empty() {
+        notes.push(format!("the model cited {} which name no passage given to it (dropped)", unknown.join(", ")));
+    }
+    let first = match valid.first() {
+        Some(f) => *f,
+        None => {
+            // a small model often names the wrong page for a passage it copied: the given
+            // passage holding most of the answer's words, when it holds most of them
+            let p = copied_passage(answer, given)?;
+            notes.push(format!(
+                "the model cited {} but its answer is the words of {}: {} is cited",
+                if ids.is_empty() { "no passage".to_string() } else { ids.join(", ") },
+                p.id,
+                p.id
+            ));
+            return Some((p.text.clone(), vec![pages[p.page].label.clone()]));
+        }
+    };
+    let figures: Vec<f64> = numbers(answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect();
+    let holding = valid.iter().find(|p| {
+        let on: Vec<f64> = numbers(&p.text).into_iter().map(|(n, ..)| n.value).collect();
+        !figures.is_empty() && figures.iter().all(|f| on.iter().any(|v| same_number(*f, *v, 0.005)))
+    });
+    let quote = holding.copied().unwrap_or(first);
+    let mut labels: Vec<String> = vec![pages[quote.page].label.clone()];
+    for p in &valid {
+        let l = &pages[p.page].label;
+        if !labels.contains(l) {
+            labels.push(l.clone());
+        }
+    }
+    Some((quote.text.clone(), labels))
 }
 
 /// The pages to cite: where the model's quote is printed (a small model often names the wrong
@@ -144,12 +239,12 @@ impl Answerer for QwenAnswerer {
     }
 
     fn answer_stream(&self, read: &Question, pages: &[PageInput], on_text: &mut dyn FnMut(&str) -> bool) -> Result<Answer> {
-        let question = read.text.as_str();
         let t0 = Instant::now();
         if pages.is_empty() {
             return Ok(Answer::not_found(AnswererKind::Qwen, 0.0));
         }
-        let (ids, mut notes) = self.prompt_tokens(question, pages)?;
+        let (ids, mut notes, given) = self.prompt_tokens(read, pages)?;
+        let by_passages = self.opts.prompt.mode == PromptMode::Passages;
         let mut out: Vec<u32> = Vec::new();
         let mut shown = String::new();
         let stopped = std::cell::Cell::new(false);
@@ -183,7 +278,7 @@ impl Answerer for QwenAnswerer {
         // small models often stop after the answer: ask for the citation and the quote
         let room = lm.model.cfg.context.saturating_sub(cache.len);
         if !r.not_found && r.labels.is_empty() && room > FOLLOW_UP_TOKENS + 8 {
-            let cue = format!("\n{}", FOLLOW_UP);
+            let cue = format!("\n{}", if by_passages { "Cite:" } else { FOLLOW_UP });
             let forced = lm.encode(&cue)?;
             let (more, _) = lm.model.generate_in(&mut cache, &forced, FOLLOW_UP_TOKENS, &lm.stop, &mut || true, &mut |_| !stopped.get())?;
             if stopped.get() {
@@ -204,13 +299,25 @@ impl Answerer for QwenAnswerer {
         } else if shown.is_empty() {
             on_text(&r.answer);
         }
-        let labels = cite_where_the_evidence_is(&r.labels, r.quote.as_deref(), &r.answer, r.not_found, pages, &mut notes);
+        let (quote, labels) = match by_passages {
+            true if r.not_found => (None, Vec::new()),
+            true => match cited_passages(&r.ids, &r.answer, &given, pages, &mut notes) {
+                Some((q, l)) => (Some(q), l),
+                None => {
+                    // no passage cited: the page is found as before, but nothing is quoted, so the
+                    // answer is not shown as supported
+                    notes.push("the model cited no passage id: its answer is tied to no line".to_string());
+                    (None, cite_where_the_evidence_is(&r.labels, None, &r.answer, false, pages, &mut notes))
+                }
+            },
+            false => (r.quote.clone(), cite_where_the_evidence_is(&r.labels, r.quote.as_deref(), &r.answer, r.not_found, pages, &mut notes)),
+        };
         let citations = map_citations(&labels, pages);
         // a model answer that cites nothing is pinned to nothing: it is shown, not boxed
         Ok(Answer {
             answer: r.answer,
             citations,
-            quote: r.quote,
+            quote,
             not_found: r.not_found,
             found_by: FoundBy::None,
             answer_ms: t0.elapsed().as_secs_f64() * 1000.0,
