@@ -32,6 +32,11 @@ pub struct ItemDef {
     /// its label is another row's and is passed over.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub positive: bool,
+    /// For a rate: rows whose rate column prints it (a tax reconciliation's "Income tax
+    /// expense" row has an amount and a rate per year; the rate is the effective rate). Only a
+    /// cell under a rate sub-column, or printed with %, is read from these rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_of: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

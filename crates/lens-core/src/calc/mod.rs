@@ -72,9 +72,13 @@ pub struct Calculation {
 
 /// How well a row label names an item: exact label first, then a label starting with one.
 fn label_score(label: &str, item: &catalogue::ItemDef) -> Option<i32> {
+    labels_score(label, &item.labels)
+}
+
+fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
     let l = norm(label);
     let mut best = None;
-    for (i, syn) in item.labels.iter().enumerate() {
+    for (i, syn) in labels.iter().enumerate() {
         let s = norm(syn);
         let score = if l == s {
             1000 - i as i32
@@ -182,11 +186,29 @@ impl Finder<'_, '_> {
             for t in self.lib.page_tables(p).iter() {
                 let table_bonus = if statement { 200 } else { 0 } + 5 * t.rows.len().min(20) as i32;
                 // annual figures: a quarter's or half-year's column is not the fiscal year's
-                let cols: Vec<usize> =
+                let mut cols: Vec<usize> =
                     t.columns.iter().enumerate().filter(|(_, c)| c.year == year && c.months.is_none_or(|m| m == self.months)).map(|(i, _)| i).collect();
+                // a period printed as parts (amount and rate): a rate is read from the rate part,
+                // an amount from the others
+                let percent = def.unit == Some(Unit::Percent);
+                if cols.iter().any(|&c| t.columns[c].part.is_some()) {
+                    let keep: Vec<usize> = cols.iter().copied().filter(|&c| t.columns[c].is_rate() == percent).collect();
+                    if !keep.is_empty() {
+                        cols = keep;
+                    }
+                }
                 let Some(&col) = cols.first() else { continue };
+                let rate_col = t.columns[col].is_rate();
                 for r in &t.rows {
-                    let (Some(s), Some(Some(cell))) = (label_score(&r.label, def), r.cells.get(col)) else { continue };
+                    // a rate read from its row's rate column ("Income tax expense $31 (0.6)%"):
+                    // only from a rate part or a cell printed with %
+                    let rate_row = || {
+                        let c = r.cells.get(col).and_then(Option::as_ref)?;
+                        (rate_col || c.text.contains('%')).then_some(())?;
+                        labels_score(&r.label, &def.rate_of).map(|s| s - 100)
+                    };
+                    let score = label_score(&r.label, def).or_else(|| if percent { rate_row() } else { None });
+                    let (Some(s), Some(Some(cell))) = (score, r.cells.get(col)) else { continue };
                     let same_row = anchor.as_ref().is_some_and(|(ap, aq)| ap == p && aq.starts_with(&r.label));
                     let s = (s + table_bonus + if same_row { 2000 } else { 0 }) * 10 - rank as i32;
                     if best.as_ref().is_some_and(|b| b.0 >= s) {

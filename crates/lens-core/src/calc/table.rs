@@ -27,8 +27,43 @@ pub struct Column {
     /// 3, 6, 9 or 12 when the header says "Three Months Ended" etc.; `None` for years and dates.
     pub months: Option<u8>,
     pub header: String,
+    /// A sub-column's head under the period ("amount", "rate", "% of total"), when the table
+    /// prints two or more columns per period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part: Option<String>,
     #[serde(skip)]
     x: (f32, f32),
+}
+
+impl Column {
+    /// A sub-column of rates or percents ("Rate", "%", "% of total").
+    pub fn is_rate(&self) -> bool {
+        self.part.as_deref().is_some_and(|p| p.contains("rate") || p.contains('%') || p.contains("percent"))
+    }
+}
+
+/// Words a sub-column head is made of ("Amount Rate Amount Rate", "$ % of total").
+const PART_WORDS: &[&str] =
+    &["amount", "amounts", "rate", "rates", "%", "percent", "percentage", "of", "total", "sales", "revenue", "revenues", "net", "change", "dollars", "$"];
+
+/// The sub-column heads of a row printed under a header of `n` periods: every word is a
+/// [`PART_WORDS`] word, one names an amount or a rate, and the heads are a multiple of `n`
+/// (two or more per period), left to right.
+fn part_heads(segs: &[Segment], row: &[Word], n: usize) -> Option<Vec<Segment>> {
+    let clean = |w: &str| w.trim_matches(|c: char| c == '(' || c == ')' || c == ',' || c == ':').to_lowercase();
+    if n == 0 || !row.iter().all(|w| PART_WORDS.contains(&clean(&w.text).as_str())) {
+        return None;
+    }
+    if !row.iter().any(|w| ["amount", "amounts", "rate", "rates", "%", "percent"].contains(&clean(&w.text).as_str())) {
+        return None;
+    }
+    // heads glued into one run ("Amount Rate") are split into their words when that makes the count
+    let fits = |v: &[Segment]| v.len() >= 2 * n && v.len() % n == 0;
+    if fits(segs) {
+        return Some(segs.to_vec());
+    }
+    let words: Vec<Segment> = row.iter().map(|w| Segment { text: w.text.clone(), b: w.b }).collect();
+    fits(&words).then_some(words)
 }
 
 /// A number in a table cell, in the page's unit.
@@ -61,6 +96,9 @@ pub struct Table {
     #[serde(skip)]
     pub scale: Ratio,
     pub unit: String,
+    /// The lines of words above its header since the table before ("SUPPLEMENTAL DATA –
+    /// ADJUSTED PROPERTY EBITDAR", "(In thousands)"), the last six, joined.
+    pub title: String,
 }
 
 /// What a page's unit line says: ("in millions", 1e6).
@@ -276,6 +314,14 @@ fn clean_label(s: &str) -> String {
     l.trim_end_matches(['.', ':', ' ', '$', '…']).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/// Is segment `i` the day of a date whose month ends the segment before ("December" "31")?
+fn is_day_after_month(segs: &[Segment], i: usize) -> bool {
+    let day = segs[i].text.trim_end_matches(',').parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
+    day && i > 0 && segs[i - 1].text.split_whitespace().last().is_some_and(|w| MONTHS.contains(&w.to_lowercase().trim_end_matches(',')))
+}
+
 /// The tables of a page. Rows before the first header row are kept only if the page has no
 /// header at all (then there is one column per number position).
 pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
@@ -284,8 +330,46 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
     let mut out: Vec<Table> = Vec::new();
     let mut pending_label: Option<(String, CharBox)> = None;
     let mut period_spans: Vec<(f32, f32, u8)> = Vec::new();
+    // rows of words alone (titles, headings) since the last row with figures
+    let mut words_above: Vec<String> = Vec::new();
     for (ri, row) in rows.iter().enumerate() {
         let segs = segments(row);
+        // a dash is a zero in a cell but a dash in a title ("SUPPLEMENTAL DATA – NET REVENUES")
+        let figure = |s: &Segment| number_of(&s.text).is_some() && s.text.chars().any(|c| c.is_ascii_digit());
+        if segs.iter().all(|s| !figure(s) && year_in(&s.text).is_none()) {
+            let line = segs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+            // a title's words, not the period heads, dates and unit lines between it and the header
+            let low = line.to_lowercase();
+            let filler = months_in(&low).is_some()
+                || low.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).all(|w| {
+                    MONTHS.contains(&w)
+                        || w.chars().all(|c| c.is_ascii_digit())
+                        || [
+                            "in",
+                            "thousands",
+                            "millions",
+                            "billions",
+                            "unaudited",
+                            "ended",
+                            "as",
+                            "of",
+                            "year",
+                            "years",
+                            "except",
+                            "per",
+                            "share",
+                            "data",
+                            "amounts",
+                            "dollars",
+                        ]
+                        .contains(&w)
+                });
+            if line.chars().any(char::is_alphabetic) && !filler {
+                words_above.push(line);
+            }
+        } else if segs.iter().enumerate().any(|(i, s)| figure(s) && year_in(&s.text).is_none() && !is_day_after_month(&segs, i)) {
+            words_above.clear();
+        }
         // period headings ("Three Months Ended ... Six Months Ended") for the next header row
         let spans: Vec<(f32, f32, u8)> = segs.iter().filter_map(|s| months_in(&s.text).map(|m| (s.b.l, s.b.r, m))).collect();
         if !spans.is_empty() && segs.iter().all(|s| number_of(&s.text).is_none()) {
@@ -295,7 +379,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         // a header row: two or more cells, each holding one year, and nothing else numeric
         let year_cells: Vec<(&Segment, i32)> = segs.iter().filter_map(|s| year_in(&s.text).map(|y| (s, y))).collect();
         let is_header = year_cells.len() >= 2
-            && segs.iter().all(|s| year_in(&s.text).is_some() || number_of(&s.text).is_none())
+            && segs.iter().enumerate().all(|(i, s)| year_in(&s.text).is_some() || number_of(&s.text).is_none() || is_day_after_month(&segs, i))
             && year_cells.iter().all(|(s, _)| s.text.chars().filter(|c| c.is_ascii_digit()).count() <= 6);
         if is_header {
             let columns = year_cells
@@ -303,16 +387,41 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                 .map(|(s, y)| {
                     let cx = (s.b.l + s.b.r) / 2.0;
                     let months = period_spans.iter().find(|(l, r, _)| cx >= *l - 40.0 && cx <= *r + 40.0).map(|p| p.2);
-                    Column { year: *y, months, header: s.text.clone(), x: (s.b.l, s.b.r) }
+                    Column { year: *y, months, header: s.text.clone(), part: None, x: (s.b.l, s.b.r) }
                 })
                 .collect();
             period_spans.clear();
             pending_label = None;
-            out.push(Table { columns, rows: Vec::new(), scale, unit: unit.clone() });
+            let title = words_above.iter().rev().take(6).rev().cloned().collect::<Vec<_>>().join(" ");
+            words_above.clear();
+            out.push(Table { columns, rows: Vec::new(), scale, unit: unit.clone(), title });
             continue;
         }
         let _ = ri;
         let Some(table) = out.last_mut() else { continue };
+        // sub-column heads right under the header ("Amount Rate Amount Rate"): each period's
+        // column becomes its parts, left to right
+        if table.rows.is_empty() && table.columns.iter().all(|c| c.part.is_none()) {
+            if let Some(heads) = part_heads(&segs, row, table.columns.len()) {
+                let k = heads.len() / table.columns.len();
+                let mut cols = table.columns.clone();
+                cols.sort_by(|a, b| a.x.0.total_cmp(&b.x.0));
+                table.columns = cols
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, c)| {
+                        heads[i * k..(i + 1) * k].iter().map(move |h| Column {
+                            year: c.year,
+                            months: c.months,
+                            header: format!("{} {}", c.header, h.text),
+                            part: Some(h.text.to_lowercase()),
+                            x: (h.b.l, h.b.r),
+                        })
+                    })
+                    .collect();
+                continue;
+            }
+        }
         // label = the text before the first number; values = numbers after it
         let first_num = segs.iter().position(|s| number_of(&s.text).is_some());
         let label_segs = &segs[..first_num.unwrap_or(segs.len())];
@@ -418,6 +527,38 @@ pub(crate) mod tests {
         assert_eq!((v(1, 0), v(1, 1)), (Some("-1577".into()), Some("-1373".into())));
         assert_eq!((v(2, 0), v(2, 1)), (Some("0".into()), Some("12.5".into())));
         assert_eq!(t.rows[1].cells[0].as_ref().unwrap().rect.text, "(1,577)");
+    }
+
+    #[test]
+    fn amount_and_rate_columns_under_each_year() {
+        // a tax reconciliation: each year prints an amount and a rate (Boeing's 10-K)
+        let (text, boxes) = page(&[
+            ("Years ended December 31,", 50.0, 700.0),
+            ("2022", 310.0, 700.0),
+            ("2021", 430.0, 700.0),
+            ("Amount", 280.0, 690.0),
+            ("Rate", 340.0, 690.0),
+            ("Amount", 400.0, 690.0),
+            ("Rate", 460.0, 690.0),
+            ("U.S. federal statutory tax", 50.0, 680.0),
+            ("($1,054)", 274.0, 680.0),
+            ("21.0 %", 340.0, 680.0),
+            ("($1,057)", 394.0, 680.0),
+            ("21.0 %", 460.0, 680.0),
+            ("Income tax expense/(benefit)", 50.0, 670.0),
+            ("$31", 292.0, 670.0),
+            ("(0.6)%", 340.0, 670.0),
+            ("($743)", 400.0, 670.0),
+            ("14.7 %", 460.0, 670.0),
+        ]);
+        let t = &tables(&text, &boxes)[0];
+        let heads: Vec<(i32, Option<&str>)> = t.columns.iter().map(|c| (c.year, c.part.as_deref())).collect();
+        assert_eq!(heads, vec![(2022, Some("amount")), (2022, Some("rate")), (2021, Some("amount")), (2021, Some("rate"))]);
+        assert!(t.columns[1].is_rate() && !t.columns[0].is_rate());
+        let row = t.rows.iter().find(|r| r.label == "Income tax expense/(benefit)").unwrap();
+        let cells: Vec<Option<&str>> = row.cells.iter().map(|c| c.as_ref().map(|c| c.text.as_str())).collect();
+        // "14.7 %" prints its sign apart: the cell is the figure, read as a rate by its column
+        assert_eq!(cells, vec![Some("$31"), Some("(0.6)%"), Some("($743)"), Some("14.7")]);
     }
 
     #[test]
