@@ -32,7 +32,8 @@ pub fn id_quarter(id: &str) -> Option<u8> {
 pub fn question_quarters(q: &str) -> Vec<u8> {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r"(?i)\bq([1-4])\b|\bq([1-4])\s*'|\b([1-4])q\s*'?[0-9]{2}\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter").unwrap()
+        Regex::new(r"(?i)\bq([1-4])(?:\b|(?:19|20)[0-9]{2}\b)|\bq([1-4])\s*'|\b([1-4])q\s*'?[0-9]{2}\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter")
+            .unwrap()
     });
     let mut out = Vec::new();
     for c in re.captures_iter(q) {
@@ -136,7 +137,8 @@ pub fn question_years(q: &str) -> Vec<i32> {
     static FULL: OnceLock<Regex> = OnceLock::new();
     static SHORT: OnceLock<Regex> = OnceLock::new();
     static RANGE: OnceLock<Regex> = OnceLock::new();
-    let full = FULL.get_or_init(|| Regex::new(r"(?i)(?:\bfy\s*'?|\b)((?:19|20)[0-9]{2})\b").unwrap());
+    // "FY2018", "2018", and a quarter glued to its year ("Q22023")
+    let full = FULL.get_or_init(|| Regex::new(r"(?i)(?:\bfy\s*'?|\bq[1-4]|\b)((?:19|20)[0-9]{2})\b").unwrap());
     let short = SHORT.get_or_init(|| Regex::new(r"(?i)\bfy\s*'?([0-9]{2})\b").unwrap());
     let range = RANGE.get_or_init(|| Regex::new(r"\b((?:19|20)[0-9]{2})\s*(?:-|–|to|through)\s*((?:19|20)[0-9]{2})\b").unwrap());
     let mut out: Vec<i32> = Vec::new();
@@ -340,6 +342,9 @@ mod tests {
         assert_eq!(question_years("FY 2019 and FY'20 and FY21"), vec![2019, 2020, 2021]);
         assert_eq!(question_years("from 2019 to 2021"), vec![2019, 2020, 2021]);
         assert!(question_years("$1,577 million").is_empty());
+        // a quarter glued to its year
+        assert_eq!(question_years("the biggest drop in Q22023 year over year revenues"), vec![2023]);
+        assert_eq!(question_quarters("the biggest drop in Q22023 year over year revenues"), vec![2]);
     }
     #[test]
     fn company_year_and_form() {

@@ -45,15 +45,29 @@ const RANK_WORDS: &[&str] = &[
     "region",
 ];
 
+/// Words of a ranking by change ("the worst topline performance", "the biggest drop").
+const CHANGE_WORDS: &[&str] = &["performance", "growth", "grew", "drop", "decline", "increase", "decrease", "change", "improvement"];
+
+/// Kinds of rows a ranking asks for, as label stems ("which region" - "Regional Operations").
+const KINDS: &[&str] = &["region", "segment", "geograph", "countr", "market", "brand", "product", "division", "categor"];
+
 fn is_total(label: &str) -> bool {
     let l = label.to_lowercase();
     l.starts_with("total") || l.starts_with("net ") && l.contains("total") || l.starts_with("subtotal") || l.starts_with("less ") || l == "net"
 }
 
+/// "liability" and "liabilities", "asset" and "assets" share a stem.
+fn stem(w: &str) -> String {
+    w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string()
+}
+
+/// How many of `words` (by stem) `text` holds.
+fn holds(text: &str, words: &[String]) -> usize {
+    words.iter().filter(|w| text.contains(&stem(w))).count()
+}
+
 /// The rows a "total <words>" row sums: those since the previous total.
 fn section<'a>(t: &'a Table, words: &[String]) -> Option<Vec<&'a Row>> {
-    // "liability" and "liabilities", "asset" and "assets" share a stem
-    let stem = |w: &str| w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string();
     let at = t.rows.iter().position(|r| {
         let l = r.label.to_lowercase();
         l.starts_with("total") && words.iter().any(|w| w.len() > 3 && l.contains(&stem(w)))
@@ -72,7 +86,21 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         .cloned()
         .collect();
     let year = q.years.iter().max().copied();
-    let measure = measure_words(&q.text);
+    let lower = q.text.to_lowercase();
+    // what is ranked: the words after "highest" ..., without words of change ("the biggest drop
+    // in revenues" ranks revenues), else the measure the question names
+    let mut measure: Vec<String> = measure_words(&q.expanded).into_iter().filter(|w| !CHANGE_WORDS.contains(&w.as_str())).collect();
+    if measure.is_empty() {
+        measure = q
+            .measure_name
+            .as_deref()
+            .map(|m| m.split_whitespace().filter(|w| w.len() > 2 && !is_stop_word(w)).map(str::to_string).collect())
+            .unwrap_or_default();
+    }
+    // "the worst topline performance", "the biggest drop in revenue": ranked by the change
+    // from the year before, not by the level
+    let by_change = CHANGE_WORDS.iter().any(|w| crate::calc::catalogue::has_words(&lower, w));
+    let kinds: Vec<String> = KINDS.iter().filter(|k| lower.contains(*k)).map(|k| k.to_string()).collect();
     let months = if !q.quarters.is_empty() {
         Some(3)
     } else if !q.halves.is_empty() {
@@ -90,7 +118,9 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         }
     }
     for doc in docs {
-        let mut req = crate::retrieve::SearchRequest::new(terms.join(" "));
+        let mut words = terms.clone();
+        words.extend(measure.iter().filter(|m| !terms.contains(m)).cloned());
+        let mut req = crate::retrieve::SearchRequest::new(words.join(" "));
         req.docs = vec![doc];
         req.k = 8;
         req.filter = false;
@@ -105,7 +135,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         }
     }
     // (score, rows' labels hold what is asked, page, table index, column, rows)
-    let mut best: Option<(f64, bool, PageRef, usize, usize, Vec<Row>)> = None;
+    let mut best: Option<(f64, bool, PageRef, usize, usize, Option<usize>, Vec<Row>)> = None;
     let mut one_row = None;
     for (rank, p) in candidates.iter().enumerate() {
         let text = lib.store().page(&p.doc_id, p.page).map(|pg| pg.text.to_lowercase()).unwrap_or_default();
@@ -122,6 +152,11 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
                 }
                 None => 0,
             };
+            // ranked by change: the same period a year before
+            let prior = t.columns.iter().position(|c| c.year == t.columns[col].year - 1 && c.months == t.columns[col].months && c.part == t.columns[col].part);
+            if by_change && prior.is_none() {
+                continue;
+            }
             let rows: Vec<&Row> = match section(t, &terms) {
                 Some(r) => r,
                 None => t.rows.iter().filter(|r| !is_total(&r.label)).collect(),
@@ -131,6 +166,14 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let rows: Vec<Row> = rows
                 .into_iter()
                 .filter(|r| r.cells.get(col).is_some_and(Option::is_some) && !r.label.trim().is_empty() && r.label.split_whitespace().count() <= 10)
+                .filter(|r| !by_change || prior.and_then(|c| r.cells.get(c)).is_some_and(|c| c.as_ref().is_some_and(|c| c.value.to_f64() != 0.0)))
+                // a footnote the reader took in ("(2)Three months ended December 31, $5")
+                .filter(|r| {
+                    !(r.label.starts_with('(')
+                        && r.label[1..].starts_with(|c: char| c.is_ascii_digit() || c.is_ascii_lowercase())
+                        && r.label.len() > 4
+                        && r.label[..4].contains(')'))
+                })
                 .cloned()
                 .collect();
             // a row that names the measure itself ("Reportable segment Adjusted Property EBITDAR"
@@ -145,17 +188,42 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             }
             // what the question names, on the page and in the rows' labels
             let labels = rows.iter().map(|r| r.label.to_lowercase()).collect::<Vec<_>>().join(" ");
-            let on_page = terms.iter().filter(|t| text.contains(t.as_str())).count() as f64;
-            let in_rows = terms.iter().filter(|t| labels.contains(t.as_str())).count() as f64;
+            let on_page = holds(&text, &terms) as f64;
+            let in_rows = holds(&labels, &terms) as f64;
+            // what is ranked, named in the table's title ("SUPPLEMENTAL DATA – ADJUSTED PROPERTY
+            // EBITDAR" for "the highest EBITDAR")
+            let in_title = if measure.is_empty() { 0.0 } else { holds(&t.title.to_lowercase(), &measure) as f64 / measure.len() as f64 };
             // sure only when a total row names what is ranked ("Total liabilities" for "the
             // largest liability"): the rows are then its parts
             // ... and the question names no other kind of row ("which of JPM's segments": the parts
             // of "Total net revenue" are revenue lines, not segments)
-            let total_of_measure = section(t, &measure).is_some() && !q.text.to_lowercase().contains("which");
+            let measure_total = section(t, &measure).is_some();
+            // a table naming what is ranked nowhere (title, rows, a total) ranks something else
+            let measure_unnamed = !measure.is_empty() && in_title == 0.0 && holds(&labels, &measure) == 0 && !measure_total;
+            // the kind of row asked for ("which region": "Regional Operations")
+            let title = t.title.to_lowercase();
+            // a period printed in several column groups (worldwide, U.S., international) the
+            // reader cannot name: which group a cell is in is unknown
+            let grouped =
+                t.columns.iter().enumerate().any(|(i, a)| t.columns[..i].iter().any(|b| b.year == a.year && b.months == a.months && b.part == a.part));
+            if grouped {
+                continue;
+            }
+            let kind_rows = kinds.iter().any(|k| labels.contains(k.as_str()) || title.contains(k.as_str()));
+            let total_of_measure = measure_total && !q.text.to_lowercase().contains("which");
             let named_total = section(t, &terms).is_some();
-            let score = 0.5 * on_page + in_rows + if named_total { 2.0 } else { 0.0 } + 0.1 * (rows.len().min(10) as f64) - 0.2 * rank as f64;
+            let score = 0.5 * on_page
+                + in_rows
+                + if named_total { 1.0 } else { 0.0 }
+                + if measure_total { 2.0 } else { 0.0 }
+                + 2.0 * in_title
+                - if measure_unnamed { 1.0 } else { 0.0 }
+                + if kind_rows { 0.5 } else { 0.0 }
+                + 0.1 * (rows.len().min(10) as f64)
+                // the pages read first, in their order; then the pages found for the ranking
+                - if rank < pages.len() { 0.2 * rank as f64 } else { 0.6 + 0.05 * (rank - pages.len()) as f64 };
             if best.as_ref().is_none_or(|b| score > b.0) {
-                best = Some((score, total_of_measure, p.clone(), ti, col, rows));
+                best = Some((score, total_of_measure, p.clone(), ti, col, prior, rows));
             }
         }
     }
@@ -164,7 +232,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         Extreme::Smallest => "smallest",
     };
     let metric = format!("{what} row: {}", terms.join(" "));
-    let Some((_, sure, page, ti, col, rows)) = best else {
+    let Some((_, sure, page, ti, col, prior, rows)) = best else {
         let why = match one_row {
             Some(p) => format!("the table on {p} has one row: there is nothing to rank"),
             None => "no table on the pages read has rows to rank for the period asked".to_string(),
@@ -172,32 +240,70 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         return Some(Calculation::problem(metric, why));
     };
     let t = &lib.page_tables(&page)[ti];
-    let mut ranked: Vec<(&Row, &super::table::Cell)> = rows.iter().filter_map(|r| r.cells[col].as_ref().map(|c| (r, c))).collect();
-    ranked.sort_by(|a, b| a.1.value.to_f64().partial_cmp(&b.1.value.to_f64()).unwrap_or(std::cmp::Ordering::Equal));
-    if extreme == Extreme::Largest {
-        ranked.reverse();
-    }
+    let header = &t.columns[col].header;
     let unit = |u: &str| match u {
         "millions" => " million",
         "billions" => " billion",
         "thousands" => " thousand",
         _ => "",
     };
-    let header = &t.columns[col].header;
-    let operand = |r: &Row, c: &super::table::Cell| Operand {
+    let operand = |r: &Row, c: &super::table::Cell, period: &str| Operand {
         name: r.label.clone(),
-        period: header.clone(),
+        period: period.to_string(),
         value: c.value.to_string(),
         unit: t.unit.clone(),
         page: page.clone(),
         quote: format!("{} {}", r.label, c.text),
         boxes: vec![r.label_rect.clone(), c.rect.clone()],
     };
-    let operands: Vec<Operand> = ranked.iter().take(2).map(|(r, c)| operand(r, c)).collect();
-    let (win, cell) = ranked[0];
-    let result = format!("{} ({}{})", win.label, c_text(cell), unit(&t.unit));
-    let runner = ranked.get(1).map(|(r, c)| format!("; runner-up {} ({}{})", r.label, c_text(c), unit(&t.unit))).unwrap_or_default();
-    let formula = format!("the {what} of {} rows in the column \"{header}\" on {page}", ranked.len());
+    // (row, the cell ranked, the prior year's cell, the figure ranked by)
+    let mut ranked: Vec<(&Row, &super::table::Cell, Option<&super::table::Cell>, f64)> = rows
+        .iter()
+        .filter_map(|r| {
+            let c = r.cells[col].as_ref()?;
+            match prior {
+                Some(pc) if by_change => {
+                    let p = r.cells[pc].as_ref()?;
+                    let base = p.value.to_f64();
+                    Some((r, c, Some(p), (c.value.to_f64() - base) / base.abs()))
+                }
+                _ => Some((r, c, None, c.value.to_f64())),
+            }
+        })
+        .collect();
+    ranked.sort_by(|a, b| a.3.partial_cmp(&b.3).unwrap_or(std::cmp::Ordering::Equal));
+    if extreme == Extreme::Largest {
+        ranked.reverse();
+    }
+    let prior_header = prior.map(|c| t.columns[c].header.clone()).unwrap_or_default();
+    let mut operands: Vec<Operand> = Vec::new();
+    for (r, c, p, _) in ranked.iter().take(2) {
+        operands.push(operand(r, c, header));
+        if let Some(p) = p {
+            operands.push(operand(r, p, &prior_header));
+        }
+    }
+    let said = |r: &Row, c: &super::table::Cell, p: Option<&super::table::Cell>, v: f64| match p {
+        Some(_) => format!("{} ({:+.1}%)", r.label, v * 100.0),
+        None => format!("{} ({}{})", r.label, c_text(c), unit(&t.unit)),
+    };
+    let (win, cell, win_prior, win_v) = ranked[0];
+    let result = said(win, cell, win_prior, win_v);
+    let runner = ranked.get(1).map(|(r, c, p, v)| format!("; runner-up {}", said(r, c, *p, *v))).unwrap_or_default();
+    let formula = match prior {
+        Some(_) if by_change => {
+            let (r, c, p, _) = ranked[0];
+            let p = p.map(c_text).unwrap_or_default();
+            format!(
+                "the {what} change from \"{prior_header}\" to \"{header}\" of {} rows on {page} ({}: {p} to {}{})",
+                ranked.len(),
+                r.label,
+                c_text(c),
+                unit(&t.unit)
+            )
+        }
+        _ => format!("the {what} of {} rows in the column \"{header}\" on {page}", ranked.len()),
+    };
     Some(Calculation {
         display: format!("{metric} = {result}{runner}. {formula}"),
         metric,
