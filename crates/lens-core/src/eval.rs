@@ -191,6 +191,8 @@ impl EvalOptions {
             "statement_weight" => self.rank.statement = f()?,
             "numeric_weight" => self.rank.numeric = f()?,
             "toc_weight" => self.rank.toc = f()?,
+            "item_weight" => self.rank.item = f()?,
+            "boilerplate_weight" => self.rank.boilerplate = f()?,
             "dense_weight" => self.fusion.dense_weight = f()?,
             "vision_weight" => self.fusion.vision_weight = f()?,
             "quarters" => self.filter.quarters = f()? != 0.0,
@@ -201,7 +203,7 @@ impl EvalOptions {
             "rrf_k" => self.fusion.k0 = f()?,
             _ => {
                 return Err(LensError::BadInput(format!(
-                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, dense_weight, vision_weight, rrf_k, quarters, latest_first, tickers, decompose, split_years)"
+                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, item_weight, boilerplate_weight, dense_weight, vision_weight, rrf_k, quarters, latest_first, tickers, decompose, split_years)"
                 )))
             }
         }

@@ -19,13 +19,18 @@ pub struct RankParams {
     pub numeric: f32,
     /// Penalty for table-of-contents and index pages.
     pub toc: f32,
+    /// Bonus for a current report's item page ("Item 8.01. Other Events."), which states what
+    /// the report is about, over its exhibits.
+    pub item: f32,
+    /// Penalty for a page of legal form text (an exhibit's notes and agreements).
+    pub boilerplate: f32,
     /// How many BM25 candidates are re-scored; 0 turns reranking off.
     pub depth: usize,
 }
 
 impl Default for RankParams {
     fn default() -> Self {
-        RankParams { statement: 0.6, numeric: 0.2, toc: 0.6, depth: 40 }
+        RankParams { statement: 0.6, numeric: 0.2, toc: 0.6, item: 0.4, boilerplate: 0.2, depth: 40 }
     }
 }
 
@@ -44,6 +49,16 @@ pub struct PageProfile {
     pub numeric: f32,
     /// Share of the page's lines that look like table-of-contents entries ("Item 7. ... 32").
     pub toc: f32,
+    /// An 8-K item heads the page ("Item 1.01 Entry into a Material Definitive Agreement").
+    pub item: bool,
+    /// The page reads as legal form text: four or more of its phrases
+    /// ([`crate::support::boilerplate_markers`]).
+    pub boilerplate: bool,
+}
+
+fn item_re() -> &'static regex::Regex {
+    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    R.get_or_init(|| regex::Regex::new(r"(?i)^item\s+\d{1,2}\.\d{2}\b").unwrap())
 }
 
 /// What the question asks for.
@@ -178,7 +193,11 @@ pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
     if numeric < 0.12 || toc >= 0.2 {
         statements.clear();
     }
-    PageProfile { statements, numeric, toc }
+    // a current report's items (N.NN) head its own pages; a 10-K's items are "Item 7."
+    let item = lines.iter().take(4).any(|l| item_re().is_match(l)) && toc < 0.2;
+    // a page of form text: its phrases throughout, not one "forward-looking statements"
+    let boilerplate = crate::support::boilerplate_markers(text) >= 4;
+    PageProfile { statements, numeric, toc, item, boilerplate }
 }
 
 /// The reranked score of one candidate, given its BM25 score relative to the list's best.
@@ -192,6 +211,12 @@ pub fn score(relative_bm25: f32, p: &PageProfile, intent: &Intent, w: &RankParam
     }
     if p.toc >= 0.2 {
         s -= w.toc * (p.toc / 0.5).min(1.0);
+    }
+    if p.item {
+        s += w.item;
+    }
+    if p.boilerplate {
+        s -= w.boilerplate;
     }
     s
 }
@@ -223,6 +248,9 @@ mod tests {
         let p = profile(is, &lx);
         assert_eq!(p.toc, 0.0, "{p:?}");
         assert_eq!(p.statements, vec!["income".to_string()]);
+        // a current report's item page, not a 10-K's item line
+        assert!(profile("Item 8.01. Other Events.\nEffective May 26, 2023, PepsiCo terminated the credit agreement.", &lx).item);
+        assert!(!profile("Item 7. Management's Discussion and Analysis\nRevenue rose.", &lx).item);
         let why = intent("What drove operating margin change as of FY2022 for 3M?", &lx);
         assert!(why.statements.is_empty() && !why.quantitative, "{why:?}");
     }
