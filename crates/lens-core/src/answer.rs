@@ -246,6 +246,34 @@ const CUES: &[&str] = &[
     "largely",
 ];
 
+fn has_cue(u: &str) -> bool {
+    let l = u.to_lowercase();
+    CUES.iter().any(|c| l.contains(c))
+}
+
+/// The sentence before unit `i` on its page (table rows and short lines passed over).
+fn previous_sentence<T>(all: &[(usize, String, T)], i: usize) -> Option<usize> {
+    (0..i)
+        .rev()
+        .take_while(|&j| all[j].0 == all[i].0)
+        .find(|&j| !crate::support::is_table_row(&all[j].1) && all[j].1.split_whitespace().count() >= 6 && all[j].1 != all[i].1)
+}
+
+/// `unit` with the sentence before it when that sentence holds question words `unit` lacks.
+fn with_subject(q: &Question, page: &str, unit: &str) -> String {
+    let all: Vec<(usize, String, ())> = units(page).into_iter().map(|u| (0, u, ())).collect();
+    let Some(i) = all.iter().position(|(_, u, _)| u == unit) else { return unit.to_string() };
+    let Some(j) = previous_sentence(&all, i) else { return unit.to_string() };
+    let stems = |s: &str| -> HashSet<String> { stems_of(s).into_iter().collect() };
+    let (own, prev) = (stems(unit), stems(&all[j].1));
+    let adds = stems_of(&q.text).iter().any(|w| prev.contains(w) && !own.contains(w) && !q.companies.iter().any(|c| c.contains(w.as_str())));
+    if adds && all[j].1.len() + unit.len() < 700 {
+        format!("{} {}", all[j].1, unit)
+    } else {
+        unit.to_string()
+    }
+}
+
 /// How well a unit fits a narrative answer: a sentence with a cue phrase gains, a heading, a
 /// label or a table row loses.
 fn sentence_fit(u: &str) -> f64 {
@@ -352,10 +380,25 @@ impl Extractive {
         let line_items: Vec<Vec<String>> = expansion.line_items.iter().map(|l| stems_of(l)).filter(|v| !v.is_empty()).collect();
         let headings: Vec<Vec<String>> = expansion.headings.iter().map(|l| stems_of(l)).filter(|v| !v.is_empty()).collect();
         let total: f64 = q_stems.iter().map(|q| weight(q)).sum();
+        // a narrative's explaining sentence often leaves its subject to the sentence before
+        // ("Merchandise inventories totaled $1.6 billion ... The $104.2 million increase was
+        // primarily due to ..."): that sentence's words count at half weight
+        let context: Vec<f64> = (0..all.len())
+            .map(|i| {
+                if !wants_sentence || !has_cue(&all[i].1) {
+                    return 0.0;
+                }
+                let Some(j) = previous_sentence(&all, i) else { return 0.0 };
+                let own: f64 = q_stems.iter().filter(|q| all[i].2.contains(*q)).map(|q| weight(q)).sum();
+                let both: f64 = q_stems.iter().filter(|q| all[i].2.contains(*q) || all[j].2.contains(*q)).map(|q| weight(q)).sum();
+                0.5 * (both - own) / total
+            })
+            .collect();
         let mut scored: Vec<(f64, f64, usize, String)> = all
             .into_iter()
-            .map(|(pi, u, stems)| {
-                let covered: f64 = q_stems.iter().filter(|q| stems.contains(*q)).map(|q| weight(q)).sum();
+            .enumerate()
+            .map(|(ui, (pi, u, stems))| {
+                let covered: f64 = q_stems.iter().filter(|q| stems.contains(*q)).map(|q| weight(q)).sum::<f64>() + context[ui] * total;
                 // a line item the question's metric maps to counts as covering half the question
                 let item_bonus = if line_items.iter().any(|li| li.iter().all(|w| stems.contains(w))) { 0.5 } else { 0.0 };
                 let coverage = covered / total + item_bonus;
@@ -397,6 +440,12 @@ impl Answerer for Extractive {
         if coverage < self.min_coverage {
             return Ok(Answer::not_found(self.kind(), ms()));
         }
+        // a narrative answered by an explaining sentence that leaves its subject to the sentence
+        // before: both sentences are the answer (and the quote)
+        let unit = match question.operation == Operation::Narrative && question.asks == ValueType::Sentence && has_cue(&unit) {
+            true => with_subject(question, &pages[pi].text, &unit),
+            false => unit,
+        };
         let mut answer = unit.clone();
         if question.asks_yes_no() && coverage >= 0.6 {
             let words: Vec<String> = tokenize(&unit).into_iter().map(|t| t.text).collect();

@@ -253,7 +253,7 @@ pub fn asks_for_figure(question: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     re(
         &RE,
-        r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
+        r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bwhat\s+(?:is|was|are|were)\s+the\s+total\s+(?:amount|number|value|sum)\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
     )
     .is_match(question)
 }
@@ -440,7 +440,10 @@ impl Question {
             || has_words(&l, "growth")
             || (l.contains("change") && (l.contains("between") || l.contains(" from ")) && !yes_no)
             // "How does Boeing's effective tax rate in FY2022 compare to FY2021?"
-            || (l.contains("compare") && years.len() >= 2 && !yes_no);
+            || (l.contains("compare") && years.len() >= 2 && !yes_no)
+            // "By how much did Pepsico increase its credit agreement?"
+            || ((l.starts_with("by how much") || l.contains("how much did") || l.contains("how much has"))
+                && ["increase", "decrease", "grow", "rise", "fall", "decline", "drop", "raise", "reduce", "change"].iter().any(|w| l.contains(w)));
         let (operation, asks) = if narrative_cue && !asks_for_figure(&text) {
             (Operation::Narrative, ValueType::Sentence)
         } else if let (Some(_), true) = (&rule, yes_no) {

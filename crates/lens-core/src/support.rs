@@ -121,16 +121,35 @@ pub fn off_topic(named: bool, question: &Question, line: &str) -> bool {
 /// Whether a paragraph is legal boilerplate (a form of note, an indenture's standard terms, a
 /// signature block): such text never supports a figure or a fact asked about.
 pub fn is_boilerplate(text: &str) -> bool {
+    let markers = boilerplate_markers(text);
+    markers >= 2 || (markers >= 1 && text.split_whitespace().count() > 60)
+}
+
+/// How many phrases of legal form text (`hereby`, `for value received`, `whereas` ...) `text`
+/// holds.
+pub fn boilerplate_markers(text: &str) -> usize {
     static RE: OnceLock<Regex> = OnceLock::new();
     let l = text.to_lowercase();
-    let markers = re(
+    re(
         &RE,
         r"(?i)\bfor value received\b|\bhereby\b|\bherein(?:after)?\b|\bhereof\b|\bhereto\b|\bhereunder\b|\bthereof\b|\bthereto\b|\bwhereas\b|\bin witness whereof\b|\bpursuant to (?:section|the terms)\b|\bthe undersigned\b|\bshall be deemed\b|\bnotwithstanding\b|\bforward-looking statements?\b|\bsafe harbor\b|\bpromises to pay\b",
     )
     .find_iter(&l)
-    .count();
-    markers >= 2 || (markers >= 1 && l.split_whitespace().count() > 60)
+    .count()
 }
+
+/// A question asking for a total of several things ("the total amount", "in total",
+/// "combined"), not for a line item named "Total ..." ("total assets").
+fn asks_total(q: &str) -> bool {
+    let l = q.to_lowercase();
+    ["total amount", "total number", "in total", "combined", "total value", "aggregate amount"].iter().any(|w| l.contains(w))
+}
+
+/// Word starts that say a figure is a change ("increased", "growth", "lower").
+const CHANGE_WORDS: &[&str] = &[
+    "increas", "decreas", "grew", "grow", "growth", "rose", "rise", "risen", "fell", "fall", "fallen", "declin", "dropped", "drop", "chang", "higher", "lower",
+    "up", "down", "reduc", "improv",
+];
 
 /// The support level and, when it is not strong, why.
 pub fn judge(c: &Claim) -> (Support, Vec<String>) {
@@ -176,6 +195,24 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
                 why.push("the question asks yes or no and the answer does not say which".to_string());
             } else if c.question.operation == Operation::Compare {
                 why.push("the question compares two periods and the answer is one line, not both values".to_string());
+            }
+        }
+        // a change asked, one line with one figure and no word of change: a level, not the change
+        ValueType::Number if c.question.operation == Operation::Change && c.found_by != FoundBy::Calculation => {
+            // amounts, not the days of dates ("May 26, 2023")
+            let figures = numbers(c.answer).into_iter().filter(|(n, ..)| n.salient && !n.is_year).count();
+            let words = crate::text::plain_words(line);
+            let says_change = words.iter().any(|w| CHANGE_WORDS.iter().any(|c| if c.len() <= 4 { w == c } else { w.starts_with(c) }));
+            if figures < 2 && !says_change {
+                why.push("the question asks for a change and the answer states one figure, not the two it is between or the difference".to_string());
+            }
+        }
+        // "the total amount Pepsico may borrow under its agreements": a sum over several, which one
+        // line states only when it says so
+        ValueType::Number if c.found_by != FoundBy::Calculation && asks_total(&c.question.text) => {
+            let l = line.to_lowercase();
+            if !["total", "aggregate", "combined", "in all", "together", "sum"].iter().any(|w| l.contains(w)) {
+                why.push("the question asks for a total and the quoted line states no total: it may be one part of it".to_string());
             }
         }
         ValueType::Sentence if c.question.operation == Operation::Narrative && is_table_row(line) => {
