@@ -46,9 +46,16 @@ pub(crate) struct ModelArgs {
     /// Most tokens the model writes
     #[arg(long, default_value_t = 96)]
     max_new_tokens: usize,
-    /// Most tokens of one page's text in the prompt
+    /// Most tokens of one page's text in the prompt (`--prompt pages`)
     #[arg(long, default_value_t = 700)]
     page_tokens: usize,
+    /// What the model reads: the sentences and rows that fit the question, with ids it cites
+    /// (`passages`), or whole pages cut to a budget (`pages`)
+    #[arg(long, default_value = "passages", value_parser = ["passages", "pages"])]
+    prompt: String,
+    /// Most tokens of the passages given to the model (`--prompt passages`)
+    #[arg(long, default_value_t = 900)]
+    passage_tokens: usize,
     /// Replace the model's rules (system message) with this file's text (prompt experiments)
     #[arg(long)]
     system_prompt: Option<PathBuf>,
@@ -409,6 +416,10 @@ pub(crate) fn answerer(
             let mut q = lens_llm::load_answerer(&load_options(m, &st))?;
             q.opts.max_new_tokens = m.max_new_tokens.clamp(1, 4096);
             q.opts.prompt.page_tokens = m.page_tokens.max(32);
+            q.opts.prompt.passage_tokens = m.passage_tokens.max(64);
+            if m.prompt == "pages" {
+                q.opts.prompt.mode = lens_llm::prompt::PromptMode::Pages;
+            }
             if let Some(f) = &m.system_prompt {
                 q.opts.prompt.system = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
             }
@@ -717,6 +728,9 @@ fn run(cli: Cli) -> Result<()> {
                         .map(|c| format!("{} [{}{}]", c.header, c.year, c.months.map(|m| format!(", {m} months")).unwrap_or_default()))
                         .collect();
                     println!("table {} ({}): {}", i + 1, t.unit, cols.join(" | "));
+                    if !t.title.is_empty() {
+                        println!("  title: {}", t.title);
+                    }
                     for r in &t.rows {
                         let cells: Vec<&str> = r.cells.iter().map(|c| c.as_ref().map_or("·", |c| c.text.as_str())).collect();
                         println!("  {} | {}", r.label, cells.join(" | "));
@@ -855,6 +869,10 @@ fn run(cli: Cli) -> Result<()> {
                     g.calc_answered,
                     g.calc_correct
                 );
+            }
+            println!("  by shape: a gold page among the pages read, right");
+            for (shape, g) in &s.by_shape {
+                println!("    {:<20} n={:<3} gold page read {}  right {}  strong {}", shape, g.n, fmt(g.gold_read), fmt(g.right), g.strong_n);
             }
             println!("  rows: {}", f.display());
             if json {

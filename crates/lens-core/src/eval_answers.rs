@@ -34,6 +34,10 @@ pub struct AnswerRow {
     pub right: bool,
     /// The question as read ([`crate::question::Question::reading`]).
     pub reading: String,
+    /// Its operation (value, change, compare, rank, judgement, ratio, narrative).
+    pub shape: String,
+    /// Is a gold page among the pages read?
+    pub gold_read: bool,
     pub seconds: f64,
     /// Model answerers: prompt tokens per second (prefill) and new tokens per second.
     pub prefill_tps: Option<f64>,
@@ -83,6 +87,17 @@ pub struct AnswerSummary {
     pub calc_correct: usize,
     /// Per query type: (questions, number recall over those with numbers, computed, correct).
     pub by_query_type: std::collections::BTreeMap<String, TypeScores>,
+    /// Per question shape (the operation read): questions, how often a gold page was among the
+    /// pages read, and the share right.
+    pub by_shape: std::collections::BTreeMap<String, ShapeScores>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct ShapeScores {
+    pub n: usize,
+    pub gold_read: Option<f64>,
+    pub right: Option<f64>,
+    pub strong_n: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -324,6 +339,8 @@ pub fn run(
             evidence_precision,
             right: false,
             reading: read.reading(),
+            shape: read.operation.name().to_string(),
+            gold_read: ids.iter().any(|r| gold_set.contains(r)),
             seconds,
             prefill_tps: None,
             decode_tps: None,
@@ -396,6 +413,19 @@ pub fn run(
                         calc_correct: of.iter().filter(|r| r.calc_correct == Some(true)).count(),
                     },
                 );
+            }
+            m
+        },
+        by_shape: {
+            let mut m: std::collections::BTreeMap<String, ShapeScores> = Default::default();
+            for r in &rows {
+                m.entry(r.shape.clone()).or_default().n += 1;
+            }
+            for (shape, sc) in m.iter_mut() {
+                let of: Vec<&AnswerRow> = rows.iter().filter(|r| r.shape == *shape).collect();
+                sc.gold_read = mean_opt(of.iter().map(|r| r.gold_read as u8 as f64).collect());
+                sc.right = mean_opt(of.iter().map(|r| r.right as u8 as f64).collect());
+                sc.strong_n = of.iter().filter(|r| r.answer.support == crate::support::Support::Strong).count();
             }
             m
         },
