@@ -105,6 +105,9 @@ pub struct Question {
     pub asks: ValueType,
     pub direction: Option<Direction>,
     pub extreme: Option<Extreme>,
+    /// For a ranking: what is ranked, by what, over which kind of row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<Ranking>,
     /// The judgement rule named ("capital_intensive"), for [`Operation::Judgement`].
     pub rule: Option<String>,
     pub form: Form,
@@ -114,6 +117,87 @@ pub struct Question {
     pub short_forms: Vec<String>,
     /// [`Question::reading`], kept for the UI.
     pub reading: String,
+}
+
+/// How a ranking question ranks ("Which region had the worst topline performance?").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Ranking {
+    /// What is ranked: the words after "highest", "largest" ... (words of change left out),
+    /// else the measure's words ("topline", "revenue").
+    pub by: Vec<String>,
+    /// By the change from the year before ("performance", "growth", "the biggest drop").
+    pub change: bool,
+    /// The kinds of row asked for, as label stems ("region", "segment").
+    pub kinds: Vec<String>,
+    /// The content words that name what to look in, without the words of ranking and the
+    /// companies ("liability", "balance", "sheet").
+    pub terms: Vec<String>,
+}
+
+/// Words of a ranking question that say how to rank, not what: they are not matched to tables.
+const RANK_WORDS: &[&str] = &[
+    "which",
+    "what",
+    "highest",
+    "largest",
+    "biggest",
+    "most",
+    "greatest",
+    "top",
+    "best",
+    "maximum",
+    "lowest",
+    "smallest",
+    "least",
+    "worst",
+    "minimum",
+    "had",
+    "received",
+    "among",
+    "type",
+    "during",
+    "year",
+    "fiscal",
+    "quarter",
+    "half",
+    "company",
+    "company's",
+    "segment",
+    "segments",
+    "business",
+    "region",
+];
+
+/// Words of a ranking by change ("the worst topline performance", "the biggest drop").
+const RANK_CHANGE_WORDS: &[&str] = &["performance", "growth", "grew", "drop", "decline", "increase", "decrease", "change", "improvement"];
+
+/// Kinds of rows a ranking asks for, as label stems ("which region" - "Regional Operations").
+const RANK_KINDS: &[&str] = &["region", "segment", "geograph", "countr", "market", "brand", "product", "division", "categor"];
+
+/// The words a ranking ranks by: those after "highest", "largest", ... up to a preposition
+/// ("the highest net income in 2022" -> "net", "income"), stop words left out.
+fn ranked_words(text: &str) -> Vec<String> {
+    const EXTREMES: &[&str] = &["highest", "largest", "biggest", "most", "greatest", "maximum", "lowest", "smallest", "least", "worst", "minimum"];
+    const ENDS: &[&str] = &["or", "in", "for", "during", "among", "of", "as", "at", "by", "from", "between", "on", "within"];
+    let words: Vec<String> = text.to_lowercase().split(|c: char| !c.is_alphanumeric() && c != '&').filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let Some(at) = words.iter().position(|w| EXTREMES.contains(&w.as_str())) else { return Vec::new() };
+    words[at + 1..].iter().take_while(|w| !ENDS.contains(&w.as_str())).filter(|w| w.len() > 2 && !is_stop_word(w)).cloned().collect()
+}
+
+impl Ranking {
+    fn read(expanded: &str, measure_name: Option<&str>, terms: &[String]) -> Ranking {
+        let lower = expanded.to_lowercase();
+        let mut by: Vec<String> = ranked_words(expanded).into_iter().filter(|w| !RANK_CHANGE_WORDS.contains(&w.as_str())).collect();
+        if by.is_empty() {
+            by = measure_name.map(|m| m.split_whitespace().filter(|w| w.len() > 2 && !is_stop_word(w)).map(str::to_string).collect()).unwrap_or_default();
+        }
+        Ranking {
+            by,
+            change: RANK_CHANGE_WORDS.iter().any(|w| has_words(&lower, w)),
+            kinds: RANK_KINDS.iter().filter(|k| lower.contains(*k)).map(|k| k.to_string()).collect(),
+            terms: terms.iter().filter(|t| !RANK_WORDS.contains(&t.as_str()) && !is_stop_word(t)).cloned().collect(),
+        }
+    }
 }
 
 /// Short forms as data (`resources/shortforms.json`, extended per library).
@@ -499,10 +583,14 @@ impl Question {
             asks,
             direction: if matches!(operation, Operation::Compare) { direction } else { None },
             extreme: if operation == Operation::Rank { extreme } else { None },
+            ranking: None,
             rule: if operation == Operation::Judgement { rule } else { None },
             form,
             short_forms,
         };
+        if q.operation == Operation::Rank {
+            q.ranking = Some(Ranking::read(&q.expanded, q.measure_name.as_deref(), &q.terms));
+        }
         q.reading = q.reading();
         q
     }
@@ -532,7 +620,12 @@ impl Question {
         let mut parts = vec![self.operation.name().to_string()];
         match (self.operation, self.direction, self.extreme) {
             (Operation::Compare, Some(d), _) => parts[0] = format!("compare ({d})"),
-            (Operation::Rank, _, Some(e)) => parts[0] = format!("rank ({e})"),
+            (Operation::Rank, _, Some(e)) => {
+                parts[0] = format!("rank ({e})");
+                if let Some(r) = self.ranking.as_ref().filter(|r| !r.by.is_empty()) {
+                    parts.push(format!("by {}{}", r.by.join(" "), if r.change { " change" } else { "" }));
+                }
+            }
             _ => {}
         }
         if let Some(m) = &self.measure_name {

@@ -9,47 +9,10 @@ use super::{Calculation, Operand};
 use crate::library::Library;
 use crate::pageref::PageRef;
 use crate::question::{Extreme, Question};
-use crate::text::is_stop_word;
 
-/// Words of a ranking question that say how to rank, not what: they are not matched to tables.
-const RANK_WORDS: &[&str] = &[
-    "which",
-    "what",
-    "highest",
-    "largest",
-    "biggest",
-    "most",
-    "greatest",
-    "top",
-    "best",
-    "maximum",
-    "lowest",
-    "smallest",
-    "least",
-    "worst",
-    "minimum",
-    "had",
-    "received",
-    "among",
-    "type",
-    "during",
-    "year",
-    "fiscal",
-    "quarter",
-    "half",
-    "company",
-    "company's",
-    "segment",
-    "segments",
-    "business",
-    "region",
-];
-
-/// Words of a ranking by change ("the worst topline performance", "the biggest drop").
-const CHANGE_WORDS: &[&str] = &["performance", "growth", "grew", "drop", "decline", "increase", "decrease", "change", "improvement"];
-
-/// Kinds of rows a ranking asks for, as label stems ("which region" - "Regional Operations").
-const KINDS: &[&str] = &["region", "segment", "geograph", "countr", "market", "brand", "product", "division", "categor"];
+/// A table to rank: (score, sure (a total names what is ranked), page, table index, column, the
+/// prior year's column when ranking by change, rows).
+type Choice = (f64, bool, PageRef, usize, usize, Option<usize>, Vec<Row>);
 
 fn is_total(label: &str) -> bool {
     let l = label.to_lowercase();
@@ -79,28 +42,11 @@ fn section<'a>(t: &'a Table, words: &[String]) -> Option<Vec<&'a Row>> {
 /// The ranking a question asks for over `pages`, or a calculation naming why there is none.
 pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
     let extreme = q.extreme?;
-    let terms: Vec<String> = q
-        .terms
-        .iter()
-        .filter(|t| !RANK_WORDS.contains(&t.as_str()) && !is_stop_word(t) && !q.companies.iter().any(|c| c.to_lowercase().contains(t.as_str())))
-        .cloned()
-        .collect();
+    let ranking = q.ranking.clone().unwrap_or_default();
+    // the question's words of what to look in, less the companies it names
+    let terms: Vec<String> = ranking.terms.iter().filter(|t| !q.companies.iter().any(|c| c.to_lowercase().contains(t.as_str()))).cloned().collect();
     let year = q.years.iter().max().copied();
-    let lower = q.text.to_lowercase();
-    // what is ranked: the words after "highest" ..., without words of change ("the biggest drop
-    // in revenues" ranks revenues), else the measure the question names
-    let mut measure: Vec<String> = measure_words(&q.expanded).into_iter().filter(|w| !CHANGE_WORDS.contains(&w.as_str())).collect();
-    if measure.is_empty() {
-        measure = q
-            .measure_name
-            .as_deref()
-            .map(|m| m.split_whitespace().filter(|w| w.len() > 2 && !is_stop_word(w)).map(str::to_string).collect())
-            .unwrap_or_default();
-    }
-    // "the worst topline performance", "the biggest drop in revenue": ranked by the change
-    // from the year before, not by the level
-    let by_change = CHANGE_WORDS.iter().any(|w| crate::calc::catalogue::has_words(&lower, w));
-    let kinds: Vec<String> = KINDS.iter().filter(|k| lower.contains(*k)).map(|k| k.to_string()).collect();
+    let (measure, by_change, kinds) = (&ranking.by, ranking.change, &ranking.kinds);
     let months = if !q.quarters.is_empty() {
         Some(3)
     } else if !q.halves.is_empty() {
@@ -134,8 +80,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             }
         }
     }
-    // (score, rows' labels hold what is asked, page, table index, column, rows)
-    let mut best: Option<(f64, bool, PageRef, usize, usize, Option<usize>, Vec<Row>)> = None;
+    let mut best: Option<Choice> = None;
     let mut one_row = None;
     for (rank, p) in candidates.iter().enumerate() {
         let text = lib.store().page(&p.doc_id, p.page).map(|pg| pg.text.to_lowercase()).unwrap_or_default();
@@ -192,14 +137,14 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let in_rows = holds(&labels, &terms) as f64;
             // what is ranked, named in the table's title ("SUPPLEMENTAL DATA – ADJUSTED PROPERTY
             // EBITDAR" for "the highest EBITDAR")
-            let in_title = if measure.is_empty() { 0.0 } else { holds(&t.title.to_lowercase(), &measure) as f64 / measure.len() as f64 };
+            let in_title = if measure.is_empty() { 0.0 } else { holds(&t.title.to_lowercase(), measure) as f64 / measure.len() as f64 };
             // sure only when a total row names what is ranked ("Total liabilities" for "the
             // largest liability"): the rows are then its parts
             // ... and the question names no other kind of row ("which of JPM's segments": the parts
             // of "Total net revenue" are revenue lines, not segments)
-            let measure_total = section(t, &measure).is_some();
+            let measure_total = section(t, measure).is_some();
             // a table naming what is ranked nowhere (title, rows, a total) ranks something else
-            let measure_unnamed = !measure.is_empty() && in_title == 0.0 && holds(&labels, &measure) == 0 && !measure_total;
+            let measure_unnamed = !measure.is_empty() && in_title == 0.0 && holds(&labels, measure) == 0 && !measure_total;
             // the kind of row asked for ("which region": "Regional Operations")
             let title = t.title.to_lowercase();
             // a period printed in several column groups (worldwide, U.S., international) the
@@ -315,16 +260,6 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         caveat: (!sure)
             .then(|| "the ranked table was chosen by the page's words, not by a total row naming what was ranked: check it is the table meant".to_string()),
     })
-}
-
-/// The words a ranking ranks by: those after "highest", "largest", ... up to a preposition
-/// ("the highest net income in 2022" -> "net", "income"), stop words left out.
-fn measure_words(text: &str) -> Vec<String> {
-    const EXTREMES: &[&str] = &["highest", "largest", "biggest", "most", "greatest", "maximum", "lowest", "smallest", "least", "worst", "minimum"];
-    const ENDS: &[&str] = &["or", "in", "for", "during", "among", "of", "as", "at", "by", "from", "between", "on", "within"];
-    let words: Vec<String> = text.to_lowercase().split(|c: char| !c.is_alphanumeric() && c != '&').filter(|w| !w.is_empty()).map(str::to_string).collect();
-    let Some(at) = words.iter().position(|w| EXTREMES.contains(&w.as_str())) else { return Vec::new() };
-    words[at + 1..].iter().take_while(|w| !ENDS.contains(&w.as_str())).filter(|w| w.len() > 2 && !is_stop_word(w)).cloned().collect()
 }
 
 /// A cell's figure as printed, without currency signs.

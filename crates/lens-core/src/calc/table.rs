@@ -58,7 +58,7 @@ fn part_heads(segs: &[Segment], row: &[Word], n: usize) -> Option<Vec<Segment>> 
         return None;
     }
     // heads glued into one run ("Amount Rate") are split into their words when that makes the count
-    let fits = |v: &[Segment]| v.len() >= 2 * n && v.len() % n == 0;
+    let fits = |v: &[Segment]| v.len() >= 2 * n && v.len().is_multiple_of(n);
     if fits(segs) {
         return Some(segs.to_vec());
     }
