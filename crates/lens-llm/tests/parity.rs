@@ -212,8 +212,16 @@ mod bad_input {
             .unwrap();
         let run = a.model.as_ref().unwrap();
         assert!(run.prompt_tokens + 96 <= 2048, "{} prompt tokens", run.prompt_tokens);
-        assert!(run.notes.iter().any(|n| n.contains("was cut to")), "{:?}", run.notes);
+        // the model reads passages: the notes say how many of the pages' sentences it was given
+        assert!(run.notes.iter().any(|n| n.contains("sentences and rows of the 2 pages read were given to the model")), "{:?}", run.notes);
         assert_eq!(streamed, a.answer, "the streamed pieces add up to the answer");
+        // whole pages (`--prompt pages`): cut to fit, and said
+        let mut pages_mode = lens_llm::qwen::QwenAnswerer { lm: q.lm.clone(), opts: q.opts.clone() };
+        pages_mode.opts.prompt.mode = lens_llm::prompt::PromptMode::Pages;
+        let a = pages_mode.answer(&lens_core::question::Question::parse("How much did revenue grow?"), &pages).unwrap();
+        let run = a.model.as_ref().unwrap();
+        assert!(run.prompt_tokens + 96 <= 2048, "{} prompt tokens", run.prompt_tokens);
+        assert!(run.notes.iter().any(|n| n.contains("was cut to")), "{:?}", run.notes);
         // a stop from the reader ends the answer with `cancelled`
         let mut calls = 0;
         let r = q.answer_stream(&lens_core::question::Question::parse("How much did revenue grow?"), &pages, &mut |_| {

@@ -229,12 +229,16 @@ impl Finder<'_, '_> {
                     if !others.is_empty() {
                         let heads: Vec<String> = cols.iter().map(|c| format!("\"{}\"", t.columns[*c].header)).collect();
                         let vals: Vec<&str> = std::iter::once(cell.text.as_str()).chain(others.iter().map(|c| c.text.as_str())).collect();
-                        self.ambiguous.push(format!(
-                            "{} FY{year} on {p}: columns {} cannot be told apart (candidates {})",
+                        let why = format!(
+                            "\"{}\" on {p} has {} figures for FY{year} ({}, under {}) and the page does not say which is meant",
                             r.label,
-                            heads.join(", "),
-                            vals.join(", ")
-                        ));
+                            vals.len(),
+                            vals.join(" and "),
+                            heads.join(" and ")
+                        );
+                        if !self.ambiguous.contains(&why) {
+                            self.ambiguous.push(why);
+                        }
                         continue;
                     }
                     // a printed rate is a percentage whatever the table's unit
@@ -621,8 +625,9 @@ mod tests {
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 total revenue in USD millions?"), std::slice::from_ref(&p)).unwrap().unwrap();
         assert_eq!(c.result, None);
         let why = c.problem.unwrap();
-        assert!(why.starts_with("not found: revenue, FY2019 (Total revenues FY2019 on ACME_2019_10K#1: columns"), "{why}");
-        assert!(why.contains("candidates 1,000, 1,050"), "{why}");
+        assert!(why.starts_with("not found: revenue, FY2019 (\"Total revenues\" on ACME_2019_10K#1 has 2 figures for FY2019"), "{why}");
+        assert!(why.contains("(1,000 and 1,050, under \"2019\" and \"2019\") and the page does not say which is meant)"), "{why}");
+        assert_eq!(why.matches("has 2 figures").count(), 1, "said once: {why}");
         // the same figure in both columns is no ambiguity
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 COGS in USD millions?"), std::slice::from_ref(&p)).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$600 million"));
