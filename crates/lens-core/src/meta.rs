@@ -157,9 +157,23 @@ pub fn registrant_in(head: &str) -> Option<String> {
     head[..m.start()]
         .lines()
         .rev()
-        .map(|l| l.trim().trim_start_matches('(').trim())
+        .map(|l| clean_name(l.trim().trim_start_matches('(')))
         .find(|l| l.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !l.to_lowercase().contains("commission file"))
-        .map(|l| l.to_string())
+}
+
+/// A name as printed, without the rules, leaders and stray punctuation around it
+/// ("____________ AMAZON.COM, INC." -> "AMAZON.COM, INC."; "Acme Corp ....." -> "Acme Corp").
+pub fn clean_name(s: &str) -> String {
+    // words that are only rules or leaders go
+    let words: Vec<&str> = s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).collect();
+    let t = words.join(" ");
+    // leaders glued to the name, and punctuation left at either end
+    let t = t.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '(');
+    let t = match t.find("..") {
+        Some(i) if i > 0 => &t[..i],
+        _ => t,
+    };
+    t.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '.' || c == ')')).trim().to_string()
 }
 
 /// The name to show for a document's company: the registrant printed on its cover page when
@@ -201,6 +215,7 @@ pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Co
 /// "american express" -> "American Express"; short all-capital words stay ("MGM", "3M"), and
 /// joining words are lower case ("Procter & Gamble", "Bank of America").
 fn pretty_name(s: &str) -> String {
+    let s = clean_name(s);
     let words: Vec<&str> = s.split_whitespace().collect();
     words
         .iter()
@@ -241,7 +256,8 @@ pub fn period(id: &str, year: Option<i32>, form: Option<&str>) -> Option<String>
 }
 
 fn title_case(s: &str) -> String {
-    s.split([' ', '_'])
+    clean_name(s)
+        .split([' ', '_'])
         .filter(|w| !w.is_empty())
         .map(|w| {
             if w.chars().all(|c| c.is_uppercase() || !c.is_alphabetic()) && w.len() > 3 {
@@ -274,6 +290,12 @@ mod tests {
         let c = crate::filter::Companies::builtin();
         let cover = "FORM 10-K\nAMERICAN EXPRESS COMPANY\n(Exact name of registrant as specified in its charter)";
         assert_eq!(display_name("Americanexpress", &[cover], &c), "American Express Company");
+        // rules printed around the registrant's name are not part of it (Amazon's 2017 10-K)
+        let amazon =
+            "Commission File No. 000-22513\n____________________________________ AMAZON.COM, INC.\n(Exact name of registrant as specified in its charter)";
+        assert_eq!(display_name("Amazon", &[amazon], &c), "Amazon.com, Inc.");
+        assert_eq!(clean_name("Acme Widgets Corp ......"), "Acme Widgets Corp");
+        assert_eq!(clean_name("— 3M COMPANY —"), "3M COMPANY");
         let cover = "MGM RESORTS INTERNATIONAL\n(Exact name of registrant as specified in its charter)";
         assert_eq!(display_name("Mgmresorts", &["", cover], &c), "MGM Resorts International");
         // no cover page: the company list's fuller name; an unknown name is kept
