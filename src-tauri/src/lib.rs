@@ -27,12 +27,32 @@ impl From<LensError> for ApiError {
 
 pub struct AppState {
     pub api: Arc<Api>,
+    /// The folder of the last file chosen in a dialog: the next dialog opens there.
+    pub last_dir: Arc<std::sync::Mutex<Option<PathBuf>>>,
 }
 
 impl AppState {
     pub fn new(dir: PathBuf) -> Self {
-        AppState { api: Api::new(dir) }
+        AppState { api: Api::new(dir), last_dir: Default::default() }
     }
+
+    /// Where a file dialog opens ([`dialog_dir`]).
+    fn dialog_dir(&self) -> Option<PathBuf> {
+        dialog_dir(self.last_dir.lock().ok().and_then(|d| d.clone()), std::env::var_os("HOME").map(PathBuf::from))
+    }
+
+    /// Remember the folder of a file chosen in a dialog.
+    fn chose(&self, file: &Path) {
+        if let (Some(dir), Ok(mut last)) = (file.parent(), self.last_dir.lock()) {
+            *last = Some(dir.to_path_buf());
+        }
+    }
+}
+
+/// Where a file dialog opens: the folder last used when it is still there, else the home folder
+/// (not the folder the app was started from).
+pub fn dialog_dir(last: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
+    last.filter(|d| d.is_dir()).or(home.filter(|h| h.is_dir()))
 }
 
 /// Process start, for the cold-start probe.
@@ -84,15 +104,19 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ApiError> + S
 /// names the file in the error.
 fn save_with_dialog<R: tauri::Runtime>(
     app: &tauri::AppHandle<R>,
+    state: &AppState,
     title: &str,
     name: &str,
-    filter: &str,
-    ext: &str,
+    (filter, ext): (&str, &str),
     bytes: &[u8],
     what: &str,
 ) -> Result<Option<String>, ApiError> {
-    let chosen = app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]).blocking_save_file();
-    let Some(path) = chosen.and_then(|p| p.into_path().ok()) else { return Ok(None) };
+    let mut dialog = app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]);
+    if let Some(dir) = state.dialog_dir() {
+        dialog = dialog.set_directory(dir);
+    }
+    let Some(path) = dialog.blocking_save_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
+    state.chose(&path);
     std::fs::write(&path, bytes).map_err(|e| ApiError { code: "io".into(), message: format!("{what} could not be saved to {}: {e}", path.display()) })?;
     Ok(Some(path.display().to_string()))
 }
@@ -111,12 +135,18 @@ async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> R
 #[tauri::command]
 async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::State<'_, AppState>) -> Result<Option<lens_api::jobs::IngestState>, ApiError> {
     let api = state.api.clone();
+    let st = AppState { api: api.clone(), last_dir: state.last_dir.clone() };
     blocking(move || {
-        let picked = app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]).blocking_pick_files();
+        let mut dialog = app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]);
+        if let Some(dir) = st.dialog_dir() {
+            dialog = dialog.set_directory(dir);
+        }
+        let picked = dialog.blocking_pick_files();
         let paths: Vec<PathBuf> = picked.unwrap_or_default().into_iter().filter_map(|f| f.into_path().ok()).collect();
         if paths.is_empty() {
             return Ok(None);
         }
+        st.chose(&paths[0]);
         Ok(api.start_ingest(paths).map(Some)?)
     })
     .await
@@ -132,10 +162,11 @@ async fn export_workpaper<R: tauri::Runtime>(
     args: lens_api::WorkpaperArgs,
 ) -> Result<Option<String>, ApiError> {
     let api = state.api.clone();
+    let st = AppState { api: api.clone(), last_dir: state.last_dir.clone() };
     blocking(move || {
         let file = api.workpaper(&args)?;
         let ext = args.format.ext();
-        save_with_dialog(&app, "Save workpaper", &file.name, if ext == "pdf" { "PDF" } else { "HTML" }, ext, &file.bytes, "the workpaper")
+        save_with_dialog(&app, &st, "Save workpaper", &file.name, (if ext == "pdf" { "PDF" } else { "HTML" }, ext), &file.bytes, "the workpaper")
     })
     .await
 }
@@ -143,10 +174,16 @@ async fn export_workpaper<R: tauri::Runtime>(
 /// Save a text file the UI made (the Log's or the labeler's JSONL) where the user chooses in
 /// the native save dialog. The saved path, or `null` when the dialog was closed.
 #[tauri::command]
-async fn save_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, name: String, text: String) -> Result<Option<String>, ApiError> {
+async fn save_text<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: tauri::State<'_, AppState>,
+    name: String,
+    text: String,
+) -> Result<Option<String>, ApiError> {
+    let st = AppState { api: state.api.clone(), last_dir: state.last_dir.clone() };
     blocking(move || {
         let ext = Path::new(&name).extension().and_then(|e| e.to_str()).unwrap_or("txt").to_string();
-        save_with_dialog(&app, "Export", &name, &ext.to_uppercase(), &ext, text.as_bytes(), "the file")
+        save_with_dialog(&app, &st, "Export", &name, (&ext.to_uppercase(), &ext), text.as_bytes(), "the file")
     })
     .await
 }
@@ -164,14 +201,24 @@ const OPEN_TEXT_MAX: u64 = 64 << 20;
 /// Read a text file the user picks in the native open dialog (the labeler's Import JSONL): its
 /// name and UTF-8 text, or `null` when the dialog was closed.
 #[tauri::command]
-async fn open_text<R: tauri::Runtime>(app: tauri::AppHandle<R>, title: String, extensions: Vec<String>) -> Result<Option<OpenedText>, ApiError> {
+async fn open_text<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: tauri::State<'_, AppState>,
+    title: String,
+    extensions: Vec<String>,
+) -> Result<Option<OpenedText>, ApiError> {
+    let st = AppState { api: state.api.clone(), last_dir: state.last_dir.clone() };
     blocking(move || {
         let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
         let mut dialog = app.dialog().file().set_title(&title);
+        if let Some(dir) = st.dialog_dir() {
+            dialog = dialog.set_directory(dir);
+        }
         if !exts.is_empty() {
             dialog = dialog.add_filter(exts.join(", ").to_uppercase(), &exts);
         }
         let Some(path) = dialog.blocking_pick_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
+        st.chose(&path);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let bad = |message: String| ApiError { code: "bad_input".into(), message };
         let len = std::fs::metadata(&path).map_err(|e| bad(format!("{name} could not be read: {e}")))?.len();
@@ -229,4 +276,21 @@ pub fn run() {
         })
         .run(tauri::generate_context!())
         .expect("error while running 10-K Lens");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::dialog_dir;
+
+    #[test]
+    fn dialogs_open_in_the_last_folder_else_home_never_the_start_folder() {
+        let home = tempfile::tempdir().unwrap();
+        let last = tempfile::tempdir().unwrap();
+        let h = Some(home.path().to_path_buf());
+        assert_eq!(dialog_dir(None, h.clone()), h, "first dialog: the home folder");
+        assert_eq!(dialog_dir(Some(last.path().to_path_buf()), h.clone()), Some(last.path().to_path_buf()), "then the folder last used");
+        // the last folder was removed since: home again
+        assert_eq!(dialog_dir(Some(home.path().join("gone")), h.clone()), h);
+        assert_eq!(dialog_dir(None, None), None, "no home: the dialog's own default");
+    }
 }
