@@ -9,7 +9,50 @@
     if (text !== undefined) e.textContent = text;
     return e;
   };
-  const errText = (e) => '[' + e.code + '] ' + e.message;
+  // What went wrong in the UI's words: a sentence per error code (what happened, what to do);
+  // the service's own message, with folders cut to file names, where it is already in plain words.
+  const PLAIN = {
+    pdf_encrypted: 'The PDF is password-protected: save a copy without the password and add that.',
+    pdf_corrupt: 'The file is damaged or not a complete PDF.',
+    not_pdf: 'The file is not a PDF.',
+    pdf_empty: 'The file is empty.',
+    pdf_no_pages: 'The PDF has no pages.',
+    pdf_too_large: 'The file is larger than the size limit.',
+    pdfium_missing: 'The PDF reader that comes with the app could not be loaded: reinstall the app.',
+    unknown_document: 'That document is not in the library (it may have been removed).',
+    unknown_page: 'That page is not in the document.',
+    model_missing: 'The model for this is not installed: put it in the models folder (Settings), or choose the extractive answerer.',
+    cancelled: 'Stopped.',
+    library_version: 'This library was made by a newer version of the app: update the app to open it.',
+    io: 'A file could not be read or written.',
+    db: 'The library could not be read or written.',
+    index: 'The search index could not be read or written.',
+    image: 'The page image could not be made.',
+    model: 'The model could not run on this machine.',
+  };
+  // folders cut to their last name ("/home/a/models/minilm/config.json" -> "config.json")
+  const cleaned = (m) => String(m || '').replace(/`/g, '').replace(/(?:~|\.{1,2})?(?:\/[^\s/:,;'"()]+){2,}\/?/g, (p) => p.replace(/\/$/, '').split('/').pop());
+  // a sentence: capitalised, unless it starts with a file or folder's name ("nope is not a folder")
+  const sentence = (m) => {
+    const t = cleaned(m).trim();
+    if (!t) return '';
+    const named = /^[/~.]/.test(String(m).trim()) || /^\S*[._\d]/.test(t);
+    return (named ? t : t[0].toUpperCase() + t.slice(1)) + (/[.!?)]$/.test(t) ? '' : '.');
+  };
+  const errText = (e) => PLAIN[e && e.code] || sentence(e && e.message) || 'Something went wrong.';
+  // the service's own words, one click away
+  function withDetails(node, text) {
+    const d = el('details', 'err-details');
+    d.appendChild(el('summary', null, 'Details'));
+    d.appendChild(el('code', null, text));
+    node.appendChild(document.createTextNode(' '));
+    node.appendChild(d);
+  }
+  // an error in a message line: the plain sentence, and the service's details one click away
+  function showErr(node, e, prefix) {
+    node.textContent = (prefix || '') + errText(e);
+    if (e && (e.code || e.message)) withDetails(node, (e.code ? e.code + ': ' : '') + (e.message || ''));
+  }
   // `text` with the words starting with any of `terms` marked
   function marked(text, terms) {
     const frag = document.createDocumentFragment();
@@ -26,7 +69,20 @@
     return frag;
   }
   // the question's words worth marking in a snippet
-  const questionTerms = (q) => (q.toLowerCase().match(/[a-z0-9][a-z0-9&-]{3,}/g) || []).filter((w) => !['what', 'which', 'were', 'that', 'this', 'with', 'from', 'their', 'does', 'have', 'give', 'based'].includes(w));
+
+  // every table cell carries its column's name, shown beside the value when rows become cards
+  function labelCells(root) {
+    for (const table of root.querySelectorAll ? root.querySelectorAll('table') : []) {
+      const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+      for (const tr of table.querySelectorAll('tbody tr')) [...tr.children].forEach((td, i) => { if (td.tagName === 'TD' && !td.dataset.label) td.dataset.label = heads[i] || ''; });
+    }
+  }
+  let labelling = false;
+  new MutationObserver(() => {
+    if (labelling) return;
+    labelling = true;
+    requestAnimationFrame(() => { labelling = false; labelCells(document); });
+  }).observe(document.body, { childList: true, subtree: true });
 
   // ---- views
   function show(view) {
@@ -48,6 +104,9 @@
   });
 
   // ---- library
+  // an empty library: the Ask view says to add filings first
+  function emptyHint(n) { $('empty-hint').hidden = n > 0 || ingesting > 0; }
+  $('empty-add').addEventListener('click', () => { showTab('library'); if (api.kind === 'tauri') chooseFiles(); else $('file-input').click(); });
   let docsGen = 0; // loads overlap (progress polling, view switches): only the newest renders
   async function loadDocs() {
     const gen = ++docsGen;
@@ -68,7 +127,10 @@
       fillScope(docs);
       renderDense(dense);
       const withVectors = new Set((dense && dense.with_vectors) || []);
-      $('lib-msg').textContent = docs.length ? plural(docs.length, 'document') : 'No documents yet: add PDFs.';
+      $('lib-msg').textContent = docs.length
+        ? plural(docs.length, 'document')
+        : ingesting ? 'No documents yet: ' + plural(ingesting, 'file') + ' being added (below).' : 'No documents yet: add PDFs.';
+      emptyHint(docs.length);
       for (const d of docs) {
         const tr = el('tr');
         tr.dataset.doc = d.id;
@@ -81,7 +143,7 @@
         // vision coverage: the published index, or pages embedded so far
         const vc = visionOf.get(d.id);
         tr.appendChild(el('td', 'vision-cell', !vc ? '–' : vc.published ? vc.vision_pages + ' pages (' + vc.edge + ' px)' : vc.vision_pages ? vc.vision_pages + ' of ' + vc.pages + ' pages' : '–'));
-        const td = el('td');
+        const td = el('td', 'actions');
         const edit = el('button', 'secondary', 'Edit');
         edit.setAttribute('aria-label', 'Edit company, year and form of ' + d.id);
         edit.addEventListener('click', () => editRow(tr, d));
@@ -89,13 +151,13 @@
         const rm = el('button', 'secondary', 'Remove');
         rm.setAttribute('aria-label', 'Remove ' + d.id);
         rm.addEventListener('click', async () => {
-          try { await api.call('remove', { doc: d.id }); loadDocs(); } catch (e) { $('lib-msg').textContent = errText(e); }
+          try { await api.call('remove', { doc: d.id }); loadDocs(); } catch (e) { showErr($('lib-msg'), e); }
         });
         td.appendChild(rm);
         tr.appendChild(td);
         tbody.appendChild(tr);
       }
-    } catch (e) { $('lib-msg').textContent = 'Could not read the library ' + errText(e); }
+    } catch (e) { showErr($('lib-msg'), e, 'Could not read the library: '); }
   }
 
   // "American Express Company FY2022 10-K": the name the service gives a document (DocView.name)
@@ -111,7 +173,7 @@
         const x = el('button', 'chip-x', '×');
         x.setAttribute('aria-label', 'Remove alias ' + a.alias + ' of ' + d.id);
         x.addEventListener('click', async () => {
-          try { await api.call('remove_alias', { doc: d.id, alias: a.alias }); loadDocs(); } catch (e) { $('lib-msg').textContent = errText(e); }
+          try { await api.call('remove_alias', { doc: d.id, alias: a.alias }); loadDocs(); } catch (e) { showErr($('lib-msg'), e); }
         });
         chip.appendChild(x);
       }
@@ -126,7 +188,7 @@
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       if (!inp.value.trim()) return;
-      try { await api.call('add_alias', { doc: d.id, alias: inp.value }); loadDocs(); } catch (e) { $('lib-msg').textContent = errText(e); }
+      try { await api.call('add_alias', { doc: d.id, alias: inp.value }); loadDocs(); } catch (e) { showErr($('lib-msg'), e); }
     });
     td.appendChild(form);
     return td;
@@ -156,13 +218,14 @@
     const j = st.job || {};
     const done = (st.coverage || []).filter((c) => c.published).length;
     let t;
-    if (!st.installed) t = 'No vision model: ' + (st.missing || '');
+    if (!st.installed) t = 'Vision search is off: no vision model (ColModernVBERT) is in the models folder (Settings).';
     else t = st.model + ' at ' + st.edge + ' px: ' + done + ' of ' + plural((st.coverage || []).length, 'document') + ' indexed';
     const p = j.progress || {};
     if (j.running) t += ' — embedding ' + (p.doc_id ? p.doc_id + ' page ' + p.doc_pages_done + '/' + p.doc_pages + ' ' : '') + '(' + p.docs_done + '/' + (p.docs_total || '?') + ' documents' + (p.pages ? ', ' + (p.seconds / p.pages).toFixed(1) + ' s/page' : '') + ')…';
     else if (j.cancelled) t += ' (stopped; the next build goes on where it stopped)';
     if (j.error) t += ' — ' + errText(j.error);
     $('vision-msg').textContent = t;
+    if (!st.installed && st.missing) withDetails($('vision-msg'), st.missing);
     $('vision-cancel').hidden = !j.running;
     // a build needs the model: the button says why it cannot run
     $('vision-build').disabled = !!j.running || !st.installed;
@@ -170,7 +233,7 @@
   }
   const pollVision = poller('vision_status', renderVision, 'vision-msg', 1500);
   $('vision-build').addEventListener('click', async () => {
-    try { await api.call('vision_build', {}); pollVision().then(loadDocs); } catch (e) { $('vision-msg').textContent = errText(e); }
+    try { await api.call('vision_build', {}); pollVision().then(loadDocs); } catch (e) { showErr($('vision-msg'), e); }
   });
   $('vision-cancel').addEventListener('click', () => api.call('cancel_vision').catch(() => {}));
 
@@ -186,13 +249,16 @@
     $('dense-msg').textContent = t;
     $('dense-cancel').hidden = !j.running;
     // a build needs the embedding model: the button says why it cannot run
-    if (!st.installed) $('dense-msg').textContent = 'No embedding model: ' + st.missing + ' (see README, Models)';
+    if (!st.installed) {
+      $('dense-msg').textContent = 'Dense search is off: the embedding model (' + st.model + ') is not in the models folder (Settings).';
+      if (st.missing) withDetails($('dense-msg'), st.missing);
+    }
     $('dense-build').disabled = !!j.running || !st.installed;
     $('dense-build').title = st.installed ? 'Embed pages for dense and hybrid search' : 'Install the embedding model first (see README, Models)';
   }
   const pollDense = poller('dense_status', renderDense, 'dense-msg', 1000);
   $('dense-build').addEventListener('click', async () => {
-    try { await api.call('dense_build'); pollDense().then(loadDocs); } catch (e) { $('dense-msg').textContent = errText(e); }
+    try { await api.call('dense_build'); pollDense().then(loadDocs); } catch (e) { showErr($('dense-msg'), e); }
   });
   $('dense-cancel').addEventListener('click', () => api.call('cancel_dense').catch(() => {}));
 
@@ -218,7 +284,7 @@
         await api.call('set_metadata', { doc: d.id, company: inputs.company.value, year: inputs.year.value, form: inputs.form.value });
         tr.classList.remove('editing');
         loadDocs();
-      } catch (e) { $('lib-msg').textContent = errText(e); }
+      } catch (e) { showErr($('lib-msg'), e); }
     });
     actions.appendChild(save);
     const cancel = el('button', 'secondary', 'Cancel');
@@ -237,13 +303,21 @@
       case 'ocr': return plural(f.pages, 'page') + ', OCR ' + f.ocr_done + '/' + plural(f.ocr_total, 'page') + '…';
       case 'stored': case 'done': return plural(f.pages, 'page') + (f.ocr_total ? ', ' + f.ocr_done + ' read by OCR' : '') + ' — done' + (f.message ? ' (' + f.message + ')' : '');
       case 'unchanged': return 'already in the library';
-      case 'failed': return f.message || 'failed';
+      case 'uploading': return 'uploading…';
+      case 'failed': {
+        // "[pdf_corrupt] uploads/broken.pdf: corrupt ..." -> the code's plain sentence
+        const m = /^\[([a-z_]+)\]\s*(.*)$/s.exec(f.message || '');
+        return m ? errText({ code: m[1], message: m[2] }) : f.message ? sentence(f.message) : 'failed';
+      }
       default: return f.status;
     }
   }
+  // files still being added (an empty library says so, and the Ask view's hint waits for them)
+  let ingesting = 0;
   function renderJob(state) {
     const list = $('ingest-status');
     list.textContent = '';
+    ingesting = state && state.running ? ((state.files || []).filter((f) => !['done', 'stored', 'unchanged', 'failed'].includes(f.status)).length || 1) : 0;
     for (const r of rejected) list.appendChild(el('li', 'error', r));
     for (const f of (state && state.files) || []) {
       const cls = f.status === 'failed' ? 'error' : (f.status === 'done' || f.status === 'stored' || f.status === 'unchanged') ? 'done' : 'progress';
@@ -278,7 +352,8 @@
       else pdfs.push(f);
     }
     show('library');
-    renderJob(null);
+    // the files are listed at once, before their upload ends
+    renderJob(pdfs.length ? { running: true, files: pdfs.map((f) => ({ name: f.name || String(f), status: 'uploading' })) } : null);
     if (!pdfs.length) return;
     try {
       const results = await api.addFiles(pdfs);
@@ -335,7 +410,9 @@
   // document id -> the name shown for it ("3M Company FY2018 10-K")
   const docNames = new Map();
   const shownName = (id) => docNames.get(id) || id;
+  let allDocs = [];
   function fillScope(docs) {
+    allDocs = docs;
     for (const d of docs) docNames.set(d.id, docName(d));
     const sel = $('scope');
     const chosen = new Set([...sel.selectedOptions].map((o) => o.value));
@@ -401,7 +478,7 @@
       msg.textContent = '';
     } catch (e) {
       if (e.code === 'cancelled') { msg.className = 'muted'; msg.textContent = 'Stopped. The log keeps the question, marked stopped.'; }
-      else { msg.className = 'error'; msg.textContent = errText(e); }
+      else { msg.className = 'error'; showErr(msg, e); }
     }
     $('ask-btn').disabled = false;
     $('stop-btn').hidden = true;
@@ -453,6 +530,34 @@
     }
   }
 
+  // a question naming no company, asked of several companies' filings: say which filing answered
+  // and offer the others, each one click from the same question asked of it
+  function renderWhichCompany(r) {
+    const box = $('which-company');
+    box.textContent = '';
+    const vague = (r.support_reasons || []).some((w) => w.startsWith('which company?'));
+    box.hidden = !vague || !allDocs.length;
+    if (box.hidden) return;
+    const cited = r.citations[0] ? r.citations[0].slice(0, r.citations[0].lastIndexOf('#')) : '';
+    box.appendChild(el('span', null, (cited ? 'Answered from ' + shownName(cited) + '. ' : '') + 'Which company did you mean? '));
+    const byCompany = new Map();
+    for (const d of allDocs) {
+      const c = d.display_name || d.company || d.id;
+      if (!byCompany.has(c)) byCompany.set(c, []);
+      byCompany.get(c).push(d.id);
+    }
+    for (const [company, ids] of byCompany) {
+      const b = el('button', 'chip', company);
+      b.type = 'button';
+      b.setAttribute('aria-label', 'Ask the same question of ' + company + "'s filings");
+      b.addEventListener('click', () => {
+        for (const o of $('scope').options) o.selected = ids.includes(o.value);
+        $('ask-form').requestSubmit();
+      });
+      box.appendChild(b);
+      box.appendChild(document.createTextNode(' '));
+    }
+  }
   function renderAnswer(r) {
     $('answer').hidden = false;
     $('answer-text').textContent = r.answer;
@@ -467,6 +572,7 @@
     sup.className = r.support || '';
     sup.textContent = r.support === 'strong' ? 'Supported by the cited page' : 'Best match, low confidence: check the page' + ((r.support_reasons || []).length ? ' (' + r.support_reasons.join('; ') + ')' : '');
     $('answer-text').classList.toggle('weak', r.support === 'weak');
+    renderWhichCompany(r);
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
     renderCalculation(r.calculation);
@@ -476,11 +582,13 @@
     $('fb-msg').textContent = '';
     $('wp-msg').textContent = '';
     $('fb-note').value = '';
+    for (const b of ['fb-up', 'fb-down']) $(b).setAttribute('aria-pressed', 'false');
     const ol = $('pages-read');
     ol.textContent = '';
     // each page read: one click to view it; its heading and the lines that matched
     const info = new Map((r.page_info || []).map((x) => [x.page, x]));
-    const terms = questionTerms((r.question && r.question.text) || $('q').value);
+    // the question's content words as the server read them (one reader: question.rs)
+    const terms = (r.question && r.question.terms) || [];
     for (const p of r.pages) {
       const li = el('li');
       const b = el('button', 'link', p);
@@ -509,13 +617,15 @@
     // the boxes the ask returned for this page (none for other pages): the server draws them
     const boxes = current ? current.boxes.filter((x) => x.doc_id === doc && x.page === page) : [];
     const cited = boxes.length > 0;
+    // a narrow window stacks the page under the answer: bring it into view
+    if (window.innerWidth < 1100 && cited) $('viewer').scrollIntoView({ block: 'start' });
     try {
       const src = await api.pageImage(doc, page, boxes, Math.round(110 * viewing.zoom));
       // at the first zoom the page fits the column's width; + renders it larger
       $('page-img').classList.toggle('fit', viewing.zoom <= 1);
       $('page-img').src = src;
       $('page-img').alt = 'Page ' + page + ' of ' + doc + (cited ? ', evidence highlighted' : '');
-    } catch (e) { $('viewer-title').textContent = errText(e); }
+    } catch (e) { showErr($('viewer-title'), e); }
   }
   // the page arrives with its box in view
   $('page-img').addEventListener('load', () => {
@@ -562,7 +672,10 @@
     try {
       await api.call('feedback', { id: current.log_id, value, note: $('fb-note').value });
       $('fb-msg').textContent = value > 0 ? 'Thanks — marked good.' : 'Thanks — marked wrong.';
-    } catch (e) { $('fb-msg').textContent = errText(e); }
+      // the choice made is drawn pressed; both stay neutral until one is clicked
+      $('fb-up').setAttribute('aria-pressed', String(value > 0));
+      $('fb-down').setAttribute('aria-pressed', String(value < 0));
+    } catch (e) { showErr($('fb-msg'), e); }
   }
   $('fb-up').addEventListener('click', () => feedback(1));
   $('fb-down').addEventListener('click', () => feedback(-1));
@@ -631,7 +744,7 @@
     try {
       const saved = await api.saveWorkpaper({ ids, format });
       msg.textContent = saved ? 'Workpaper saved: ' + saved : '';
-    } catch (e) { msg.className = 'error'; msg.textContent = 'No workpaper: ' + errText(e); }
+    } catch (e) { msg.className = 'error'; showErr(msg, e, 'No workpaper: '); }
   }
   for (const f of ['html', 'pdf']) {
     $('wp-' + f).addEventListener('click', () => current && current.log_id && workpaper([current.log_id], f, 'wp-msg'));
@@ -650,13 +763,41 @@
       renderAnswer(r);
       $('ask-msg').className = 'muted';
       $('ask-msg').textContent = 'Answer #' + id + ' from the log.';
-    } catch (e) { $('log-msg').textContent = errText(e); }
+    } catch (e) { showErr($('log-msg'), e); }
   }
   $('log-filter').addEventListener('change', loadLog);
   $('log-answerer').addEventListener('change', loadLog);
   $('log-since').addEventListener('change', loadLog);
 
   // ---- settings
+  // the answerers this setup offers and the language models found: refreshed after Save and,
+  // while Settings is open, every few seconds (a model file copied into the models folder shows)
+  function renderModels(r) {
+    const sel = $('s-answerer');
+    const chosen = sel.value || r.settings.answerer;
+    sel.textContent = '';
+    for (const x of r.answerers) sel.appendChild(new Option(x, x));
+    sel.value = r.answerers.includes(chosen) ? chosen : r.settings.answerer;
+    const dl = $('s-models-found');
+    dl.textContent = '';
+    for (const m of r.models || []) if (m.supported) dl.appendChild(new Option(m.path, m.path));
+    const found = (r.models || []).map((m) => m.name + ' (' + m.arch + ', ' + (m.size_bytes / 1e6).toFixed(0) + ' MB, ' + m.found_in + (m.problem ? ', not usable: ' + sentence(m.problem) : '') + ')');
+    const info = $('s-models-info');
+    info.textContent = found.length ? 'Found: ' + found.join('; ') + '.' : 'No language model found.';
+    if (r.qwen_missing) {
+      info.appendChild(document.createTextNode(' The qwen answerer is not offered: put a Qwen .gguf file (or a model folder) in the models folder above, then Save.'));
+      withDetails(info, r.qwen_missing);
+    }
+    lastModels = JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]);
+  }
+  let lastModels = '';
+  setInterval(async () => {
+    if ($('view-settings').hidden) return;
+    try {
+      const r = await api.call('get_settings');
+      if (JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]) !== lastModels) renderModels(r);
+    } catch (_) { /* the next tick tries again */ }
+  }, 4000);
   async function loadSettings() {
     try {
       const r = await api.call('get_settings');
@@ -668,24 +809,18 @@
       $('s-vision-model').value = st.vision_model;
       $('s-vision-edge').value = String(st.vision_edge);
       $('s-vision-pooled').checked = !!st.vision_pooled;
-      for (const [id, list, v] of [['s-retriever', r.retrievers, st.retriever], ['s-answerer', r.answerers, st.answerer]]) {
-        const sel = $(id);
-        sel.textContent = '';
-        for (const x of list) sel.appendChild(new Option(x, x));
-        sel.value = v;
-      }
-      // the language models found; why the qwen answerer is not offered when it is not
-      const dl = $('s-models-found');
-      dl.textContent = '';
-      for (const m of r.models || []) if (m.supported) dl.appendChild(new Option(m.path, m.path));
-      const found = (r.models || []).map((m) => m.name + ' (' + m.arch + ', ' + (m.size_bytes / 1e6).toFixed(0) + ' MB, ' + m.found_in + (m.problem ? ', not usable: ' + m.problem : '') + ')');
-      $('s-models-info').textContent = (found.length ? 'Found: ' + found.join('; ') + '.' : 'No language model found.') + (r.qwen_missing ? ' The qwen answerer is not offered: ' + r.qwen_missing : '');
+      const sel = $('s-retriever');
+      sel.textContent = '';
+      for (const x of r.retrievers) sel.appendChild(new Option(x, x));
+      sel.value = st.retriever;
+      $('s-answerer').value = '';
+      renderModels(r);
       $('s-topk').value = st.top_k;
       $('s-ocr').value = st.ocr_langs;
       $('s-threads').value = st.threads;
       $('s-model-threads').value = st.model_threads;
       $('settings-msg').textContent = '';
-    } catch (e) { $('settings-msg').textContent = errText(e); }
+    } catch (e) { showErr($('settings-msg'), e); }
     loadWatches();
   }
   async function loadWatches() {
@@ -700,21 +835,21 @@
           // a folder that could not be read is not followed until it is added again
           li.appendChild(el('span', 'error', 'paused: ' + paused + ' '));
           const again = el('button', 'secondary', 'Resume');
-          again.addEventListener('click', async () => { try { await api.call('add_watch', { folder: w }); loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); } });
+          again.addEventListener('click', async () => { try { await api.call('add_watch', { folder: w }); loadWatches(); } catch (e) { showErr($('watch-msg'), e); } });
           li.appendChild(again);
         }
         const rm = el('button', 'secondary', 'Stop watching');
         rm.setAttribute('aria-label', 'Stop watching ' + w);
-        rm.addEventListener('click', async () => { try { await api.call('remove_watch', { folder: w }); loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); } });
+        rm.addEventListener('click', async () => { try { await api.call('remove_watch', { folder: w }); loadWatches(); } catch (e) { showErr($('watch-msg'), e); } });
         li.appendChild(rm);
         ul.appendChild(li);
       }
-    } catch (e) { $('watch-msg').textContent = errText(e); }
+    } catch (e) { showErr($('watch-msg'), e); }
   }
   $('watch-add').addEventListener('click', async () => {
     const f = $('watch-path').value.trim();
     if (!f) { $('watch-msg').textContent = 'Type a folder path first.'; return; }
-    try { await api.call('add_watch', { folder: f }); $('watch-path').value = ''; $('watch-msg').textContent = 'Watching.'; loadWatches(); } catch (e) { $('watch-msg').textContent = errText(e); }
+    try { await api.call('add_watch', { folder: f }); $('watch-path').value = ''; $('watch-msg').textContent = 'Watching.'; loadWatches(); } catch (e) { showErr($('watch-msg'), e); }
   });
 
   $('settings-form').addEventListener('submit', async (ev) => {
@@ -729,10 +864,12 @@
           top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value),
         },
       });
+      // what the new settings make available (a models folder with a model: the qwen answerer)
+      await loadSettings();
       msg.className = 'done';
       msg.textContent = 'Saved.' + (r.restart_needed ? ' The new library folder is used from the next start.' : '');
       $('k').value = String(r.settings.top_k);
-    } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
+    } catch (e) { msg.className = 'error'; showErr(msg, e); }
   });
   async function exportLog() {
     const msg = $('log-msg');
@@ -741,7 +878,7 @@
       if (!saved) return; // the save dialog was closed
       msg.className = 'done';
       msg.textContent = 'Exported ' + plural(logRows.length, 'question') + ' to ' + saved + '.';
-    } catch (e) { msg.className = 'error'; msg.textContent = errText(e); }
+    } catch (e) { msg.className = 'error'; showErr(msg, e); }
   }
   $('log-export').addEventListener('click', exportLog);
   // Ctrl+E exports the Log's rows as JSONL
@@ -752,8 +889,9 @@
   });
 
   // what labeler.js shares with this file
-  window.lensUi = { $, el, errText, plural, show, marked };
+  window.lensUi = { $, el, errText, showErr, plural, show, marked };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
+  api.call('documents').then((d) => emptyHint(d.length)).catch(() => {});
   loadDocs();
 })();

@@ -27,6 +27,7 @@
   // ---- sets
   async function loadSets() {
     const sets = await api.call('label_sets');
+    state.known = sets.map((s) => s.name);
     const sel = $('l-set');
     sel.textContent = '';
     for (const s of sets) sel.appendChild(new Option(s.name + ' (' + plural(s.questions, 'question') + ')', s.name));
@@ -45,6 +46,7 @@
     try {
       await api.call('label_create_set', { set: name });
       useSet(name);
+      (state.known = state.known || []).push(name);
       $('l-new-set').value = '';
       await load();
       msg('Set "' + name + '" created.');
@@ -54,7 +56,9 @@
   async function loadQuestions() {
     const ol = $('l-questions');
     ol.textContent = '';
-    try { state.questions = await api.call('label_questions', { set: state.set }); } catch (e) { state.questions = []; if (e.code !== 'not_found') fail(e); }
+    // a set not made yet has no questions: nothing to ask the service for
+    if (state.known && !state.known.includes(state.set)) state.questions = [];
+    else try { state.questions = await api.call('label_questions', { set: state.set }); } catch (e) { state.questions = []; if (e.code !== 'not_found') fail(e); }
     const me = annotator();
     for (const q of state.questions) {
       const li = el('li');

@@ -190,13 +190,15 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.deepEqual((await found.json()).filter.groups, [['3M_2018_10K']]);
     await page.click('button[aria-label="Remove alias big red of 3M_2018_10K"]');
     await page.waitForFunction(() => !document.querySelector('button[aria-label="Remove alias big red of 3M_2018_10K"]'));
-    // dense vectors without a model: a clear message naming what is missing
-    // dense vectors without a model: the button is disabled and says which file is missing
-    await page.waitForFunction(() => document.getElementById('dense-msg').textContent.includes('No embedding model'));
+    // dense vectors without a model: the button is disabled and the reason is said in plain
+    // words, the missing file one click away under "Details"
+    await page.waitForFunction(() => document.getElementById('dense-msg').textContent.includes('Dense search is off'));
     assert.ok(await page.isDisabled('#dense-build'));
-    assert.match(await page.textContent('#dense-msg'), /config\.json is missing/);
+    assert.doesNotMatch(await page.$eval('#dense-msg', (e) => e.innerText), /\/tmp\/|config\.json/);
+    await page.click('#dense-msg details summary');
+    assert.match(await page.$eval('#dense-msg', (e) => e.innerText), /config\.json is missing/);
     // the vision index without its model: the button is disabled and the reason shown
-    await page.waitForFunction(() => document.getElementById('vision-msg').textContent.includes('No vision model'));
+    await page.waitForFunction(() => document.getElementById('vision-msg').textContent.includes('Vision search is off'));
     assert.ok(await page.isDisabled('#vision-build'));
     assert.equal(await page.textContent('#docs tr[data-doc="3M_2018_10K"] td.vision-cell'), '–');
 
@@ -219,7 +221,8 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // watched folders: add one, see it listed; a missing folder is refused with a reason
     await page.fill('#watch-path', join(files, 'nope'));
     await page.click('#watch-add');
-    await page.waitForFunction(() => document.getElementById('watch-msg').textContent.includes('['));
+    // in plain words, the folder by its name (its full path behind "Details")
+    await page.waitForFunction(() => document.getElementById('watch-msg').textContent.startsWith('nope is not a folder'));
     await page.fill('#watch-path', files);
     await page.click('#watch-add');
     await page.waitForFunction(() => document.getElementById('watch-msg').textContent === 'Watching.');
@@ -255,14 +258,16 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
     await page.waitForFunction(() => document.getElementById('s-topk').value !== '');
     // no model in the (empty) models folder: qwen is not offered, and the page says why
     assert.deepEqual(await page.$$eval('#s-answerer option', (os) => os.map((o) => o.value)), ['extractive']);
-    assert.match(await page.textContent('#s-models-info'), /No language model found\. The qwen answerer is not offered: .*model_missing|No language model found\. The qwen answerer is not offered/);
-    // point the models folder at one with a model: qwen is offered, chosen, saved
+    // the reason in plain words, the service's own words behind "Details"
+    const info = await page.$eval('#s-models-info', (e) => e.innerText);
+    assert.match(info, /^No language model found\. The qwen answerer is not offered: put a Qwen \.gguf file/);
+    assert.doesNotMatch(info, /model_missing|\/tmp\//);
+    assert.ok(await page.isVisible('#s-models-info details summary'));
+    // point the models folder at one with a model and Save: qwen is offered at once, no reload
     await page.fill('#s-models', models);
     await page.click('#settings-form button[type=submit]');
     await page.waitForFunction(() => document.getElementById('settings-msg').textContent.startsWith('Saved'));
-    await page.click('button.tab[data-view=ask]');
-    await page.click('button.tab[data-view=settings]');
-    await page.waitForFunction(() => [...document.querySelectorAll('#s-answerer option')].some((o) => o.value === 'qwen'));
+    assert.ok((await page.$$eval('#s-answerer option', (os) => os.map((o) => o.value))).includes('qwen'), 'the answerer list is refreshed by Save');
     assert.match(await page.textContent('#s-models-info'), /tiny-qwen2-q8_0 \(qwen2, 0 MB, models dir\)/);
     await page.selectOption('#s-answerer', 'qwen');
     await page.click('#settings-form button[type=submit]');

@@ -155,6 +155,9 @@ impl Api {
     }
 
     pub fn add_watch(&self, folder: &Path) -> Result<String> {
+        if !folder.exists() {
+            return Err(LensError::BadInput(format!("{} is not a folder (nothing is there)", folder.display())));
+        }
         let p = canonical(folder)?;
         if !p.is_dir() {
             return Err(LensError::BadInput(format!("{} is not a folder", p.display())));

@@ -18,6 +18,9 @@ const UI: &[(&str, &str, &[u8])] = &[
     ("/labeler.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/labeler.js")),
     ("/transport.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/transport.js")),
     ("/style.css", "text/css; charset=utf-8", include_bytes!("../../../ui/style.css")),
+    // the app's icon, for the browser tab (and the favicon.ico a browser asks for by itself)
+    ("/icon.png", "image/png", include_bytes!("../../../icons/icon.png")),
+    ("/favicon.ico", "image/png", include_bytes!("../../../icons/icon.png")),
 ];
 
 /// Largest upload accepted over HTTP.

@@ -52,7 +52,7 @@ fn need(dir: &Path, file: &str) -> Result<PathBuf> {
         Err(LensError::ModelMissing {
             what: file.to_string(),
             dir: dir.to_path_buf(),
-            hint: format!("put a sentence-transformers BERT model there (config.json, model.safetensors, tokenizer.json), e.g. `../shared/tools/fetch-models MODELS_DIR minilm` gives {DEFAULT_MODEL}"),
+            hint: format!("put a sentence-transformers BERT model there (config.json, model.safetensors, tokenizer.json), such as {DEFAULT_MODEL} (the README's Models section says where to get one)"),
         })
     }
 }
