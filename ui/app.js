@@ -578,7 +578,9 @@
     renderCalculation(r.calculation);
     const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
     const m = r.model ? ' (' + r.model.model + ': ' + r.model.prompt_tokens + ' prompt tokens at ' + r.model.prefill_tps.toFixed(0) + '/s, ' + r.model.new_tokens + ' written at ' + r.model.decode_tps.toFixed(1) + '/s)' : '';
-    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope;
+    // where the model ran when it is not where Settings asked (auto without a usable GPU)
+    const where = r.model ? (r.model.notes || []).filter((n) => n.startsWith('on the CPU')) : [];
+    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope + (where.length ? ' · ' + where.join('; ') : '');
     $('fb-msg').textContent = '';
     $('wp-msg').textContent = '';
     $('fb-note').value = '';
@@ -819,6 +821,7 @@
       $('s-ocr').value = st.ocr_langs;
       $('s-threads').value = st.threads;
       $('s-model-threads').value = st.model_threads;
+      $('s-device').value = st.device || 'auto';
       $('settings-msg').textContent = '';
     } catch (e) { showErr($('settings-msg'), e); }
     loadWatches();
@@ -861,7 +864,7 @@
         settings: {
           models_dir: $('s-models').value, model: $('s-model').value, embedder: $('s-embedder').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
           vision_model: $('s-vision-model').value.trim(), vision_edge: Number($('s-vision-edge').value), vision_pooled: $('s-vision-pooled').checked,
-          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value),
+          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value), device: $('s-device').value,
         },
       });
       // what the new settings make available (a models folder with a model: the qwen answerer)

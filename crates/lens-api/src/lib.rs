@@ -151,6 +151,7 @@ impl Api {
                     setting: st.model.clone(),
                     models_dir: PathBuf::from(&st.models_dir),
                     threads: st.model_threads,
+                    device: st.device.parse()?,
                     ..Default::default()
                 };
                 Arc::new(lens_llm::load_answerer(&o)?)
@@ -339,7 +340,7 @@ impl Api {
             Ok(st)
         })?;
         // another model chosen: the loaded one is dropped, the next qwen ask loads the new one
-        if ["model", "models_dir", "model_threads"].iter().any(|k| a.settings.contains_key(*k)) {
+        if ["model", "models_dir", "model_threads", "device"].iter().any(|k| a.settings.contains_key(*k)) {
             lock(&self.answerers).remove(&AnswererKind::Qwen);
         }
         let mut out = SetSettingsResult { settings, restart_needed: false, config_file: None };

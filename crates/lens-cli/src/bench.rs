@@ -75,6 +75,9 @@ pub enum BenchCmd {
         /// A Python with torch + transformers + gguf: runs scripts/llm_reference.py on the same tokens
         #[arg(long)]
         python: Option<PathBuf>,
+        /// cpu (this crate's kernels), cuda or metal (the device-generic pass; a build with the feature)
+        #[arg(long, default_value = "cpu")]
+        device: String,
     },
     /// MaxSim over a 2,942-page multivector index (1,044,410 x 128 f16, memory-mapped) with a
     /// 20-token query, and over the same pooled x3; with --python, numpy on the same vectors
@@ -123,17 +126,20 @@ Purchases of property, plant and equipment (PP&E) were $1,577 million, and proce
 The Company's net debt position increased, reflecting commercial paper issuance and long-term debt of $13,411 million. \
 Working capital (current assets less current liabilities) was $3,677 million at December 31, 2018.\n";
 
-fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usize, python: Option<&Path>) -> Result<()> {
+fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usize, python: Option<&Path>, device: lens_llm::DeviceChoice) -> Result<()> {
     let threads = if threads == 0 { lens_llm::default_threads() } else { threads };
-    let lm = lens_llm::LanguageModel::load(model, None, threads)?;
+    let chosen = lens_llm::device::select(device)?;
+    let lm = lens_llm::LanguageModel::load_on(model, None, threads, Some(&chosen))?;
+    let runs_on = match lm.model.gpu_name() {
+        Some(g) => format!("{g} (candle, quantised weights as stored)"),
+        None => format!("kernel {}, {threads} threads", lens_llm::q8::kernel_name()),
+    };
     println!(
-        "bench llm: {} ({}), {:.0} MB of weights (int8 blocks), loaded in {:.1} s; kernel {}, {} threads",
+        "bench llm: {} ({}), {:.0} MB of weights, loaded in {:.1} s; {runs_on}",
         lm.name(),
         lm.model.cfg.arch.name(),
         lm.model.weight_bytes() as f64 / 1e6,
         lm.load_s,
-        lens_llm::q8::kernel_name(),
-        threads
     );
     let mut ids = Vec::new();
     let unit = lm.encode(FILING_TEXT)?;
@@ -144,7 +150,8 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
     let (_, st) = lm.model.generate(&ids, new_tokens, &[], &mut || true, &mut |_| true)?;
     let rss = peak_rss_mib();
     println!(
-        "  lens (int8):        prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
+        "  lens ({}):        prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
+        chosen.name,
         st.prefill_tps(),
         st.decode_tps(),
         st.prefill_s,
@@ -178,7 +185,9 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
     match cmd {
         BenchCmd::Vision { edges, runs, python } => crate::bench_vision::run(&edges, runs, python.as_deref())?,
         BenchCmd::Maxsim { runs, json, python } => crate::bench_maxsim::run(runs, json, python.as_deref())?,
-        BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python } => bench_llm(&model, prompt_tokens, new_tokens, threads, python.as_deref())?,
+        BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python, device } => {
+            bench_llm(&model, prompt_tokens, new_tokens, threads, python.as_deref(), device.parse()?)?
+        }
         BenchCmd::Ingest { paths } => {
             let tmp;
             let dir = match library {

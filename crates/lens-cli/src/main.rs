@@ -218,6 +218,11 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Devices this build can run models on (cpu, cuda, metal), and why not where it cannot
+    Devices {
+        #[arg(long)]
+        json: bool,
+    },
     /// Render a page (DOC#PAGE) to PNG, boxing a quote or an answer's numbers
     Render {
         page: String,
@@ -877,6 +882,18 @@ fn run(cli: Cli) -> Result<()> {
             println!("  rows: {}", f.display());
             if json {
                 println!("{}", serde_json::to_string(&s)?);
+            }
+        }
+        Cmd::Devices { json } => {
+            let d = lens_llm::device::devices();
+            if json {
+                println!("{}", serde_json::to_string(&d)?);
+            } else {
+                for x in &d {
+                    println!("{:<6} {:<10} {}", x.name, if x.usable { "usable" } else { "not usable" }, x.detail);
+                }
+                let auto = lens_llm::device::select(lens_llm::DeviceChoice::Auto)?;
+                println!("--device auto: {}{}", auto.name, auto.fallback.map(|f| format!(" ({f})")).unwrap_or_default());
             }
         }
         Cmd::Models { model, json } => {

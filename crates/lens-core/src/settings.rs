@@ -27,6 +27,9 @@ pub struct Settings {
     pub embedder: String,
     /// Threads the language model uses (0: every core up to four, one less on larger machines).
     pub model_threads: usize,
+    /// Where the language model runs: auto (a GPU when the build has one and it starts, else
+    /// the CPU), cpu, cuda or metal.
+    pub device: String,
     /// Vision model (a ColModernVBERT folder under `models_dir`) for the vision and hybrid
     /// retrievers.
     pub vision_model: String,
@@ -53,6 +56,7 @@ impl Default for Settings {
             model: String::new(),
             embedder: crate::dense::DEFAULT_MODEL.into(),
             model_threads: 0,
+            device: "auto".into(),
             vision_model: "colmodernvbert".into(),
             vision_edge: 1024,
             vision_pooled: false,
@@ -168,6 +172,9 @@ impl Settings {
         if self.model_threads > 64 {
             return Err(LensError::BadInput(format!("model threads must be 0 (the default) to 64 (got {})", self.model_threads)));
         }
+        if !["auto", "cpu", "cuda", "metal"].contains(&self.device.as_str()) {
+            return Err(LensError::BadInput(format!("device must be auto, cpu, cuda or metal (got `{}`)", self.device)));
+        }
         crate::ocr::check(&crate::ocr::OcrOptions::default().tesseract, &self.ocr_langs)
     }
 
@@ -229,6 +236,7 @@ mod tests {
             (Settings { vision_edge: 100, ..Default::default() }, "vision edge must be 256 to 2048"),
             (Settings { vision_model: "../x".into(), ..Default::default() }, "vision model `../x` must be a folder name"),
             (Settings { model_threads: 500, ..Default::default() }, "model threads"),
+            (Settings { device: "tpu".into(), ..Default::default() }, "device must be auto, cpu, cuda or metal"),
             (Settings { embedder: "../../../../etc".into(), ..Default::default() }, "must be a folder name"),
             (Settings { models_dir: "models".into(), ..Default::default() }, "absolute path"),
             (Settings { models_dir: "/a/../etc".into(), ..Default::default() }, "absolute path"),

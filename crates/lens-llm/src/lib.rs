@@ -11,7 +11,9 @@
 //! Nothing here knows the library: the answerer gets page texts, as every answerer does.
 
 pub mod delta;
+pub mod device;
 pub mod discover;
+pub mod gpu;
 pub mod model;
 pub mod parse;
 pub mod passages;
@@ -48,6 +50,8 @@ pub struct LanguageModel {
     /// Token ids that end a reply (`<|im_end|>`, `<|endoftext|>`).
     pub stop: Vec<u32>,
     pub load_s: f64,
+    /// Why the model runs where it does when that is not what was asked (`auto` without a GPU).
+    pub device_note: Option<String>,
 }
 
 /// Threads the model uses by default: every core but one on machines with more than four,
@@ -64,6 +68,12 @@ pub fn default_threads() -> usize {
 impl LanguageModel {
     /// Load a `.gguf` file or a model directory (config.json, tokenizer.json, *.safetensors).
     pub fn load(path: &Path, precision: Option<Precision>, threads: usize) -> Result<LanguageModel> {
+        Self::load_on(path, precision, threads, None)
+    }
+
+    /// [`LanguageModel::load`] on a device: a GPU runs a GGUF Qwen2 model through the
+    /// device-generic pass ([`gpu`]); `None` or the CPU, this crate's kernels.
+    pub fn load_on(path: &Path, precision: Option<Precision>, threads: usize, device: Option<&device::Selected>) -> Result<LanguageModel> {
         let t0 = std::time::Instant::now();
         if !path.exists() {
             return Err(LensError::ModelMissing {
@@ -78,6 +88,9 @@ impl LanguageModel {
                 return Err(LensError::ModelMissing { what: "tokenizer.json".into(), dir: path.to_path_buf(), hint: discover::HINT.into() });
             }
             let tok = Tokenizer::from_file(&tok_path).map_err(|e| LensError::Model(format!("{}: {e}", tok_path.display())))?;
+            if let Some(d) = device.filter(|d| d.is_gpu()) {
+                return Err(LensError::BadInput(format!("{}: a model folder runs on the CPU only in this build; {} runs GGUF files", path.display(), d.name)));
+            }
             (Model::load_safetensors(path, precision.unwrap_or(Precision::Q8), threads)?, tok)
         } else {
             let ct = model::read_gguf(path)?;
@@ -89,7 +102,10 @@ impl LanguageModel {
                 }
             }
             let tok = tokenizer::from_gguf(&ct, path)?;
-            (Model::load_gguf(path, &ct, precision.unwrap_or(Precision::Q8), threads)?, tok)
+            match device.filter(|d| d.is_gpu()) {
+                Some(d) => (Model::load_gguf_on(path, ct, d)?, tok),
+                None => (Model::load_gguf(path, &ct, precision.unwrap_or(Precision::Q8), threads)?, tok),
+            }
         };
         let id = |t: &str| tokenizer.token_to_id(t);
         let Some(im_end) = id("<|im_end|>") else {
@@ -108,7 +124,7 @@ impl LanguageModel {
         }
         let mut stop = vec![im_end];
         stop.extend(id("<|endoftext|>"));
-        Ok(LanguageModel { model, tokenizer, path: path.to_path_buf(), stop, load_s: t0.elapsed().as_secs_f64() })
+        Ok(LanguageModel { model, tokenizer, path: path.to_path_buf(), stop, load_s: t0.elapsed().as_secs_f64(), device_note: None })
     }
 
     pub fn encode(&self, text: &str) -> Result<Vec<u32>> {
@@ -135,29 +151,7 @@ impl LanguageModel {
     }
 }
 
-/// Where a model answerer runs. This build runs language models on the CPU; `metal` and `cuda`
-/// are refused with the reason rather than silently run elsewhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DeviceChoice {
-    #[default]
-    Auto,
-    Cpu,
-    Metal,
-    Cuda,
-}
-
-impl std::str::FromStr for DeviceChoice {
-    type Err = LensError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "auto" => Ok(DeviceChoice::Auto),
-            "cpu" => Ok(DeviceChoice::Cpu),
-            "metal" => Ok(DeviceChoice::Metal),
-            "cuda" => Ok(DeviceChoice::Cuda),
-            o => Err(LensError::BadInput(format!("unknown device `{o}` (auto, cpu, metal, cuda)"))),
-        }
-    }
-}
+pub use device::DeviceChoice;
 
 /// How to load a model answerer.
 #[derive(Debug, Clone, Default)]
@@ -175,17 +169,20 @@ pub struct LoadOptions {
 
 /// Find and load the model these options name, as a Qwen answerer.
 pub fn load_answerer(o: &LoadOptions) -> Result<qwen::QwenAnswerer> {
-    match o.device {
-        DeviceChoice::Metal | DeviceChoice::Cuda => {
-            return Err(LensError::BadInput(format!(
-                "the Qwen answerer runs on the CPU in this build; {:?} is not supported yet (use --device cpu or auto)",
-                o.device
-            )))
-        }
-        DeviceChoice::Auto | DeviceChoice::Cpu => {}
-    }
+    let chosen = device::select(o.device)?;
     let path = discover::resolve(o.path.as_deref(), &o.setting, &o.models_dir)?;
     let threads = if o.threads == 0 { default_threads() } else { o.threads };
-    let lm = LanguageModel::load(&path, o.precision, threads)?;
+    let lm = match LanguageModel::load_on(&path, o.precision, threads, Some(&chosen)) {
+        Ok(lm) => lm,
+        // `auto` on a GPU the model does not suit (too large, another architecture): the CPU, said
+        Err(e) if o.device == DeviceChoice::Auto && chosen.is_gpu() => {
+            let mut lm = LanguageModel::load(&path, o.precision, threads)?;
+            lm.device_note = Some(format!("on the CPU: {} could not take the model ({e})", chosen.name));
+            return Ok(qwen::QwenAnswerer::new(std::sync::Arc::new(lm)));
+        }
+        Err(e) => return Err(e),
+    };
+    let mut lm = lm;
+    lm.device_note = chosen.fallback.clone();
     Ok(qwen::QwenAnswerer::new(std::sync::Arc::new(lm)))
 }

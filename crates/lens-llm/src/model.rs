@@ -373,6 +373,9 @@ pub struct Model {
     pool: rayon::ThreadPool,
     /// Tokens per chunk of the delta rule's prefill form.
     pub delta_chunk: usize,
+    /// On a GPU: the device-generic pass ([`crate::gpu`]) and the device's name; the CPU
+    /// weights above are then empty.
+    gpu: Option<(Arc<crate::gpu::CandleQwen>, String)>,
 }
 
 /// A tensor as read: f32 (safetensors, converted), or a GGUF tensor still in its GGML type,
@@ -683,7 +686,35 @@ impl Model {
         };
         let rot = cfg.rotary_dim;
         let inv_freq = (0..rot / 2).map(|i| 1.0 / cfg.rope_theta.powf(2.0 * i as f32 / rot as f32)).collect();
-        Ok(Model { cfg, precision, file: file.to_path_buf(), embed, layers, norm, output, inv_freq, pool, delta_chunk: 64 })
+        Ok(Model { cfg, precision, file: file.to_path_buf(), embed, layers, norm, output, inv_freq, pool, delta_chunk: 64, gpu: None })
+    }
+
+    /// A GGUF model on a GPU (or any candle device): its config from the file, its weights on
+    /// the device ([`crate::gpu::CandleQwen`]), none held here.
+    pub fn load_gguf_on(path: &Path, ct: gguf_file::Content, device: &crate::device::Selected) -> Result<Model> {
+        let cfg = Config::from_gguf(&ct, path)?;
+        cfg.check(path)?;
+        let g = crate::gpu::CandleQwen::load(path, ct, &device.device)?;
+        let empty = Arc::new(Weight::F32 { w: Vec::new(), rows: 0, cols: 0 });
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| LensError::Model(e.to_string()))?;
+        Ok(Model {
+            cfg,
+            precision: Precision::Q8,
+            file: path.to_path_buf(),
+            embed: empty.clone(),
+            layers: Vec::new(),
+            norm: Vec::new(),
+            output: Linear { w: empty, b: None },
+            inv_freq: Vec::new(),
+            pool,
+            delta_chunk: 64,
+            gpu: Some((Arc::new(g), device.name.clone())),
+        })
+    }
+
+    /// The GPU this model runs on (`cuda:0`), `None` on the CPU kernels.
+    pub fn gpu_name(&self) -> Option<&str> {
+        self.gpu.as_ref().map(|(_, n)| n.as_str())
     }
 
     pub fn threads(&self) -> usize {
@@ -692,6 +723,9 @@ impl Model {
 
     /// Bytes the weights take in memory.
     pub fn weight_bytes(&self) -> usize {
+        if let Some((g, _)) = &self.gpu {
+            return g.bytes;
+        }
         let lin = |l: &Linear| l.w.bytes();
         let l: usize = self
             .layers
@@ -738,6 +772,14 @@ impl Model {
         }
         if cache.len + tokens.len() > self.cfg.context {
             return Err(LensError::BadInput(format!("{} tokens exceed the model's context of {}", cache.len + tokens.len(), self.cfg.context)));
+        }
+        if let Some((g, name)) = &self.gpu {
+            if all {
+                return Err(LensError::BadInput(format!("the logits of every position are computed on the CPU only (this model runs on {name})")));
+            }
+            let logits = g.forward(tokens, cache.len)?;
+            cache.len += tokens.len();
+            return Ok(logits);
         }
         self.pool.install(|| Ok(self.forward_inner(cache, tokens, all)))
     }

@@ -46,7 +46,10 @@ impl QwenAnswerer {
 
     /// Where it runs, as the answer reports it: `cpu (avx512vnni, 2 threads)`.
     pub fn device(&self) -> String {
-        format!("cpu ({}, {} threads)", crate::q8::kernel_name(), self.lm.model.threads())
+        match self.lm.model.gpu_name() {
+            Some(gpu) => format!("{gpu} (candle)"),
+            None => format!("cpu ({}, {} threads)", crate::q8::kernel_name(), self.lm.model.threads()),
+        }
     }
 
     /// The rules the model is given: the options' own unless left at the default of the
@@ -289,6 +292,9 @@ impl Answerer for QwenAnswerer {
         }
         if !r.dropped.is_empty() {
             notes.push(format!("the model cited {} which name no page given to it (dropped)", r.dropped.join(", ")));
+        }
+        if let Some(n) = &lm.device_note {
+            notes.push(n.clone());
         }
         if stats.new_tokens >= self.opts.max_new_tokens && !lm.stop.contains(out.last().unwrap_or(&0)) {
             notes.push(format!("the reply was cut at {} tokens", self.opts.max_new_tokens));

@@ -118,6 +118,35 @@ fn gguf_q8_0_against_its_dequantised_reference() {
     assert!(same >= 8, "int8 greedy {g:?} vs {:?}", r.greedy);
 }
 
+/// The device-generic pass a GPU runs (candle's ops, [`lens_llm::gpu`]), run here on candle's
+/// CPU device: the same reference within the int8 tolerance, the same greedy tokens through its
+/// own KV cache. `scripts/gpu-check` runs this test with the `cuda` feature on the GPU.
+#[test]
+fn the_device_generic_pass_matches_the_reference() {
+    let r = reference("tiny-qwen2-q8_0.reference.json");
+    let path = fixtures().join("tiny-qwen2-q8_0.gguf");
+    let device = match std::env::var("LENS_PARITY_DEVICE").as_deref() {
+        Ok("cuda") => lens_llm::device::select(lens_llm::DeviceChoice::Cuda).unwrap(),
+        _ => lens_llm::device::Selected { device: candle_core::Device::Cpu, name: "cpu (candle)".into(), fallback: None },
+    };
+    let m = Model::load_gguf_on(&path, lens_llm::model::read_gguf(&path).unwrap(), &device).unwrap();
+    assert_eq!(m.gpu_name(), Some(device.name.as_str()));
+    let mut cache = m.new_cache();
+    let last = m.forward(&mut cache, &r.prompt, false).unwrap();
+    let want = r.logits.last().unwrap();
+    let scale = want.iter().fold(0f32, |a, b| a.max(b.abs()));
+    let d = last.iter().zip(want).fold(0f32, |a, (x, y)| a.max((x - y).abs()));
+    eprintln!("device-generic pass on {}: max abs logit difference {d:.4} ({:.1}% of the largest logit {scale:.3})", device.name, 100.0 * d / scale);
+    assert!(d <= 0.05 * scale, "logits differ by {d}, largest {scale}");
+    // every logit of every position is the CPU kernels' job
+    assert!(m.forward(&mut m.new_cache(), &r.prompt, true).unwrap_err().to_string().contains("CPU only"));
+    let g = greedy(&m, &r.prompt, 10);
+    let same = g.iter().zip(&r.greedy).take_while(|(a, b)| a == b).count();
+    assert!(same >= 8, "greedy {g:?} vs {:?}", r.greedy);
+    // a new sequence (position 0) starts from an empty cache: the same tokens again
+    assert_eq!(greedy(&m, &r.prompt, 10), g);
+}
+
 #[test]
 fn a_lone_gguf_is_a_whole_chat_model() {
     let path = fixtures().join("tiny-qwen2-q8_0.gguf");

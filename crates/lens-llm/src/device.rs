@@ -1,0 +1,138 @@
+//! Where a model runs: `--device auto|cpu|cuda|metal` and the Settings choice.
+//!
+//! The CPU runs this crate's own kernels ([`crate::q8`]); a GPU runs the device-generic candle
+//! forward pass ([`crate::gpu`]). CUDA and Metal differ only in the device constructor and the
+//! cargo feature (`cuda`, `metal`; off by default: `scripts/build-cuda` builds the CUDA one). A
+//! GPU asked for and not usable is an error with the reason; `auto` falls back to the CPU and
+//! says why.
+
+use lens_core::error::{LensError, Result};
+
+/// Where a model answerer runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    #[default]
+    Auto,
+    Cpu,
+    Metal,
+    Cuda,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = LensError;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "metal" => Ok(DeviceChoice::Metal),
+            "cuda" => Ok(DeviceChoice::Cuda),
+            o => Err(LensError::BadInput(format!("unknown device `{o}` (auto, cpu, metal, cuda)"))),
+        }
+    }
+}
+
+/// The device chosen, and why the CPU was used when `auto` found no GPU.
+#[derive(Debug, Clone)]
+pub struct Selected {
+    pub device: candle_core::Device,
+    /// `cpu`, `cuda:0`, `metal:0`.
+    pub name: String,
+    /// Why `auto` runs on the CPU ("this build has no CUDA support ...").
+    pub fallback: Option<String>,
+}
+
+impl Selected {
+    pub fn is_gpu(&self) -> bool {
+        !self.device.is_cpu()
+    }
+}
+
+fn cuda() -> std::result::Result<candle_core::Device, String> {
+    if !cfg!(feature = "cuda") {
+        return Err("this build has no CUDA support (build it with scripts/build-cuda)".into());
+    }
+    candle_core::Device::new_cuda(0).map_err(|e| format!("no usable CUDA device or driver: {e}"))
+}
+
+fn metal() -> std::result::Result<candle_core::Device, String> {
+    if !cfg!(feature = "metal") {
+        return Err("this build has no Metal support (Metal builds are made on macOS with --features metal)".into());
+    }
+    candle_core::Device::new_metal(0).map_err(|e| format!("no usable Metal device: {e}"))
+}
+
+/// The device `choice` names: a GPU asked for by name must initialise (else the error says
+/// why); `auto` takes CUDA, then Metal, then the CPU, keeping the reasons.
+pub fn select(choice: DeviceChoice) -> Result<Selected> {
+    let cpu = |fallback| Selected { device: candle_core::Device::Cpu, name: "cpu".into(), fallback };
+    match choice {
+        DeviceChoice::Cpu => Ok(cpu(None)),
+        DeviceChoice::Cuda => {
+            cuda().map(|device| Selected { device, name: "cuda:0".into(), fallback: None }).map_err(|why| LensError::BadInput(format!("--device cuda: {why}")))
+        }
+        DeviceChoice::Metal => metal()
+            .map(|device| Selected { device, name: "metal:0".into(), fallback: None })
+            .map_err(|why| LensError::BadInput(format!("--device metal: {why}"))),
+        DeviceChoice::Auto if !cfg!(feature = "cuda") && !cfg!(feature = "metal") => Ok(cpu(Some("on the CPU: this build has no GPU support".into()))),
+        DeviceChoice::Auto => {
+            let mut why = Vec::new();
+            match cuda() {
+                Ok(device) => return Ok(Selected { device, name: "cuda:0".into(), fallback: None }),
+                Err(w) => why.push(format!("CUDA: {w}")),
+            }
+            match metal() {
+                Ok(device) => return Ok(Selected { device, name: "metal:0".into(), fallback: None }),
+                Err(w) => why.push(format!("Metal: {w}")),
+            }
+            Ok(cpu(Some(format!("on the CPU: no GPU ({})", why.join("; ")))))
+        }
+    }
+}
+
+/// One device this build knows of: can it be used, and if not, why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub usable: bool,
+    pub detail: String,
+}
+
+/// What `lens devices` lists: the CPU (with its kernel), CUDA and Metal.
+pub fn devices() -> Vec<DeviceInfo> {
+    let mut out = vec![DeviceInfo {
+        name: "cpu".into(),
+        usable: true,
+        detail: format!("{} kernels, {} threads by default", crate::q8::kernel_name(), crate::default_threads()),
+    }];
+    for (name, r) in [("cuda", cuda()), ("metal", metal())] {
+        out.push(match r {
+            Ok(d) => DeviceInfo { name: name.into(), usable: true, detail: format!("{d:?}") },
+            Err(why) => DeviceInfo { name: name.into(), usable: false, detail: why },
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_this_build_lacks_is_refused_with_the_reason_and_auto_falls_back() {
+        assert_eq!("cuda".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda);
+        assert!("tpu".parse::<DeviceChoice>().unwrap_err().to_string().contains("auto, cpu, metal, cuda"));
+        let cpu = select(DeviceChoice::Cpu).unwrap();
+        assert!(!cpu.is_gpu() && cpu.fallback.is_none());
+        if !cfg!(feature = "cuda") {
+            let e = select(DeviceChoice::Cuda).unwrap_err().to_string();
+            assert!(e.contains("no CUDA support") && e.contains("scripts/build-cuda"), "{e}");
+            let d = devices();
+            assert!(d.iter().any(|x| x.name == "cuda" && !x.usable && x.detail.contains("no CUDA support")), "{d:?}");
+        }
+        if !cfg!(feature = "cuda") && !cfg!(feature = "metal") {
+            let a = select(DeviceChoice::Auto).unwrap();
+            assert_eq!(a.name, "cpu");
+            assert_eq!(a.fallback.as_deref(), Some("on the CPU: this build has no GPU support"));
+        }
+    }
+}
