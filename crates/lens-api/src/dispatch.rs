@@ -169,4 +169,19 @@ mod tests {
         assert_eq!(a.replace("/etc/passwd", "X"), b.replace("/etc/no-such-file", "X"));
         assert!(a.contains("cannot be added"), "{a}");
     }
+
+    #[test]
+    fn every_dispatched_command_is_listed() {
+        // the match's arms, read from this file, against COMMANDS (what the shells and the HTTP
+        // server register): an arm nobody can call, or a listed name without an arm, fails here
+        let src = include_str!("dispatch.rs");
+        let body = &src[src.find("pub fn dispatch(").unwrap()..src.find("#[cfg(test)]").unwrap()];
+        let re = regex::Regex::new(r#"(?m)^\s{8}"([a-z_]+)"(?:\s*\|\s*"([a-z_]+)")*\s*=>"#).unwrap();
+        let mut arms: Vec<&str> = re.captures_iter(body).flat_map(|c| c.iter().skip(1).flatten().map(|m| m.as_str()).collect::<Vec<_>>()).collect();
+        arms.sort();
+        let mut listed: Vec<&str> = COMMANDS.to_vec();
+        listed.sort();
+        assert!(arms.len() > 10, "the arms were read: {arms:?}");
+        assert_eq!(arms, listed, "the dispatch arms and COMMANDS differ");
+    }
 }

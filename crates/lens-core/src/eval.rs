@@ -473,6 +473,4 @@ mod tests {
         let same = paired_bootstrap("a", &a, &a, 1000, 7);
         assert_eq!(same.verdict, "could be luck");
     }
-    #[test]
-    fn page_keys() {}
 }

@@ -100,17 +100,3 @@ fn an_ask_for_a_metric_answers_with_the_calculation_and_logs_it() {
     let logged = &lib.store().question_log(1).unwrap()[0];
     assert_eq!(logged.answer.calculation, r.answer.calculation, "the log keeps the worked calculation");
 }
-
-#[test]
-#[ignore]
-fn dump_page() {
-    // LENS_DUMP=DOC#PAGE LENS_LIB=dir cargo test --test calc dump_page -- --ignored --nocapture
-    let lib = Library::open(std::path::Path::new(&std::env::var("LENS_LIB").unwrap())).unwrap();
-    let p: lens_core::PageRef = std::env::var("LENS_DUMP").unwrap().parse().unwrap();
-    for t in page_tables(&lib, &p.doc_id, p.page) {
-        eprintln!("unit {} columns {:?}", t.unit, t.columns.iter().map(|c| (c.year, c.months, c.header.clone())).collect::<Vec<_>>());
-        for r in &t.rows {
-            eprintln!("  {:<60} {:?}", r.label, r.cells.iter().map(|c| c.as_ref().map(|c| c.text.clone())).collect::<Vec<_>>());
-        }
-    }
-}

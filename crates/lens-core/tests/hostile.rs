@@ -144,28 +144,6 @@ fn blank_scans_are_skipped_cheaply_and_ocr_has_a_budget() {
 }
 
 #[test]
-#[ignore]
-fn blank_check_on_a_library() {
-    // LENS_LIB=.lens/mmlongbench_doc cargo test --test hostile blank_check -- --ignored --nocapture
-    let lib = Library::open(Path::new(&std::env::var("LENS_LIB").unwrap())).unwrap();
-    let (mut n, mut blank) = (0, 0);
-    for d in lib.documents().unwrap() {
-        let pdf = lib.pdf_path(&d).unwrap();
-        for (page, text) in lib.store().page_texts_by_key(d.key).unwrap() {
-            if lib.store().page(&d.id, page).unwrap().source != "ocr" {
-                continue;
-            }
-            n += 1;
-            if lens_core::ocr::is_blank(&pdf, page).unwrap() {
-                blank += 1;
-                eprintln!("blank: {}#{page}: {} words: {:?}", d.id, text.split_whitespace().count(), text.chars().take(80).collect::<String>());
-            }
-        }
-    }
-    eprintln!("{blank} of {n} OCR'd pages judged blank");
-}
-
-#[test]
 fn documents_past_the_page_limit_are_refused_and_the_batch_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("many.pdf");
