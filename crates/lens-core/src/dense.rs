@@ -26,8 +26,17 @@ pub const MAX_TOKENS: usize = 256;
 pub const STRIDE: usize = 192;
 const BATCH: usize = 16;
 
-/// The device models run on: CPU here; CUDA or Metal builds of candle add theirs.
+/// The device the embedder runs on: the GPU of a `cuda` or `metal` build when it starts, else the CPU.
 pub fn device() -> (Device, &'static str) {
+    // a GPU build embeds on its GPU when one starts (the same candle BERT ops), else the CPU
+    #[cfg(feature = "cuda")]
+    if let Ok(d) = Device::new_cuda(0) {
+        return (d, "cuda:0");
+    }
+    #[cfg(feature = "metal")]
+    if let Ok(d) = Device::new_metal(0) {
+        return (d, "metal:0");
+    }
     (Device::Cpu, "cpu")
 }
 
