@@ -4,7 +4,6 @@
 //! hand the service real paths (the webview's `File` objects carry none).
 //! Errors cross IPC as `{code, message}` so the UI can act on the code.
 
-use base64::Engine;
 use lens_api::{Api, AskArgs, PageImageArgs};
 use lens_core::LensError;
 use serde::Serialize;
@@ -126,7 +125,7 @@ fn save_with_dialog<R: tauri::Runtime>(
 async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> Result<String, ApiError> {
     let api = state.api.clone();
     let png = blocking(move || Ok(api.page_png(&args.page_ref(), args.dpi, &args.boxes)?)).await?;
-    Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(png)))
+    Ok(format!("data:image/png;base64,{}", lens_core::workpaper::base64(&png)))
 }
 
 /// Add PDFs: the native file dialog, then the chosen files queued for ingest. The paths come

@@ -95,25 +95,15 @@ pub fn metrics(ranked: &[String], gold: &HashMap<String, f64>) -> Metrics {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Global,
-    Filter,
-    Oracle,
-}
-
-impl std::str::FromStr for Mode {
-    type Err = LensError;
-    fn from_str(s: &str) -> Result<Mode> {
-        match s {
-            "global" => Ok(Mode::Global),
-            "filter" => Ok(Mode::Filter),
-            "oracle" => Ok(Mode::Oracle),
-            o => Err(LensError::BadInput(format!("unknown mode `{o}` (global, filter, oracle)"))),
-        }
+crate::names::named_enum!(
+    /// Which documents a question is searched in: all, those its filter names, or its gold
+    /// documents (an upper bound on retrieval).
+    pub enum Mode("mode") {
+        Global = "global",
+        Filter = "filter",
+        Oracle = "oracle",
     }
-}
+);
 
 /// One question's result, as written to `runs/RUN/retrieval.jsonl`.
 #[derive(Debug, Clone, Serialize, Deserialize)]

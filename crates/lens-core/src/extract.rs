@@ -19,6 +19,10 @@ type Doc = *mut c_void;
 type Page = *mut c_void;
 type TextPage = *mut c_void;
 
+/// Most pages one document may have (a 10-K has ~150; the largest real filings ~3,000): a
+/// longer one is refused before its pages are read.
+pub const MAX_PAGES: usize = 25_000;
+
 /// One private pdfium instance; use it from one thread at a time.
 pub struct Extractor {
     _lib: Library,
@@ -116,14 +120,9 @@ impl Extractor {
             }
             // bounds, checked as the document is read (a small file can expand enormously)
             let too_big = |what: String| {
-                LensError::BadInput(format!(
-                    "{}: {what} (limits: {} pages, {} characters of text)",
-                    path.display(),
-                    crate::ingest::MAX_PAGES,
-                    crate::ingest::MAX_CHARS
-                ))
+                LensError::BadInput(format!("{}: {what} (limits: {} pages, {} characters of text)", path.display(), MAX_PAGES, crate::ingest::MAX_CHARS))
             };
-            if n as usize > crate::ingest::MAX_PAGES {
+            if n as usize > MAX_PAGES {
                 (self.close_doc)(doc);
                 return Err(too_big(format!("{n} pages")));
             }

@@ -21,8 +21,8 @@ use std::time::Instant;
 
 /// Default largest PDF accepted (bytes).
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
-/// Most pages one document may have (a 10-K has ~150; the largest real filings ~3,000).
-pub const MAX_PAGES: usize = 25_000;
+/// Most pages one document may have ([`crate::extract::MAX_PAGES`], where it is enforced).
+pub use crate::extract::MAX_PAGES;
 /// Most text characters one document may hold (a 300-page 10-K has ~1.5 M).
 pub const MAX_CHARS: usize = 30_000_000;
 /// Pages indexed before the batch is committed and published.

@@ -2,7 +2,9 @@
 //! found): one definition gives the enum, its names, `Display`, `FromStr` and serde, so a name
 //! is written once and an unknown one is refused with the list of known ones.
 
-/// `named_enum!(pub enum Retriever("retriever") { Bm25 = "bm25", ... })`
+/// `named_enum!(pub enum Retriever("retriever") { Bm25 = "bm25", ... })`; other crates use it
+/// as `lens_core::named_enum!` (they need `serde`).
+#[macro_export]
 macro_rules! named_enum {
     ($(#[$m:meta])* pub enum $name:ident ($what:literal) { $($(#[$vm:meta])* $v:ident = $s:literal),+ $(,)? }) => {
         $(#[$m])*
@@ -51,7 +53,7 @@ macro_rules! named_enum {
         }
     };
 }
-pub(crate) use named_enum;
+pub use crate::named_enum;
 
 #[cfg(test)]
 mod tests {

@@ -8,28 +8,17 @@
 
 use lens_core::error::{LensError, Result};
 
-/// Where a model answerer runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DeviceChoice {
-    #[default]
-    Auto,
-    Cpu,
-    Metal,
-    Cuda,
-}
-
-impl std::str::FromStr for DeviceChoice {
-    type Err = LensError;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "auto" => Ok(DeviceChoice::Auto),
-            "cpu" => Ok(DeviceChoice::Cpu),
-            "metal" => Ok(DeviceChoice::Metal),
-            "cuda" => Ok(DeviceChoice::Cuda),
-            o => Err(LensError::BadInput(format!("unknown device `{o}` (auto, cpu, metal, cuda)"))),
-        }
+lens_core::named_enum!(
+    /// Where a model answerer runs.
+    #[derive(Default)]
+    pub enum DeviceChoice("device") {
+        #[default]
+        Auto = "auto",
+        Cpu = "cpu",
+        Metal = "metal",
+        Cuda = "cuda",
     }
-}
+);
 
 /// The device chosen, and why the CPU was used when `auto` found no GPU.
 #[derive(Debug, Clone)]
@@ -120,7 +109,7 @@ mod tests {
     #[test]
     fn a_gpu_this_build_lacks_is_refused_with_the_reason_and_auto_falls_back() {
         assert_eq!("cuda".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda);
-        assert!("tpu".parse::<DeviceChoice>().unwrap_err().to_string().contains("auto, cpu, metal, cuda"));
+        assert!("tpu".parse::<DeviceChoice>().unwrap_err().to_string().contains("available: auto, cpu, metal, cuda"));
         let cpu = select(DeviceChoice::Cpu).unwrap();
         assert!(!cpu.is_gpu() && cpu.fallback.is_none());
         if !cfg!(feature = "cuda") {
