@@ -87,7 +87,8 @@
   // ---- views
   function show(view) {
     for (const b of document.querySelectorAll('.tab')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
-    for (const v of ['ask', 'library', 'log', 'label', 'settings']) $('view-' + v).hidden = v !== view;
+    // the views are the tabs' (index.html lists each once, as a tab and its section)
+    for (const b of document.querySelectorAll('.tab')) $('view-' + b.dataset.view).hidden = b.dataset.view !== view;
     if (view === 'library') loadDocs();
     if (view === 'log') loadLog();
     if (view === 'settings') loadSettings();

@@ -11,17 +11,8 @@ use lens_core::LensError;
 use std::io::Read;
 use std::sync::Arc;
 
-const UI: &[(&str, &str, &[u8])] = &[
-    ("/", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
-    ("/index.html", "text/html; charset=utf-8", include_bytes!("../../../ui/index.html")),
-    ("/app.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/app.js")),
-    ("/labeler.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/labeler.js")),
-    ("/transport.js", "text/javascript; charset=utf-8", include_bytes!("../../../ui/transport.js")),
-    ("/style.css", "text/css; charset=utf-8", include_bytes!("../../../ui/style.css")),
-    // the app's icon, for the browser tab (and the favicon.ico a browser asks for by itself)
-    ("/icon.png", "image/png", include_bytes!("../../../icons/icon.png")),
-    ("/favicon.ico", "image/png", include_bytes!("../../../icons/icon.png")),
-];
+/// Every file in `ui/` and the icon, by path (`build.rs` lists them).
+const UI: &[(&str, &str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
 
 /// Largest upload accepted over HTTP.
 const MAX_UPLOAD: usize = 512 * 1024 * 1024;
@@ -322,5 +313,24 @@ impl Served {
     pub fn serve(self) {
         let (api, secret, port) = (self.api, Arc::new(self.secret), self.port);
         crate::http::serve(self.listener, Arc::new(move |req| handle(&api, &secret, port, req)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UI;
+
+    #[test]
+    fn every_ui_file_is_served_with_its_type() {
+        let ui = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");
+        for f in std::fs::read_dir(ui).unwrap().flatten() {
+            let name = format!("/{}", f.file_name().to_string_lossy());
+            let served = UI.iter().find(|(p, _, _)| *p == name).unwrap_or_else(|| panic!("{name} is not served"));
+            assert_eq!(served.2, std::fs::read(f.path()).unwrap().as_slice(), "{name}: the bytes served are the file's");
+        }
+        let kind = |p: &str| UI.iter().find(|(q, _, _)| *q == p).map(|x| x.1);
+        assert_eq!(kind("/"), Some("text/html; charset=utf-8"));
+        assert_eq!(kind("/app.js"), Some("text/javascript; charset=utf-8"));
+        assert_eq!(kind("/favicon.ico"), Some("image/png"));
     }
 }
