@@ -189,7 +189,7 @@ pub fn builtin(kind: AnswererKind) -> Result<Box<dyn Answerer>> {
         AnswererKind::Extractive => Ok(Box::new(Extractive::default())),
         AnswererKind::Qwen => Err(LensError::ModelMissing {
             what: "a Qwen model".into(),
-            dir: crate::settings::default_models_dir(),
+            dir: crate::paths::default_models_dir(),
             hint: "the qwen answerer loads a model (a Qwen .gguf file or model folder): see README, Models".into(),
         }),
     }

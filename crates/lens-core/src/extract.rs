@@ -22,6 +22,8 @@ type TextPage = *mut c_void;
 /// Most pages one document may have (a 10-K has ~150; the largest real filings ~3,000): a
 /// longer one is refused before its pages are read.
 pub const MAX_PAGES: usize = 25_000;
+/// Most text characters one document may hold (a 300-page 10-K has ~1.5 M).
+pub const MAX_CHARS: usize = 30_000_000;
 
 /// One private pdfium instance; use it from one thread at a time.
 pub struct Extractor {
@@ -119,9 +121,8 @@ impl Extractor {
                 return Err(LensError::NoPages { path: path.to_path_buf() });
             }
             // bounds, checked as the document is read (a small file can expand enormously)
-            let too_big = |what: String| {
-                LensError::BadInput(format!("{}: {what} (limits: {} pages, {} characters of text)", path.display(), MAX_PAGES, crate::ingest::MAX_CHARS))
-            };
+            let too_big =
+                |what: String| LensError::BadInput(format!("{}: {what} (limits: {} pages, {} characters of text)", path.display(), MAX_PAGES, MAX_CHARS));
             if n as usize > MAX_PAGES {
                 (self.close_doc)(doc);
                 return Err(too_big(format!("{n} pages")));
@@ -143,9 +144,9 @@ impl Extractor {
                 }
                 (self.close_page)(page);
                 chars += text.len();
-                if chars > crate::ingest::MAX_CHARS {
+                if chars > MAX_CHARS {
                     (self.close_doc)(doc);
-                    return Err(too_big(format!("more than {} characters of text by page {}", crate::ingest::MAX_CHARS, i + 1)));
+                    return Err(too_big(format!("more than {} characters of text by page {}", MAX_CHARS, i + 1)));
                 }
                 let visible = text.chars().filter(|c| !c.is_whitespace()).count();
                 let label = self.label(doc, i);

@@ -95,7 +95,7 @@ impl Companies {
         for e in &mut self.companies {
             for v in [&mut e.names, &mut e.aliases] {
                 for x in v.iter_mut() {
-                    *x = crate::meta::normalize_name(x);
+                    *x = crate::text::normalize_name(x);
                 }
                 v.retain(|x| !x.is_empty());
             }
@@ -116,7 +116,7 @@ impl Companies {
     pub fn extra_aliases(&self, aliases: &[String], company: Option<&str>) -> Vec<String> {
         let mut known: Vec<String> = aliases.to_vec();
         if let Some(c) = company {
-            known.push(crate::meta::normalize_name(c));
+            known.push(crate::text::normalize_name(c));
         }
         let mut out = Vec::new();
         for e in &self.companies {

@@ -21,10 +21,10 @@ use std::time::Instant;
 
 /// Default largest PDF accepted (bytes).
 pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+/// Most text characters one document may hold ([`crate::extract::MAX_CHARS`]).
+pub use crate::extract::MAX_CHARS;
 /// Most pages one document may have ([`crate::extract::MAX_PAGES`], where it is enforced).
 pub use crate::extract::MAX_PAGES;
-/// Most text characters one document may hold (a 300-page 10-K has ~1.5 M).
-pub const MAX_CHARS: usize = 30_000_000;
 /// Pages indexed before the batch is committed and published.
 const BATCH_PAGES: usize = 4000;
 

@@ -368,8 +368,8 @@ impl Library {
     /// own), sorted, each once.
     pub fn company_names(&self) -> Result<Vec<String>> {
         let mut names: Vec<String> = self.store.documents()?.into_iter().map(|d| d.company.filter(|c| !c.trim().is_empty()).unwrap_or(d.id)).collect();
-        names.sort_by_key(|n| crate::meta::normalize_name(n));
-        names.dedup_by_key(|n| crate::meta::normalize_name(n));
+        names.sort_by_key(|n| crate::text::normalize_name(n));
+        names.dedup_by_key(|n| crate::text::normalize_name(n));
         Ok(names)
     }
 

@@ -45,9 +45,7 @@ pub(crate) fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
 }
 
 /// Normalise a name for alias matching: lowercase words, no punctuation.
-pub fn normalize_name(s: &str) -> String {
-    crate::text::plain_words(s).join(" ")
-}
+pub use crate::text::normalize_name;
 
 fn strip_suffixes(name: &str) -> String {
     let mut words: Vec<&str> = name.split(' ').collect();

@@ -106,6 +106,14 @@ pub fn restrict(p: &Path, mode: u32) -> Result<()> {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).map_err(|e| LensError::io(p, e))
 }
 
+/// Where model weights are looked for by default: `$LENS_MODELS`, else the platform data dir.
+pub fn default_models_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("LENS_MODELS").filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    directories::ProjectDirs::from("", "", "10k-lens").map(|d| d.data_dir().join("models")).unwrap_or_else(|| PathBuf::from(".lens/models"))
+}
+
 /// The Hugging Face hub caches to look in for models: `$HF_HUB_CACHE`, `$HF_HOME/hub`,
 /// `~/.cache/huggingface/hub`.
 pub fn hf_caches() -> Vec<PathBuf> {

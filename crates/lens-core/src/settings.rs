@@ -112,12 +112,7 @@ pub fn embedder_installed(dir: &std::path::Path) -> bool {
 }
 
 /// Where models are looked for when the settings do not say: $LENS_MODELS, else the data dir.
-pub fn default_models_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("LENS_MODELS").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    directories::ProjectDirs::from("", "", "10k-lens").map(|d| d.data_dir().join("models")).unwrap_or_else(|| PathBuf::from(".lens/models"))
-}
+pub use crate::paths::default_models_dir;
 
 impl Settings {
     pub fn load(store: &Store) -> Result<Settings> {

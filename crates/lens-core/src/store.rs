@@ -377,7 +377,7 @@ impl Store {
 
     pub fn add_alias(&self, doc_id: &str, alias: &str) -> Result<String> {
         self.document(doc_id)?;
-        let a = crate::meta::normalize_name(alias);
+        let a = crate::text::normalize_name(alias);
         if a.is_empty() {
             return Err(LensError::BadInput("the alias has no letters or digits".into()));
         }
@@ -388,7 +388,7 @@ impl Store {
     /// Remove one alias of a document; false when it had no such alias.
     pub fn remove_alias(&self, doc_id: &str, alias: &str) -> Result<bool> {
         self.document(doc_id)?;
-        let a = crate::meta::normalize_name(alias);
+        let a = crate::text::normalize_name(alias);
         Ok(self.conn.execute("DELETE FROM aliases WHERE doc_id=?1 AND alias=?2", params![doc_id, a])? > 0)
     }
 

@@ -384,6 +384,11 @@ fn is_statement_title(lower: &str) -> bool {
     TITLES.iter().any(|t| lower.contains(t))
 }
 
+/// A name compared as words: lower case, punctuation dropped ("AMAZON.COM, INC." -> "amazon com inc").
+pub fn normalize_name(s: &str) -> String {
+    plain_words(s).join(" ")
+}
+
 /// Lowercase alphanumeric words of `s` (used for alias matching).
 pub fn plain_words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect()
