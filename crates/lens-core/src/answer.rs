@@ -259,6 +259,33 @@ fn previous_sentence<T>(all: &[(usize, String, T)], i: usize) -> Option<usize> {
         .find(|&j| !crate::support::is_table_row(&all[j].1) && all[j].1.split_whitespace().count() >= 6 && all[j].1 != all[i].1)
 }
 
+/// The rows a line ending in ':' introduces that name a year the question asks about (at
+/// most three, within the 12 lines after it), and the column-head line above them.
+fn rows_introduced(q: &Question, page: &str, unit: &str) -> Option<(Option<String>, Vec<String>)> {
+    if !unit.trim_end().ends_with(':') || q.years.is_empty() {
+        return None;
+    }
+    let lines: Vec<&str> = page.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let tail = unit.split_whitespace().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" ");
+    let at = lines.iter().position(|l| l.split_whitespace().collect::<Vec<_>>().join(" ").ends_with(&tail))?;
+    let after = &lines[at + 1..lines.len().min(at + 13)];
+    let in_intro: Vec<i32> = crate::filter::question_years(unit);
+    let wanted: Vec<String> = q.years.iter().filter(|y| !in_intro.contains(y)).map(|y| y.to_string()).collect();
+    let rows: Vec<String> = after
+        .iter()
+        .filter(|l| crate::support::is_table_row(l) && wanted.iter().any(|y| l.split_whitespace().next() == Some(y.as_str())))
+        .take(3)
+        .map(|l| l.to_string())
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    // the column heads: the nearest line above the first row with words and no figures
+    let first = after.iter().position(|l| *l == rows[0])?;
+    let head = after[..first].iter().rev().find(|l| l.chars().any(char::is_alphabetic) && !l.chars().any(|c| c.is_ascii_digit())).map(|l| l.to_string());
+    Some((head, rows))
+}
+
 /// `unit` with the sentence before it when that sentence holds question words `unit` lacks.
 fn with_subject(q: &Question, page: &str, unit: &str) -> String {
     let all: Vec<(usize, String, ())> = units(page).into_iter().map(|u| (0, u, ())).collect();
@@ -453,6 +480,12 @@ impl Answerer for Extractive {
             answer = format!("{} — {}", if negated { "No" } else { "Yes" }, unit);
         }
         let p = &pages[pi];
+        // a line that introduces a table ("... are expected to be paid as follows:"): the answer is
+        // the row below it for the period asked, given with the table's column heads
+        let (answer, unit) = match rows_introduced(question, &p.text, &unit) {
+            Some((head, rows)) => (format!("{}{}", head.map(|h| format!("{h} — ")).unwrap_or_default(), rows.join("; ")), rows[0].clone()),
+            None => (answer, unit),
+        };
         Ok(Answer {
             answer,
             citations: vec![p.page_ref()],
@@ -504,5 +537,19 @@ mod tests {
         assert!(a.not_found);
         assert_eq!(a.answer, NOT_FOUND);
         assert!(a.citations.is_empty());
+    }
+
+    #[test]
+    fn a_line_introducing_a_table_is_answered_by_the_row_for_the_year_asked() {
+        let page = "Other matters\nThe benefit payments to retirees are expected to be paid as follows:\n(dollars in millions)\nYear Pension Benefits Health Care and Life\n2022 $ 2,049 $ 906\n2023 1,648 883\n2024 1,097 862\n2025 1,066 850";
+        let pages = label_pages(vec![("V".into(), 94, String::new(), page.into())]);
+        let q = Question::parse("As of FY 2021, how much did Verizon expect to pay for its retirees in 2024?");
+        let a = Extractive::default().answer(&q, &pages).unwrap();
+        assert_eq!(a.answer, "Year Pension Benefits Health Care and Life — 2024 1,097 862");
+        assert_eq!(a.quote.as_deref(), Some("2024 1,097 862"), "the quote is the row, boxed on the page");
+        // no year asked: the introducing line stays the answer (and support calls it a lead-in)
+        let q = Question::parse("How are the benefit payments to retirees expected to be paid?");
+        let a = Extractive::default().answer(&q, &pages).unwrap();
+        assert!(a.answer.ends_with("as follows:"), "{}", a.answer);
     }
 }
