@@ -40,14 +40,15 @@ fn cuda() -> std::result::Result<candle_core::Device, String> {
     if !cfg!(feature = "cuda") {
         return Err("this build has no CUDA support (build it with scripts/build-cuda)".into());
     }
-    candle_core::Device::new_cuda(0).map_err(|e| format!("no usable CUDA device or driver: {e}"))
+    // candle's error carries a backtrace: its first line is the reason
+    candle_core::Device::new_cuda(0).map_err(|e| format!("no usable CUDA device or driver: {}", e.to_string().lines().next().unwrap_or_default()))
 }
 
 fn metal() -> std::result::Result<candle_core::Device, String> {
     if !cfg!(feature = "metal") {
         return Err("this build has no Metal support (Metal builds are made on macOS with --features metal)".into());
     }
-    candle_core::Device::new_metal(0).map_err(|e| format!("no usable Metal device: {e}"))
+    candle_core::Device::new_metal(0).map_err(|e| format!("no usable Metal device: {}", e.to_string().lines().next().unwrap_or_default()))
 }
 
 /// The device `choice` names: a GPU asked for by name must initialise (else the error says
