@@ -26,8 +26,9 @@ impl From<LensError> for ApiError {
 
 pub struct AppState {
     pub api: Arc<Api>,
-    /// The folder of the last file chosen in a dialog: the next dialog opens there.
-    pub last_dir: Arc<std::sync::Mutex<Option<PathBuf>>>,
+    /// The folder of the last file opened, and of the last one saved, through a dialog: the next
+    /// dialog of that kind opens there (saving a workpaper does not start in the filings' folder).
+    pub last_dir: Arc<std::sync::Mutex<[Option<PathBuf>; 2]>>,
 }
 
 impl AppState {
@@ -35,17 +36,24 @@ impl AppState {
         AppState { api: Api::new(dir), last_dir: Default::default() }
     }
 
-    /// Where a file dialog opens ([`dialog_dir`]).
-    fn dialog_dir(&self) -> Option<PathBuf> {
-        dialog_dir(self.last_dir.lock().ok().and_then(|d| d.clone()), std::env::var_os("HOME").map(PathBuf::from))
+    /// Where a file dialog of `kind` opens ([`dialog_dir`]).
+    fn dialog_dir(&self, kind: Dialog) -> Option<PathBuf> {
+        dialog_dir(self.last_dir.lock().ok().and_then(|d| d[kind as usize].clone()), std::env::var_os("HOME").map(PathBuf::from))
     }
 
-    /// Remember the folder of a file chosen in a dialog.
-    fn chose(&self, file: &Path) {
+    /// Remember the folder of a file chosen in a dialog of `kind`.
+    fn chose(&self, kind: Dialog, file: &Path) {
         if let (Some(dir), Ok(mut last)) = (file.parent(), self.last_dir.lock()) {
-            *last = Some(dir.to_path_buf());
+            last[kind as usize] = Some(dir.to_path_buf());
         }
     }
+}
+
+/// A dialog that opens files or one that saves them: each remembers its own folder.
+#[derive(Clone, Copy)]
+enum Dialog {
+    Open = 0,
+    Save = 1,
 }
 
 /// Where a file dialog opens: the folder last used when it is still there, else the home folder
@@ -111,11 +119,11 @@ fn save_with_dialog<R: tauri::Runtime>(
     what: &str,
 ) -> Result<Option<String>, ApiError> {
     let mut dialog = app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]);
-    if let Some(dir) = state.dialog_dir() {
+    if let Some(dir) = state.dialog_dir(Dialog::Save) {
         dialog = dialog.set_directory(dir);
     }
     let Some(path) = dialog.blocking_save_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
-    state.chose(&path);
+    state.chose(Dialog::Save, &path);
     std::fs::write(&path, bytes).map_err(|e| ApiError { code: "io".into(), message: format!("{what} could not be saved to {}: {e}", path.display()) })?;
     Ok(Some(path.display().to_string()))
 }
@@ -137,7 +145,7 @@ async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::St
     let st = AppState { api: api.clone(), last_dir: state.last_dir.clone() };
     blocking(move || {
         let mut dialog = app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]);
-        if let Some(dir) = st.dialog_dir() {
+        if let Some(dir) = st.dialog_dir(Dialog::Open) {
             dialog = dialog.set_directory(dir);
         }
         let picked = dialog.blocking_pick_files();
@@ -145,7 +153,7 @@ async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::St
         if paths.is_empty() {
             return Ok(None);
         }
-        st.chose(&paths[0]);
+        st.chose(Dialog::Open, &paths[0]);
         Ok(api.start_ingest(paths).map(Some)?)
     })
     .await
@@ -210,14 +218,14 @@ async fn open_text<R: tauri::Runtime>(
     blocking(move || {
         let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
         let mut dialog = app.dialog().file().set_title(&title);
-        if let Some(dir) = st.dialog_dir() {
+        if let Some(dir) = st.dialog_dir(Dialog::Open) {
             dialog = dialog.set_directory(dir);
         }
         if !exts.is_empty() {
             dialog = dialog.add_filter(exts.join(", ").to_uppercase(), &exts);
         }
         let Some(path) = dialog.blocking_pick_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
-        st.chose(&path);
+        st.chose(Dialog::Open, &path);
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let bad = |message: String| ApiError { code: "bad_input".into(), message };
         let len = std::fs::metadata(&path).map_err(|e| bad(format!("{name} could not be read: {e}")))?.len();

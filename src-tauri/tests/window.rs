@@ -112,14 +112,15 @@ fn open_in_dialog(title: &str, path: &str) {
     xdotool(&["key", "Return"]);
 }
 
-/// In the GTK save dialog titled `title`: `path` typed over the proposed name, then Return; the
-/// saved file's text once it is there (`failed` is the screenshot taken when it never is).
-fn save_in_dialog(title: &str, path: &Path, failed: &str) -> String {
+/// In the GTK save dialog titled `title`: `path` typed over the proposed name (a bare file name
+/// is saved in the folder the dialog opened at), then Return; the saved file's text once it is
+/// at `path` (`failed` is the screenshot taken when it never is).
+fn save_in_dialog(title: &str, typed: &str, path: &Path, failed: &str) -> String {
     let dialog = window(title, 20);
     xdotool(&["windowfocus", "--sync", &dialog]);
     std::thread::sleep(Duration::from_millis(700));
     xdotool(&["key", "--clearmodifiers", "ctrl+a"]);
-    xdotool(&["type", "--delay", "15", &path.display().to_string()]);
+    xdotool(&["type", "--delay", "15", typed]);
     std::thread::sleep(Duration::from_millis(300));
     xdotool(&["key", "Return"]);
     let t0 = Instant::now();
@@ -207,7 +208,10 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     std::thread::sleep(Duration::from_secs(2)); // the answer and its page are drawn
     screenshot("app-answer.png");
     xdotool(&["key", "--clearmodifiers", "ctrl+s"]);
-    let html = save_in_dialog("Save workpaper", &home.path().join("filed-workpaper.html"), "failed-save.png");
+    // only a file name typed: it is saved where the dialog opened, the home folder (not the
+    // folder the app was started from, nor the one the filings were added from)
+    let html = save_in_dialog("Save workpaper", "filed-workpaper.html", &home.path().join("filed-workpaper.html"), "failed-save.png");
+    assert!(!Path::new("filed-workpaper.html").exists(), "the save dialog opened in the app's working folder");
     assert!(
         html.contains(&question.replace('\'', "&#39;")) && html.contains("data:image/png;base64,") && html.contains("AMCOR_2022_8K_dated-2022-07-01.pdf"),
         "the saved workpaper lacks the question, page or file"
@@ -220,7 +224,8 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     xdotool(&["key", "--clearmodifiers", "alt+3"]);
     std::thread::sleep(Duration::from_millis(1500)); // the Log loads
     xdotool(&["key", "--clearmodifiers", "ctrl+e"]);
-    let jsonl = save_in_dialog("Export", &home.path().join("question-log.jsonl"), "failed-export.png");
+    // the next save dialog opens where the last file was saved
+    let jsonl = save_in_dialog("Export", "question-log.jsonl", &home.path().join("question-log.jsonl"), "failed-export.png");
     let rows: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("each exported line is JSON")).collect();
     assert_eq!(rows.len(), 1, "one question was asked: {jsonl}");
     assert_eq!(rows[0]["question"], question, "{jsonl}");
