@@ -232,13 +232,13 @@ pub struct ReopenArgs {
 #[derive(Debug, Clone, Serialize)]
 pub struct LogRow {
     #[serde(flatten)]
-    pub entry: lens_core::store::LogEntry,
+    pub entry: lens_core::log::LogEntry,
     /// The first cited page's label beside its index ("p. 60", "p. 1 (PDF page 3)").
     pub cited_shown: Option<String>,
 }
 
 impl std::ops::Deref for LogRow {
-    type Target = lens_core::store::LogEntry;
+    type Target = lens_core::log::LogEntry;
     fn deref(&self) -> &Self::Target {
         &self.entry
     }

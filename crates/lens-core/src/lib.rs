@@ -43,6 +43,7 @@ pub mod evidence;
 pub mod ingest;
 pub mod labels;
 pub mod library;
+pub mod log;
 pub mod ocr;
 pub mod scan;
 pub mod settings;

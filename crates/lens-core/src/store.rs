@@ -5,12 +5,10 @@
 //! is written as `pending`, indexed, then flipped to `complete` in the same transaction that
 //! retires the previous version with the same id; readers only ever see `complete` rows.
 
-use crate::answer::Answer;
 use crate::boxes::{self, CharBox};
 use crate::error::{LensError, Result};
 use crate::meta::DocMeta;
 use crate::pageref::PageRef;
-use crate::retrieve::Retriever;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -112,7 +110,7 @@ pub struct NewPage<'a> {
 }
 
 pub struct Store {
-    conn: Connection,
+    pub(crate) conn: Connection,
 }
 
 fn doc_from_row(r: &rusqlite::Row) -> rusqlite::Result<Document> {
@@ -514,121 +512,7 @@ impl Store {
     }
 }
 
-/// One row of the question log.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LogEntry {
-    pub id: i64,
-    pub time: String,
-    pub question: String,
-    pub scope: Vec<String>,
-    pub pages: Vec<PageRef>,
-    #[serde(flatten)]
-    pub answer: Answer,
-    pub retrieve_ms: f64,
-    pub retriever: Retriever,
-    pub feedback: Option<i32>,
-    pub feedback_note: Option<String>,
-    /// Stopped before the answer was finished (the answer holds what was written by then).
-    #[serde(default)]
-    pub cancelled: bool,
-}
-
 impl Store {
-    /// Append to the question log; returns the entry id.
-    pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
-        self.conn.execute(
-            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
-            params![
-                e.question,
-                serde_json::to_string(&e.scope).expect("strings serialise"),
-                serde_json::to_string(&e.pages).expect("page refs serialise"),
-                e.answer.answer,
-                serde_json::to_string(&e.answer.citations).expect("page refs serialise"),
-                e.answer.quote,
-                e.answer.not_found,
-                e.answer.found_by.name(),
-                e.retrieve_ms,
-                e.answer.answer_ms,
-                e.answer.answerer.name(),
-                e.retriever.name(),
-                e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise")),
-                e.answer.model.as_ref().map(|m| serde_json::to_string(m).expect("model runs serialise")),
-                e.cancelled
-            ],
-        )?;
-        Ok(self.conn.last_insert_rowid())
-    }
-
-    /// Thumbs up (+1) or down (-1) with an optional note.
-    pub fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
-        if value != 1 && value != -1 {
-            return Err(LensError::BadInput("feedback is +1 (thumbs up) or -1 (thumbs down)".into()));
-        }
-        let n = self.conn.execute("UPDATE question_log SET feedback=?2, feedback_note=?3 WHERE id=?1", params![id, value, note])?;
-        if n == 0 {
-            return Err(LensError::NotFound(format!("no logged question with id {id}")));
-        }
-        Ok(())
-    }
-
-    /// Most recent log entries first.
-    pub fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
-        self.log_rows("ORDER BY id DESC LIMIT ?1", limit.min(i64::MAX as usize) as i64)
-    }
-
-    /// One logged question.
-    /// The time now, UTC (`2026-12-01T10:00:00Z`).
-    pub fn now(&self) -> Result<String> {
-        Ok(self.conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ','now')", [], |r| r.get(0))?)
-    }
-
-    pub fn log_entry(&self, id: i64) -> Result<LogEntry> {
-        self.log_rows("WHERE id=?1", id)?.pop().ok_or_else(|| LensError::NotFound(format!("no logged question with id {id}")))
-    }
-
-    fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
-        let mut st = self.conn.prepare(&format!(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled FROM question_log {tail}"
-        ))?;
-        // rows are read leniently: a value this build does not know reads as its default
-        fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
-            serde_json::from_str(&s).unwrap_or_default()
-        }
-        fn named<T: std::str::FromStr + Default>(s: Option<String>) -> T {
-            s.and_then(|s| s.parse().ok()).unwrap_or_default()
-        }
-        let rows = st
-            .query_map([arg], |r| {
-                Ok(LogEntry {
-                    id: r.get(0)?,
-                    time: r.get(1)?,
-                    question: r.get(2)?,
-                    scope: list(r.get(3)?),
-                    pages: list(r.get(4)?),
-                    answer: Answer {
-                        answer: r.get(5)?,
-                        citations: list(r.get(6)?),
-                        quote: r.get(7)?,
-                        not_found: r.get(8)?,
-                        found_by: named(r.get(9)?),
-                        answer_ms: r.get(11)?,
-                        answerer: named(r.get(12)?),
-                        calculation: r.get::<_, Option<String>>(16)?.and_then(|c| serde_json::from_str(&c).ok()),
-                        model: r.get::<_, Option<String>>(17)?.and_then(|c| serde_json::from_str(&c).ok()),
-                        support: Default::default(),
-                        support_reasons: Vec::new(),
-                    },
-                    retrieve_ms: r.get(10)?,
-                    retriever: named(r.get(13)?),
-                    feedback: r.get(14)?,
-                    feedback_note: r.get(15)?,
-                    cancelled: r.get(18)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
-    }
-
     /// Documents whose vision index is published: key -> row.
     pub fn vision_docs(&self) -> Result<std::collections::HashMap<i64, VisionDoc>> {
         let mut st = self.conn.prepare_cached("SELECT v.doc_key, v.model, v.edge, v.pooled, v.pages, v.vectors, v.bytes, v.built_at FROM vision_docs v JOIN documents d ON d.key = v.doc_key AND d.status='complete'")?;
