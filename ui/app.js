@@ -70,18 +70,23 @@
   }
   // the question's words worth marking in a snippet
 
-  // every table cell carries its column's name, shown beside the value when rows become cards
-  function labelCells(root) {
-    for (const table of root.querySelectorAll ? root.querySelectorAll('table') : []) {
-      const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
-      for (const tr of table.querySelectorAll('tbody tr')) [...tr.children].forEach((td, i) => { if (td.tagName === 'TD' && !td.dataset.label) td.dataset.label = heads[i] || ''; });
-    }
+  // every table cell carries its column's name, shown beside the value when rows become cards:
+  // the rows added to a table's body are labelled from its head as they arrive
+  function labelRow(tr) {
+    const table = tr.closest('table');
+    if (!table || !tr.closest('tbody')) return;
+    const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+    [...tr.children].forEach((td, i) => { if (td.tagName === 'TD' && !td.dataset.label) td.dataset.label = heads[i] || ''; });
   }
-  let labelling = false;
-  new MutationObserver(() => {
-    if (labelling) return;
-    labelling = true;
-    requestAnimationFrame(() => { labelling = false; labelCells(document); });
+  new MutationObserver((records) => {
+    for (const rec of records) {
+      for (const n of rec.addedNodes) {
+        if (n.nodeType !== 1) continue;
+        if (n.tagName === 'TR') labelRow(n);
+        else if (n.tagName === 'TD') labelRow(n.parentElement);
+        else for (const tr of n.querySelectorAll('tr')) labelRow(tr);
+      }
+    }
   }).observe(document.body, { childList: true, subtree: true });
 
   // ---- views
@@ -791,14 +796,16 @@
       info.appendChild(document.createTextNode(' The qwen answerer is not offered: put a Qwen .gguf file (or a model folder) in the models folder above, then Save.'));
       withDetails(info, r.qwen_missing);
     }
-    lastModels = JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]);
+    lastModels = modelsKey(r);
   }
+  // what the model list shows, to redraw it only when it changed
+  const modelsKey = (r) => JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]);
   let lastModels = '';
   setInterval(async () => {
     if ($('view-settings').hidden) return;
     try {
       const r = await api.call('get_settings');
-      if (JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]) !== lastModels) renderModels(r);
+      if (modelsKey(r) !== lastModels) renderModels(r);
     } catch (_) { /* the next tick tries again */ }
   }, 4000);
   async function loadSettings() {

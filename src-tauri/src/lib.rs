@@ -24,6 +24,7 @@ impl From<LensError> for ApiError {
     }
 }
 
+#[derive(Clone)]
 pub struct AppState {
     pub api: Arc<Api>,
     /// The folder of the last file opened, and of the last one saved, through a dialog: the next
@@ -39,6 +40,14 @@ impl AppState {
     /// Where a file dialog of `kind` opens ([`dialog_dir`]).
     fn dialog_dir(&self, kind: Dialog) -> Option<PathBuf> {
         dialog_dir(self.last_dir.lock().ok().and_then(|d| d[kind as usize].clone()), std::env::var_os("HOME").map(PathBuf::from))
+    }
+
+    /// `dialog` opening where a dialog of `kind` opens ([`AppState::dialog_dir`]).
+    fn start<R: tauri::Runtime>(&self, dialog: tauri_plugin_dialog::FileDialogBuilder<R>, kind: Dialog) -> tauri_plugin_dialog::FileDialogBuilder<R> {
+        match self.dialog_dir(kind) {
+            Some(dir) => dialog.set_directory(dir),
+            None => dialog,
+        }
     }
 
     /// Remember the folder of a file chosen in a dialog of `kind`.
@@ -118,10 +127,7 @@ fn save_with_dialog<R: tauri::Runtime>(
     bytes: &[u8],
     what: &str,
 ) -> Result<Option<String>, ApiError> {
-    let mut dialog = app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]);
-    if let Some(dir) = state.dialog_dir(Dialog::Save) {
-        dialog = dialog.set_directory(dir);
-    }
+    let dialog = state.start(app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]), Dialog::Save);
     let Some(path) = dialog.blocking_save_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
     state.chose(Dialog::Save, &path);
     std::fs::write(&path, bytes).map_err(|e| ApiError { code: "io".into(), message: format!("{what} could not be saved to {}: {e}", path.display()) })?;
@@ -142,12 +148,9 @@ async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> R
 #[tauri::command]
 async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::State<'_, AppState>) -> Result<Option<lens_api::jobs::IngestState>, ApiError> {
     let api = state.api.clone();
-    let st = AppState { api: api.clone(), last_dir: state.last_dir.clone() };
+    let st = state.inner().clone();
     blocking(move || {
-        let mut dialog = app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]);
-        if let Some(dir) = st.dialog_dir(Dialog::Open) {
-            dialog = dialog.set_directory(dir);
-        }
+        let dialog = st.start(app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]), Dialog::Open);
         let picked = dialog.blocking_pick_files();
         let paths: Vec<PathBuf> = picked.unwrap_or_default().into_iter().filter_map(|f| f.into_path().ok()).collect();
         if paths.is_empty() {
@@ -169,7 +172,7 @@ async fn export_workpaper<R: tauri::Runtime>(
     args: lens_api::WorkpaperArgs,
 ) -> Result<Option<String>, ApiError> {
     let api = state.api.clone();
-    let st = AppState { api: api.clone(), last_dir: state.last_dir.clone() };
+    let st = state.inner().clone();
     blocking(move || {
         let file = api.workpaper(&args)?;
         let ext = args.format.ext();
@@ -187,7 +190,7 @@ async fn save_text<R: tauri::Runtime>(
     name: String,
     text: String,
 ) -> Result<Option<String>, ApiError> {
-    let st = AppState { api: state.api.clone(), last_dir: state.last_dir.clone() };
+    let st = state.inner().clone();
     blocking(move || {
         let ext = Path::new(&name).extension().and_then(|e| e.to_str()).unwrap_or("txt").to_string();
         save_with_dialog(&app, &st, "Export", &name, (&ext.to_uppercase(), &ext), text.as_bytes(), "the file")
@@ -214,13 +217,10 @@ async fn open_text<R: tauri::Runtime>(
     title: String,
     extensions: Vec<String>,
 ) -> Result<Option<OpenedText>, ApiError> {
-    let st = AppState { api: state.api.clone(), last_dir: state.last_dir.clone() };
+    let st = state.inner().clone();
     blocking(move || {
         let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
-        let mut dialog = app.dialog().file().set_title(&title);
-        if let Some(dir) = st.dialog_dir(Dialog::Open) {
-            dialog = dialog.set_directory(dir);
-        }
+        let mut dialog = st.start(app.dialog().file().set_title(&title), Dialog::Open);
         if !exts.is_empty() {
             dialog = dialog.add_filter(exts.join(", ").to_uppercase(), &exts);
         }

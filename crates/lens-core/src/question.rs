@@ -606,6 +606,13 @@ impl Question {
         self.asks == ValueType::YesNo
     }
 
+    /// Asks for a total of several things ("the total amount", "in total", "combined"), not
+    /// for a line item named "Total ..." ("total assets").
+    pub fn asks_total(&self) -> bool {
+        let l = self.text.to_lowercase();
+        ["total amount", "total number", "in total", "combined", "total value", "aggregate amount"].iter().any(|w| l.contains(w))
+    }
+
     pub fn asks_figure(&self) -> bool {
         self.asks == ValueType::Number
     }

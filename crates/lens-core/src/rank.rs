@@ -58,7 +58,7 @@ pub struct PageProfile {
 
 fn item_re() -> &'static regex::Regex {
     static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    R.get_or_init(|| regex::Regex::new(r"(?i)^item\s+\d{1,2}\.\d{2}\b").unwrap())
+    crate::meta::re(&R, r"(?i)^item\s+\d{1,2}\.\d{2}\b")
 }
 
 /// What the question asks for.

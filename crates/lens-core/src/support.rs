@@ -138,13 +138,6 @@ pub fn boilerplate_markers(text: &str) -> usize {
     .count()
 }
 
-/// A question asking for a total of several things ("the total amount", "in total",
-/// "combined"), not for a line item named "Total ..." ("total assets").
-fn asks_total(q: &str) -> bool {
-    let l = q.to_lowercase();
-    ["total amount", "total number", "in total", "combined", "total value", "aggregate amount"].iter().any(|w| l.contains(w))
-}
-
 /// Word starts that say a figure is a change ("increased", "growth", "lower").
 const CHANGE_WORDS: &[&str] = &[
     "increas", "decreas", "grew", "grow", "growth", "rose", "rise", "risen", "fell", "fall", "fallen", "declin", "dropped", "drop", "chang", "higher", "lower",
@@ -209,7 +202,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         }
         // "the total amount Pepsico may borrow under its agreements": a sum over several, which one
         // line states only when it says so
-        ValueType::Number if c.found_by != FoundBy::Calculation && asks_total(&c.question.text) => {
+        ValueType::Number if c.found_by != FoundBy::Calculation && c.question.asks_total() => {
             let l = line.to_lowercase();
             if !["total", "aggregate", "combined", "in all", "together", "sum"].iter().any(|w| l.contains(w)) {
                 why.push("the question asks for a total and the quoted line states no total: it may be one part of it".to_string());

@@ -172,7 +172,7 @@ pub fn load_answerer(o: &LoadOptions) -> Result<qwen::QwenAnswerer> {
     let chosen = device::select(o.device)?;
     let path = discover::resolve(o.path.as_deref(), &o.setting, &o.models_dir)?;
     let threads = if o.threads == 0 { default_threads() } else { o.threads };
-    let lm = match LanguageModel::load_on(&path, o.precision, threads, Some(&chosen)) {
+    let mut lm = match LanguageModel::load_on(&path, o.precision, threads, Some(&chosen)) {
         Ok(lm) => lm,
         // `auto` on a GPU the model does not suit (too large, another architecture): the CPU, said
         Err(e) if o.device == DeviceChoice::Auto && chosen.is_gpu() => {
@@ -182,7 +182,6 @@ pub fn load_answerer(o: &LoadOptions) -> Result<qwen::QwenAnswerer> {
         }
         Err(e) => return Err(e),
     };
-    let mut lm = lm;
     lm.device_note = chosen.fallback.clone();
     Ok(qwen::QwenAnswerer::new(std::sync::Arc::new(lm)))
 }

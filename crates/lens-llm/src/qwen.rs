@@ -128,6 +128,17 @@ impl QwenAnswerer {
     }
 }
 
+/// The figures an answer states (years left out).
+fn answer_figures(answer: &str) -> Vec<f64> {
+    numbers(answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect()
+}
+
+/// Does `text` print every one of `figures`?
+fn prints_all(text: &str, figures: &[f64]) -> bool {
+    let on: Vec<f64> = numbers(text).into_iter().map(|(n, ..)| n.value).collect();
+    figures.iter().all(|f| on.iter().any(|v| same_number(*f, *v, 0.005)))
+}
+
 /// The given passage whose words the answer repeats: at least 60% of the answer's words (and
 /// 4 or more) are in it; the one holding most.
 fn copied_passage<'a>(answer: &str, given: &'a [Passage]) -> Option<&'a Passage> {
@@ -164,11 +175,8 @@ fn cited_passages(ids: &[String], answer: &str, given: &[Passage], pages: &[Page
             return Some((p.text.clone(), vec![pages[p.page].label.clone()]));
         }
     };
-    let figures: Vec<f64> = numbers(answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect();
-    let holding = valid.iter().find(|p| {
-        let on: Vec<f64> = numbers(&p.text).into_iter().map(|(n, ..)| n.value).collect();
-        !figures.is_empty() && figures.iter().all(|f| on.iter().any(|v| same_number(*f, *v, 0.005)))
-    });
+    let figures = answer_figures(answer);
+    let holding = valid.iter().find(|p| !figures.is_empty() && prints_all(&p.text, &figures));
     let quote = holding.copied().unwrap_or(first);
     let mut labels: Vec<String> = vec![pages[quote.page].label.clone()];
     for p in &valid {
@@ -214,16 +222,11 @@ fn cite_where_the_evidence_is(
         return labels.to_vec();
     }
     // no citation: the page printing every figure of the answer, when exactly one does
-    let figures: Vec<f64> = numbers(answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect();
+    let figures = answer_figures(answer);
     if figures.is_empty() {
         return Vec::new();
     }
-    let printing: Vec<usize> = (0..pages.len())
-        .filter(|&i| {
-            let on: Vec<f64> = numbers(&pages[i].text).into_iter().map(|(n, ..)| n.value).collect();
-            figures.iter().all(|f| on.iter().any(|v| same_number(*f, *v, 0.005)))
-        })
-        .collect();
+    let printing: Vec<usize> = (0..pages.len()).filter(|&i| prints_all(&pages[i].text, &figures)).collect();
     if let [only] = printing[..] {
         let l = pages[only].label.clone();
         notes.push(format!("the model cited no page; {l} prints the answer's figures"));

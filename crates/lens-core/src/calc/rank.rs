@@ -80,6 +80,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             }
         }
     }
+    let asks_which = q.text.to_lowercase().contains("which");
     let mut best: Option<Choice> = None;
     let mut one_row = None;
     for (rank, p) in candidates.iter().enumerate() {
@@ -102,7 +103,9 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             if by_change && prior.is_none() {
                 continue;
             }
-            let rows: Vec<&Row> = match section(t, &terms) {
+            let named = section(t, &terms);
+            let named_total = named.is_some();
+            let rows: Vec<&Row> = match named {
                 Some(r) => r,
                 None => t.rows.iter().filter(|r| !is_total(&r.label)).collect(),
             };
@@ -131,13 +134,21 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
                 }
                 continue;
             }
+            // a period printed in several column groups (worldwide, U.S., international) the
+            // reader cannot name: which group a cell is in is unknown
+            let grouped =
+                t.columns.iter().enumerate().any(|(i, a)| t.columns[..i].iter().any(|b| b.year == a.year && b.months == a.months && b.part == a.part));
+            if grouped {
+                continue;
+            }
             // what the question names, on the page and in the rows' labels
             let labels = rows.iter().map(|r| r.label.to_lowercase()).collect::<Vec<_>>().join(" ");
             let on_page = holds(&text, &terms) as f64;
             let in_rows = holds(&labels, &terms) as f64;
             // what is ranked, named in the table's title ("SUPPLEMENTAL DATA – ADJUSTED PROPERTY
             // EBITDAR" for "the highest EBITDAR")
-            let in_title = if measure.is_empty() { 0.0 } else { holds(&t.title.to_lowercase(), measure) as f64 / measure.len() as f64 };
+            let title = t.title.to_lowercase();
+            let in_title = if measure.is_empty() { 0.0 } else { holds(&title, measure) as f64 / measure.len() as f64 };
             // sure only when a total row names what is ranked ("Total liabilities" for "the
             // largest liability"): the rows are then its parts
             // ... and the question names no other kind of row ("which of JPM's segments": the parts
@@ -146,17 +157,8 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             // a table naming what is ranked nowhere (title, rows, a total) ranks something else
             let measure_unnamed = !measure.is_empty() && in_title == 0.0 && holds(&labels, measure) == 0 && !measure_total;
             // the kind of row asked for ("which region": "Regional Operations")
-            let title = t.title.to_lowercase();
-            // a period printed in several column groups (worldwide, U.S., international) the
-            // reader cannot name: which group a cell is in is unknown
-            let grouped =
-                t.columns.iter().enumerate().any(|(i, a)| t.columns[..i].iter().any(|b| b.year == a.year && b.months == a.months && b.part == a.part));
-            if grouped {
-                continue;
-            }
             let kind_rows = kinds.iter().any(|k| labels.contains(k.as_str()) || title.contains(k.as_str()));
-            let total_of_measure = measure_total && !q.text.to_lowercase().contains("which");
-            let named_total = section(t, &terms).is_some();
+            let total_of_measure = measure_total && !asks_which;
             let score = 0.5 * on_page
                 + in_rows
                 + if named_total { 1.0 } else { 0.0 }
@@ -235,18 +237,15 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     let (win, cell, win_prior, win_v) = ranked[0];
     let result = said(win, cell, win_prior, win_v);
     let runner = ranked.get(1).map(|(r, c, p, v)| format!("; runner-up {}", said(r, c, *p, *v))).unwrap_or_default();
-    let formula = match prior {
-        Some(_) if by_change => {
-            let (r, c, p, _) = ranked[0];
-            let p = p.map(c_text).unwrap_or_default();
-            format!(
-                "the {what} change from \"{prior_header}\" to \"{header}\" of {} rows on {page} ({}: {p} to {}{})",
-                ranked.len(),
-                r.label,
-                c_text(c),
-                unit(&t.unit)
-            )
-        }
+    let formula = match win_prior {
+        Some(p) => format!(
+            "the {what} change from \"{prior_header}\" to \"{header}\" of {} rows on {page} ({}: {} to {}{})",
+            ranked.len(),
+            win.label,
+            c_text(p),
+            c_text(cell),
+            unit(&t.unit)
+        ),
         _ => format!("the {what} of {} rows in the column \"{header}\" on {page}", ranked.len()),
     };
     Some(Calculation {

@@ -316,6 +316,20 @@ fn clean_label(s: &str) -> String {
 
 const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 
+/// Words of the lines between a table's title and its header: units, dates, "unaudited".
+const FILLER_WORDS: &[&str] =
+    &["in", "thousands", "millions", "billions", "unaudited", "ended", "as", "of", "year", "years", "except", "per", "share", "data", "amounts", "dollars"];
+
+/// A line that is not part of a table's title: a period head ("Three months ended"), or only
+/// dates, units and the like ("December 31,", "(In thousands)", "(Unaudited)"); `low` is lower case.
+fn is_title_filler(low: &str) -> bool {
+    months_in(low).is_some()
+        || low
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .all(|w| MONTHS.contains(&w) || w.chars().all(|c| c.is_ascii_digit()) || FILLER_WORDS.contains(&w))
+}
+
 /// Is segment `i` the day of a date whose month ends the segment before ("December" "31")?
 fn is_day_after_month(segs: &[Segment], i: usize) -> bool {
     let day = segs[i].text.trim_end_matches(',').parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
@@ -339,32 +353,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         if segs.iter().all(|s| !figure(s) && year_in(&s.text).is_none()) {
             let line = segs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
             // a title's words, not the period heads, dates and unit lines between it and the header
-            let low = line.to_lowercase();
-            let filler = months_in(&low).is_some()
-                || low.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).all(|w| {
-                    MONTHS.contains(&w)
-                        || w.chars().all(|c| c.is_ascii_digit())
-                        || [
-                            "in",
-                            "thousands",
-                            "millions",
-                            "billions",
-                            "unaudited",
-                            "ended",
-                            "as",
-                            "of",
-                            "year",
-                            "years",
-                            "except",
-                            "per",
-                            "share",
-                            "data",
-                            "amounts",
-                            "dollars",
-                        ]
-                        .contains(&w)
-                });
-            if line.chars().any(char::is_alphabetic) && !filler {
+            if line.chars().any(char::is_alphabetic) && !is_title_filler(&line.to_lowercase()) {
                 words_above.push(line);
             }
         } else if segs.iter().enumerate().any(|(i, s)| figure(s) && year_in(&s.text).is_none() && !is_day_after_month(&segs, i)) {
