@@ -61,7 +61,8 @@ pub enum BenchCmd {
         ingest: Option<PathBuf>,
     },
     /// Language-model speed: prefill and decode tokens/s, first token, peak RSS, on a prompt of
-    /// filing text; with --python, the transformers reference (CPU, f32) on the same tokens
+    /// filing text; with --python, the transformers reference (CPU, f32) on the same tokens; with
+    /// --llama-cpp, llama.cpp on the same GGUF
     Llm {
         #[arg(long)]
         model: PathBuf,
@@ -75,6 +76,10 @@ pub enum BenchCmd {
         /// A Python with torch + transformers + gguf: runs scripts/llm_reference.py on the same tokens
         #[arg(long)]
         python: Option<PathBuf>,
+        /// A Python with llama-cpp-python: runs scripts/llama_cpp_reference.py (llama.cpp on the
+        /// same GGUF, tokens and threads)
+        #[arg(long)]
+        llama_cpp: Option<PathBuf>,
         /// cpu (this crate's kernels), cuda or metal (the device-generic pass; a build with the feature)
         #[arg(long, default_value = "cpu")]
         device: String,
@@ -126,13 +131,16 @@ Purchases of property, plant and equipment (PP&E) were $1,577 million, and proce
 The Company's net debt position increased, reflecting commercial paper issuance and long-term debt of $13,411 million. \
 Working capital (current assets less current liabilities) was $3,677 million at December 31, 2018.\n";
 
-fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usize, python: Option<&Path>, device: lens_llm::DeviceChoice) -> Result<()> {
+/// A reference run beside lens: its label, its script under scripts/, and the Python to run it.
+type Reference = (&'static str, &'static str, Option<PathBuf>);
+
+fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usize, refs: &[Reference], device: lens_llm::DeviceChoice) -> Result<()> {
     let threads = if threads == 0 { lens_llm::default_threads() } else { threads };
     let chosen = lens_llm::device::select(device)?;
     let lm = lens_llm::LanguageModel::load_on(model, None, threads, Some(&chosen))?;
     let runs_on = match lm.model.gpu_name() {
         Some(g) => format!("{g} (candle, quantised weights as stored)"),
-        None => format!("kernel {}, {threads} threads", lens_llm::q8::kernel_name()),
+        None => format!("kernel {}, {threads} threads", lens_llm::blocks::kernel_name()),
     };
     println!(
         "bench llm: {} ({}), {:.0} MB of weights, loaded in {:.1} s; {runs_on}",
@@ -150,33 +158,38 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
     let (_, st) = lm.model.generate(&ids, new_tokens, &[], &mut || true, &mut |_| true)?;
     let rss = peak_rss_mib();
     println!(
-        "  lens ({}):        prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
-        chosen.name,
+        "  {:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
+        format!("lens ({})", chosen.name),
         st.prefill_tps(),
         st.decode_tps(),
         st.prefill_s,
         rss
     );
-    if let Some(py) = python {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/llm_reference.py");
-        let ids_file = std::env::temp_dir().join(format!("lens-bench-ids-{}.json", std::process::id()));
-        std::fs::write(&ids_file, serde_json::to_string(&ids)?)?;
+    let mut ids_file = None;
+    for (label, script, py) in refs {
+        let Some(py) = py else { continue };
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts").join(script);
+        let ids_path: &PathBuf = ids_file.get_or_insert_with(|| std::env::temp_dir().join(format!("lens-bench-ids-{}.json", std::process::id())));
+        std::fs::write(ids_path, serde_json::to_string(&ids)?)?;
         let out =
-            std::process::Command::new(py).arg(&script).arg("speed").arg(model).arg(&ids_file).arg(new_tokens.to_string()).arg(threads.to_string()).output()?;
-        let _ = std::fs::remove_file(&ids_file);
+            std::process::Command::new(py).arg(&script).arg("speed").arg(model).arg(ids_path).arg(new_tokens.to_string()).arg(threads.to_string()).output()?;
         if !out.status.success() {
-            anyhow::bail!("the reference run failed: {}", String::from_utf8_lossy(&out.stderr));
+            let _ = std::fs::remove_file(ids_path);
+            anyhow::bail!("the {label} run ({}) failed: {}", script.display(), String::from_utf8_lossy(&out.stderr));
         }
         let v: serde_json::Value = serde_json::from_slice(out.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
         let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
         println!(
-            "  transformers (f32): prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
+            "  {label:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
             f("prefill_tps"),
             f("decode_tps"),
             f("prefill_s"),
             f("peak_rss_mib")
         );
-        println!("  ratio lens / transformers: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / f("prefill_tps"), st.decode_tps() / f("decode_tps"));
+        println!("  ratio lens / {label}: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / f("prefill_tps"), st.decode_tps() / f("decode_tps"));
+    }
+    if let Some(p) = ids_file {
+        let _ = std::fs::remove_file(p);
     }
     Ok(())
 }
@@ -185,8 +198,9 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
     match cmd {
         BenchCmd::Vision { edges, runs, python } => crate::bench_vision::run(&edges, runs, python.as_deref())?,
         BenchCmd::Maxsim { runs, json, python } => crate::bench_maxsim::run(runs, json, python.as_deref())?,
-        BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python, device } => {
-            bench_llm(&model, prompt_tokens, new_tokens, threads, python.as_deref(), device.parse()?)?
+        BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python, llama_cpp, device } => {
+            let refs = [("transformers (f32)", "llm_reference.py", python), ("llama.cpp", "llama_cpp_reference.py", llama_cpp)];
+            bench_llm(&model, prompt_tokens, new_tokens, threads, &refs, device.parse()?)?
         }
         BenchCmd::Ingest { paths } => {
             let tmp;

@@ -1,6 +1,6 @@
 //! Where a model runs: `--device auto|cpu|cuda|metal` and the Settings choice.
 //!
-//! The CPU runs this crate's own kernels ([`crate::q8`]); a GPU runs the device-generic candle
+//! The CPU runs this crate's own kernels ([`crate::blocks`]); a GPU runs the device-generic candle
 //! forward pass ([`crate::gpu`]). CUDA and Metal differ only in the device constructor and the
 //! cargo feature (`cuda`, `metal`; off by default: `scripts/build-cuda` builds the CUDA one). A
 //! GPU asked for and not usable is an error with the reason; `auto` falls back to the CPU and
@@ -92,7 +92,7 @@ pub fn devices() -> Vec<DeviceInfo> {
     let mut out = vec![DeviceInfo {
         name: "cpu".into(),
         usable: true,
-        detail: format!("{} kernels, {} threads by default", crate::q8::kernel_name(), crate::default_threads()),
+        detail: format!("{} kernels, {} threads by default", crate::blocks::kernel_name(), crate::default_threads()),
     }];
     for (name, r) in [("cuda", cuda()), ("metal", metal())] {
         out.push(match r {

@@ -1,6 +1,7 @@
 //! The on-device language model (Qwen2 / Qwen3) and the answerer built on it.
 //!
-//! - [`q8`]: int8 weight blocks and the matmul kernels (chosen at run time per CPU);
+//! - [`blocks`]: GGUF block-quantised weights as stored and their matmul kernels (chosen at
+//!   run time per CPU);
 //! - [`model`]: config, loading (GGUF / safetensors), the forward pass, greedy generation;
 //! - [`tokenizer`]: a GGUF file's tokenizer, built from its metadata;
 //! - [`discover`]: finding models offline (a path, the models dir, the Hugging Face cache);
@@ -10,6 +11,7 @@
 //!
 //! Nothing here knows the library: the answerer gets page texts, as every answerer does.
 
+pub mod blocks;
 pub mod delta;
 pub mod device;
 pub mod discover;
@@ -18,7 +20,6 @@ pub mod model;
 pub mod parse;
 pub mod passages;
 pub mod prompt;
-pub mod q8;
 pub mod qwen;
 pub mod tokenizer;
 

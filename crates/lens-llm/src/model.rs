@@ -1,20 +1,21 @@
 //! The Qwen2 / Qwen3 decoder, on the CPU: loading (GGUF or safetensors), the forward pass with
 //! a KV cache, and greedy generation.
 //!
-//! Weights are read with candle (its GGUF reader dequantises every GGML type; its safetensors
-//! reader takes f32/f16/bf16) and held in one of two forms:
-//! - `q8`: int8 blocks ([`crate::q8`]), the default for real models (a 0.5B model is ~0.55 GB);
+//! Weights are read with candle (its GGUF reader; its safetensors reader takes f32/f16/bf16)
+//! and held in one of two forms:
+//! - `q8` (the default): GGUF blocks as stored for the types with a kernel ([`crate::blocks`]:
+//!   Q8_0, Q5_0, Q4_K, Q5_K, Q6_K), any other weight quantised to Q8_0 at load;
 //! - `f32`: as read, for the reference-parity tests and for users who want exact weights.
 //!
 //! The forward pass is written out here rather than taken from candle-transformers'
 //! `quantized_qwen2`, whose CPU quantised matmul is compiled for the build's target features
-//! only (7.4 prompt tokens/s in a default release build on the 2-core machines): the int8
+//! only (7.4 prompt tokens/s in a default release build on the 2-core machines): the block
 //! kernels here pick AVX-512 VNNI / AVX2 at run time, and attention goes through `gemm`, which
 //! does the same. The maths follows the reference (Hugging Face `Qwen2ForCausalLM` /
 //! `Qwen3ForCausalLM`): RMSNorm, rotary embeddings in the half-split layout, grouped-query
 //! attention (Qwen3: RMSNorm on each head's queries and keys), SwiGLU MLP.
 
-use crate::q8::{Q8Matrix, Q8Rows};
+use crate::blocks::{Kind, QMatrix};
 use candle_core::quantized::{gguf_file, QStorage, QTensor};
 use candle_core::{DType, Device, Tensor};
 use lens_core::error::{LensError, Result};
@@ -223,22 +224,27 @@ impl Config {
 
 /// A weight matrix `[rows][cols]` in one of the two forms.
 pub enum Weight {
-    F32 { w: Vec<f32>, rows: usize, cols: usize },
-    Q8(Q8Matrix),
+    F32 {
+        w: Vec<f32>,
+        rows: usize,
+        cols: usize,
+    },
+    /// GGUF blocks as stored ([`crate::blocks`]), or Q8_0 made at load (the generic path).
+    Q(QMatrix),
 }
 
 impl Weight {
     fn bytes(&self) -> usize {
         match self {
             Weight::F32 { w, .. } => w.len() * 4,
-            Weight::Q8(m) => m.bytes(),
+            Weight::Q(m) => m.bytes(),
         }
     }
 
     fn row(&self, r: usize) -> Vec<f32> {
         match self {
             Weight::F32 { w, cols, .. } => w[r * cols..(r + 1) * cols].to_vec(),
-            Weight::Q8(m) => m.row(r),
+            Weight::Q(m) => m.row(r),
         }
     }
 
@@ -250,7 +256,7 @@ impl Weight {
                 sgemm(n, *rows, *cols, x, (*cols as isize, 1), w, (1, *cols as isize), &mut out, true);
                 out
             }
-            Weight::Q8(m) => m.matmul(&Q8Rows::quantize(x, n, m.cols)),
+            Weight::Q(m) => m.matmul(x, n),
         }
     }
 }
@@ -486,20 +492,27 @@ fn to_vec(t: &Loaded, what: &str) -> Result<Vec<f32>> {
     t.tensor().and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>()).map_err(|e| LensError::Model(format!("{what}: {e}")))
 }
 
-/// A `[rows][cols]` weight from a tensor; int8 is quantised a slab of rows at a time so that a
+/// A `[rows][cols]` weight from a tensor: a GGUF block type with a kernel is kept as stored;
+/// anything else is quantised to Q8_0 a slab of rows at a time (the generic path), so that a
 /// large matrix (the embeddings) is never held twice in f32.
 fn weight_of(t: &Loaded, rows: usize, cols: usize, p: Precision, what: &str) -> Result<Weight> {
-    if p == Precision::F32 || !cols.is_multiple_of(crate::q8::BLOCK) {
+    if p == Precision::F32 || !cols.is_multiple_of(crate::blocks::BLOCK) {
         return Ok(Weight::F32 { w: to_vec(t, what)?, rows, cols });
+    }
+    if let Loaded::Quant(q) = t {
+        if let Some(kind) = Kind::of(q.dtype()).filter(|k| cols.is_multiple_of(k.block_cols())) {
+            let data = q.data().map_err(|e| LensError::Model(format!("{what}: {e}")))?.into_owned();
+            return QMatrix::from_bytes(kind, rows, cols, data).map(Weight::Q).map_err(|e| LensError::Model(format!("{what}: {e}")));
+        }
     }
     const SLAB: usize = 8192;
     let mut parts = Vec::new();
     for r0 in (0..rows).step_by(SLAB) {
         let n = SLAB.min(rows - r0);
         let v = t.rows(r0, n).and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>()).map_err(|e| LensError::Model(format!("{what}: {e}")))?;
-        parts.push(Q8Matrix::quantize(&v, n, cols));
+        parts.push(QMatrix::quantize_q8_0(&v, n, cols));
     }
-    Ok(Weight::Q8(Q8Matrix::stack(parts)))
+    Ok(Weight::Q(QMatrix::stack(parts)))
 }
 
 /// Rotary embedding over the first `2 * half` dimensions of each head (half-split layout).

@@ -48,7 +48,7 @@ impl QwenAnswerer {
     pub fn device(&self) -> String {
         match self.lm.model.gpu_name() {
             Some(gpu) => format!("{gpu} (candle)"),
-            None => format!("cpu ({}, {} threads)", crate::q8::kernel_name(), self.lm.model.threads()),
+            None => format!("cpu ({}, {} threads)", crate::blocks::kernel_name(), self.lm.model.threads()),
         }
     }
 

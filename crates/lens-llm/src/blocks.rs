@@ -1,0 +1,630 @@
+//! GGUF block-quantised weights used as stored, and the integer kernels that multiply them.
+//!
+//! A weight matrix `[rows][cols]` keeps the GGUF file's bytes: Q8_0 and Q5_0 (blocks of 32),
+//! Q4_K, Q5_K and Q6_K (super-blocks of 256). A matrix of any other type (F16, Q4_0, Q2_K, or the
+//! f32 of a safetensors checkpoint) is quantised once to Q8_0 at load: the generic path, said
+//! in `lens models`.
+//!
+//! Every type is read the same way: a row is unpacked into unsigned bytes `u` (0..255) with an
+//! affine map per 16 columns, `w = a·u + b` (Q8_0: `u = q + 128`, `b = -128·d`; Q5_0:
+//! `b = -16·d`; Q4_K/Q5_K: `a = d·scale`, `b = -dmin·min`; Q6_K: `a = d·scale`, `b = -32·a`).
+//! Activations are quantised per 32 columns to `x ≈ dx·xq` (int8), with `Σ xq` kept per 16. So
+//! `w·x = Σ_h dx·(a_h·Σ u·xq + b_h·Σ xq)`, and the inner `Σ u·xq` is one VNNI `dpbusd` (unsigned
+//! times signed bytes) per 64 columns. Unpacking reads each stored weight once per tile of
+//! activation rows (a decoded token: once), so decoding reads 5.5 bits per weight for Q5_0
+//! instead of 9 for int8 blocks with an f32 scale.
+//!
+//! Kernels are chosen at run time (`is_x86_feature_detected!`): AVX-512 VNNI, else AVX2, else
+//! portable code, `LENS_Q8_KERNEL=avx2|portable` forcing one. All give the same integers up to
+//! float summation order; the tests check each against candle's dequantisation.
+
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// Columns per activation block (and per Q8_0 / Q5_0 block).
+pub const BLOCK: usize = 32;
+/// Columns per affine map of an unpacked row.
+const HALF: usize = 16;
+
+/// The GGUF block types read as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Q8_0,
+    Q5_0,
+    Q4K,
+    Q5K,
+    Q6K,
+}
+
+impl Kind {
+    /// The type of a GGUF tensor, when it has a kernel here.
+    pub fn of(t: candle_core::quantized::GgmlDType) -> Option<Kind> {
+        use candle_core::quantized::GgmlDType as G;
+        Some(match t {
+            G::Q8_0 => Kind::Q8_0,
+            G::Q5_0 => Kind::Q5_0,
+            G::Q4K => Kind::Q4K,
+            G::Q5K => Kind::Q5K,
+            G::Q6K => Kind::Q6K,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Q8_0 => "Q8_0",
+            Kind::Q5_0 => "Q5_0",
+            Kind::Q4K => "Q4_K",
+            Kind::Q5K => "Q5_K",
+            Kind::Q6K => "Q6_K",
+        }
+    }
+
+    /// Columns per stored block.
+    pub fn block_cols(self) -> usize {
+        match self {
+            Kind::Q8_0 | Kind::Q5_0 => 32,
+            _ => 256,
+        }
+    }
+
+    /// Bytes per stored block (GGML's layouts).
+    pub fn block_bytes(self) -> usize {
+        match self {
+            Kind::Q8_0 => 34,
+            Kind::Q5_0 => 22,
+            Kind::Q4K => 144,
+            Kind::Q5K => 176,
+            Kind::Q6K => 210,
+        }
+    }
+}
+
+/// A block-quantised weight matrix, the bytes as a GGUF file stores them.
+pub struct QMatrix {
+    pub kind: Kind,
+    pub rows: usize,
+    pub cols: usize,
+    data: Vec<u8>,
+}
+
+/// One row unpacked: `w[c] = a[c / 16] · u[c] + b[c / 16]`.
+struct Unpacked {
+    u: Vec<u8>,
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+impl Unpacked {
+    fn new(cols: usize) -> Unpacked {
+        Unpacked { u: vec![0; cols], a: vec![0.0; cols / HALF], b: vec![0.0; cols / HALF] }
+    }
+}
+
+fn f16(b: &[u8]) -> f32 {
+    half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()
+}
+
+/// Q4_K / Q5_K: the 6-bit scale and min of sub-block `j` (0..8) from the 12 packed bytes.
+fn scale_min_k4(j: usize, q: &[u8]) -> (f32, f32) {
+    if j < 4 {
+        ((q[j] & 63) as f32, (q[j + 4] & 63) as f32)
+    } else {
+        (((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4)) as f32, ((q[j + 4] >> 4) | ((q[j] >> 6) << 4)) as f32)
+    }
+}
+
+/// Unpacks one stored row. Written as plain loops over fixed-size chunks; compiled inside the
+/// AVX2 entry below, LLVM vectorises them.
+#[inline(always)]
+fn unpack_body(kind: Kind, row: &[u8], out: &mut Unpacked) {
+    let bb = kind.block_bytes();
+    match kind {
+        Kind::Q8_0 => {
+            for (i, blk) in row.chunks_exact(bb).enumerate() {
+                let d = f16(blk);
+                let u = &mut out.u[i * 32..i * 32 + 32];
+                for (o, &q) in u.iter_mut().zip(&blk[2..34]) {
+                    *o = q ^ 0x80;
+                }
+                out.a[2 * i..2 * i + 2].fill(d);
+                out.b[2 * i..2 * i + 2].fill(-128.0 * d);
+            }
+        }
+        Kind::Q5_0 => {
+            for (i, blk) in row.chunks_exact(bb).enumerate() {
+                let d = f16(blk);
+                let qh = u32::from_le_bytes([blk[2], blk[3], blk[4], blk[5]]);
+                let qs = &blk[6..22];
+                let u = &mut out.u[i * 32..i * 32 + 32];
+                for j in 0..16 {
+                    u[j] = (qs[j] & 0xF) | ((((qh >> j) & 1) as u8) << 4);
+                    u[j + 16] = (qs[j] >> 4) | ((((qh >> (j + 16)) & 1) as u8) << 4);
+                }
+                out.a[2 * i..2 * i + 2].fill(d);
+                out.b[2 * i..2 * i + 2].fill(-16.0 * d);
+            }
+        }
+        Kind::Q4K | Kind::Q5K => {
+            for (i, blk) in row.chunks_exact(bb).enumerate() {
+                let (d, dmin) = (f16(blk), f16(&blk[2..]));
+                let sc = &blk[4..16];
+                let (qh, qs) = if kind == Kind::Q5K { (Some(&blk[16..48]), &blk[48..176]) } else { (None, &blk[16..144]) };
+                let u = &mut out.u[i * 256..i * 256 + 256];
+                for j in 0..4 {
+                    let q = &qs[32 * j..32 * j + 32];
+                    let (lo, hi) = u[64 * j..64 * j + 64].split_at_mut(32);
+                    for l in 0..32 {
+                        lo[l] = q[l] & 0xF;
+                        hi[l] = q[l] >> 4;
+                    }
+                    if let Some(qh) = qh {
+                        for l in 0..32 {
+                            lo[l] |= ((qh[l] >> (2 * j)) & 1) << 4;
+                            hi[l] |= ((qh[l] >> (2 * j + 1)) & 1) << 4;
+                        }
+                    }
+                    let h = i * 16 + 4 * j;
+                    let (s1, m1) = scale_min_k4(2 * j, sc);
+                    let (s2, m2) = scale_min_k4(2 * j + 1, sc);
+                    out.a[h..h + 2].fill(d * s1);
+                    out.b[h..h + 2].fill(-dmin * m1);
+                    out.a[h + 2..h + 4].fill(d * s2);
+                    out.b[h + 2..h + 4].fill(-dmin * m2);
+                }
+            }
+        }
+        Kind::Q6K => {
+            for (i, blk) in row.chunks_exact(bb).enumerate() {
+                let (ql, qh, sc) = (&blk[..128], &blk[128..192], &blk[192..208]);
+                let d = f16(&blk[208..]);
+                let u = &mut out.u[i * 256..i * 256 + 256];
+                for n in 0..2 {
+                    let (ql, qh) = (&ql[64 * n..64 * n + 64], &qh[32 * n..32 * n + 32]);
+                    let u = &mut u[128 * n..128 * n + 128];
+                    for l in 0..32 {
+                        u[l] = (ql[l] & 0xF) | ((qh[l] & 3) << 4);
+                        u[l + 32] = (ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4);
+                        u[l + 64] = (ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4);
+                        u[l + 96] = (ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4);
+                    }
+                }
+                for h in 0..16 {
+                    let a = d * (sc[h] as i8) as f32;
+                    out.a[i * 16 + h] = a;
+                    out.b[i * 16 + h] = -32.0 * a;
+                }
+            }
+        }
+    }
+}
+
+fn unpack_portable(kind: Kind, row: &[u8], out: &mut Unpacked) {
+    unpack_body(kind, row, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn unpack_avx2(kind: Kind, row: &[u8], out: &mut Unpacked) {
+    unpack_body(kind, row, out)
+}
+
+fn unpack(k: &Kernel, kind: Kind, row: &[u8], out: &mut Unpacked) {
+    #[cfg(target_arch = "x86_64")]
+    if k.name != "portable" {
+        // SAFETY: the avx2 and avx512vnni kernels are chosen only when the CPU reports avx2 and fma
+        return unsafe { unpack_avx2(kind, row, out) };
+    }
+    let _ = k;
+    unpack_portable(kind, row, out)
+}
+
+impl QMatrix {
+    /// A matrix from a GGUF tensor's bytes (`rows` rows of `cols / block_cols` blocks).
+    pub fn from_bytes(kind: Kind, rows: usize, cols: usize, data: Vec<u8>) -> Result<QMatrix, String> {
+        if !cols.is_multiple_of(kind.block_cols()) {
+            return Err(format!("{} rows of {cols} columns: not a whole number of {}-column blocks", kind.name(), kind.block_cols()));
+        }
+        let want = rows * cols / kind.block_cols() * kind.block_bytes();
+        if data.len() != want {
+            return Err(format!("{} {rows}x{cols}: {} bytes where {want} were expected", kind.name(), data.len()));
+        }
+        Ok(QMatrix { kind, rows, cols, data })
+    }
+
+    /// Quantise a row-major f32 matrix to Q8_0 (the generic path). `cols` must be a multiple of
+    /// [`BLOCK`].
+    pub fn quantize_q8_0(w: &[f32], rows: usize, cols: usize) -> QMatrix {
+        assert!(cols.is_multiple_of(BLOCK) && w.len() == rows * cols, "a {rows}x{cols} matrix in blocks of {BLOCK}");
+        let mut data = vec![0u8; rows * cols / BLOCK * 34];
+        data.par_chunks_mut(34).zip(w.par_chunks(BLOCK)).for_each(|(out, x)| {
+            let mut q = [0i8; BLOCK];
+            let d = half::f16::from_f32(quantize_block(x, &mut q));
+            out[..2].copy_from_slice(&d.to_bits().to_le_bytes());
+            for (o, v) in out[2..].iter_mut().zip(q) {
+                *o = v as u8;
+            }
+        });
+        QMatrix { kind: Kind::Q8_0, rows, cols, data }
+    }
+
+    /// The rows of `parts`, one after another (all of one kind and width).
+    pub fn stack(parts: Vec<QMatrix>) -> QMatrix {
+        let mut it = parts.into_iter();
+        let mut m = it.next().expect("at least one part");
+        for p in it {
+            assert!(p.cols == m.cols && p.kind == m.kind, "stacked matrices share their kind and columns");
+            m.rows += p.rows;
+            m.data.extend_from_slice(&p.data);
+        }
+        m
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    fn row_bytes(&self, r: usize) -> &[u8] {
+        let per = self.cols / self.kind.block_cols() * self.kind.block_bytes();
+        &self.data[r * per..(r + 1) * per]
+    }
+
+    /// Row `r`, dequantised (embedding lookups).
+    pub fn row(&self, r: usize) -> Vec<f32> {
+        let mut un = Unpacked::new(self.cols);
+        unpack(kernel(), self.kind, self.row_bytes(r), &mut un);
+        un.u.iter().enumerate().map(|(c, &u)| un.a[c / HALF] * u as f32 + un.b[c / HALF]).collect()
+    }
+
+    /// `x [n][cols] · selfᵀ → [n][rows]`.
+    pub fn matmul(&self, x: &[f32], n: usize) -> Vec<f32> {
+        self.matmul_with(kernel(), &Acts::quantize(x, n, self.cols))
+    }
+
+    fn matmul_with(&self, k: &Kernel, x: &Acts) -> Vec<f32> {
+        assert_eq!(x.cols, self.cols, "activation width");
+        let (n, cols) = (x.rows, self.cols);
+        let mut out = vec![0f32; n * self.rows];
+        // weight rows unpacked a chunk at a time (about 64 KB of bytes), each chunk against every
+        // activation row in tiles that stay in L2
+        let chunk = (65536 / cols).clamp(4, 64);
+        let per_task = (self.rows / (rayon::current_num_threads() * 8)).max(chunk).next_multiple_of(chunk);
+        let tile_rows = (262_144 / cols).clamp(4, 256);
+        let parts: Vec<(usize, Vec<f32>)> = (0..self.rows.div_ceil(per_task))
+            .into_par_iter()
+            .map(|t| {
+                let r0 = t * per_task;
+                let r1 = (r0 + per_task).min(self.rows);
+                let mut part = vec![0f32; (r1 - r0) * n];
+                let mut un: Vec<Unpacked> = (0..chunk.min(r1 - r0)).map(|_| Unpacked::new(cols)).collect();
+                for c0 in (r0..r1).step_by(chunk) {
+                    let c1 = (c0 + chunk).min(r1);
+                    for (r, u) in (c0..c1).zip(un.iter_mut()) {
+                        unpack(k, self.kind, self.row_bytes(r), u);
+                    }
+                    for a0 in (0..n).step_by(tile_rows) {
+                        let a1 = (a0 + tile_rows).min(n);
+                        for (r, u) in (c0..c1).zip(un.iter()) {
+                            let dst = &mut part[(r - r0) * n..(r - r0 + 1) * n];
+                            for g in (a0..a1).step_by(4) {
+                                let m = (a1 - g).min(4);
+                                let v = (k.dot)(u, x, g, m);
+                                dst[g..g + m].copy_from_slice(&v[..m]);
+                            }
+                        }
+                    }
+                }
+                (r0, part)
+            })
+            .collect();
+        for (r0, part) in parts {
+            for (i, row) in part.chunks(n.max(1)).enumerate() {
+                for (a, v) in row.iter().enumerate() {
+                    out[a * self.rows + r0 + i] = *v;
+                }
+            }
+        }
+        out
+    }
+}
+
+fn quantize_block(x: &[f32], q: &mut [i8]) -> f32 {
+    let amax = x.iter().fold(0f32, |m, v| m.max(v.abs()));
+    if amax == 0.0 || !amax.is_finite() {
+        q.iter_mut().for_each(|v| *v = 0);
+        return 0.0;
+    }
+    let d = amax / 127.0;
+    let id = 1.0 / d;
+    for (o, v) in q.iter_mut().zip(x) {
+        // round half away from zero without a libm call (`f32::round` is one on baseline x86_64)
+        let t = v * id;
+        *o = (t + 0.5f32.copysign(t)).clamp(-127.0, 127.0) as i8;
+    }
+    d
+}
+
+/// Activation rows quantised per [`BLOCK`]: `q` int8, `dl` each 64-column step's scales spread
+/// to the 16 lanes of a `dpbusd` result (lanes 0..7 the first block, 8..15 the second), `xs`
+/// per 16 columns `dx · Σ q` (what the weights' offsets `b` multiply).
+pub struct Acts {
+    rows: usize,
+    cols: usize,
+    q: Vec<i8>,
+    dl: Vec<f32>,
+    xs: Vec<f32>,
+}
+
+impl Acts {
+    pub fn quantize(x: &[f32], rows: usize, cols: usize) -> Acts {
+        assert!(cols.is_multiple_of(BLOCK) && x.len() == rows * cols, "activations of {cols} columns in blocks of {BLOCK}");
+        let nb = cols / BLOCK;
+        let dll = nb.div_ceil(2) * 16;
+        let mut q = vec![0i8; rows * cols];
+        let mut dl = vec![0f32; rows * dll];
+        let mut xs = vec![0f32; rows * cols / HALF];
+        for r in 0..rows {
+            for b in 0..nb {
+                let at = r * cols + b * BLOCK;
+                let qb = &mut q[at..at + BLOCK];
+                let d = quantize_block(&x[at..at + BLOCK], qb);
+                let l = r * dll + (b / 2) * 16 + (b % 2) * 8;
+                dl[l..l + 8].fill(d);
+                for h in 0..2 {
+                    let s: i32 = qb[h * HALF..(h + 1) * HALF].iter().map(|&v| v as i32).sum();
+                    xs[r * cols / HALF + 2 * b + h] = d * s as f32;
+                }
+            }
+        }
+        Acts { rows, cols, q, dl, xs }
+    }
+
+    fn q(&self, r: usize) -> &[i8] {
+        &self.q[r * self.cols..(r + 1) * self.cols]
+    }
+
+    fn dl(&self, r: usize) -> &[f32] {
+        let dll = (self.cols / BLOCK).div_ceil(2) * 16;
+        &self.dl[r * dll..(r + 1) * dll]
+    }
+
+    fn xs(&self, r: usize) -> &[f32] {
+        let n = self.cols / HALF;
+        &self.xs[r * n..(r + 1) * n]
+    }
+
+    /// The scale of activation block `b` of row `r`.
+    fn d(&self, r: usize, b: usize) -> f32 {
+        self.dl(r)[(b / 2) * 16 + (b % 2) * 8]
+    }
+}
+
+/// One unpacked weight row against `m` (1..=4) activation rows starting at `a0`.
+type Dot = fn(&Unpacked, &Acts, usize, usize) -> [f32; 4];
+
+pub struct Kernel {
+    pub name: &'static str,
+    dot: Dot,
+}
+
+/// The kernel this CPU runs, chosen once (`LENS_Q8_KERNEL=avx2|portable` forces one).
+fn kernel() -> &'static Kernel {
+    static K: OnceLock<Kernel> = OnceLock::new();
+    K.get_or_init(|| {
+        let forced = std::env::var("LENS_Q8_KERNEL").ok();
+        kernels().into_iter().find(|k| forced.as_deref().is_none_or(|f| f == k.name)).unwrap_or(Kernel { name: "portable", dot: dot_portable })
+    })
+}
+
+/// The name of the kernel in use: `avx512vnni`, `avx2` or `portable`.
+pub fn kernel_name() -> &'static str {
+    kernel().name
+}
+
+/// Every kernel this CPU can run, fastest first.
+fn kernels() -> Vec<Kernel> {
+    let mut ks = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = |f: &[bool]| f.iter().all(|&b| b);
+        if has(&[
+            is_x86_feature_detected!("avx512f"),
+            is_x86_feature_detected!("avx512bw"),
+            is_x86_feature_detected!("avx512vnni"),
+            is_x86_feature_detected!("avx2"),
+            is_x86_feature_detected!("fma"),
+        ]) {
+            ks.push(Kernel { name: "avx512vnni", dot: dot_vnni_entry });
+        }
+        if has(&[is_x86_feature_detected!("avx2"), is_x86_feature_detected!("fma")]) {
+            ks.push(Kernel { name: "avx2", dot: dot_avx2_entry });
+        }
+    }
+    ks.push(Kernel { name: "portable", dot: dot_portable });
+    ks
+}
+
+/// The offsets' share: `Σ_h b_h · xs_h`.
+#[inline(always)]
+fn offsets(w: &Unpacked, xs: &[f32]) -> f32 {
+    w.b.iter().zip(xs).map(|(b, x)| b * x).sum()
+}
+
+fn dot_portable(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+    let mut out = [0f32; 4];
+    for (i, o) in out.iter_mut().enumerate().take(m) {
+        let xq = x.q(a0 + i);
+        let mut s = 0f32;
+        for (h, (u, q)) in w.u.chunks(HALF).zip(xq.chunks(HALF)).enumerate() {
+            let dot: i32 = u.iter().zip(q).map(|(&u, &q)| u as i32 * q as i32).sum();
+            s += w.a[h] * x.d(a0 + i, h / 2) * dot as f32;
+        }
+        *o = s + offsets(w, x.xs(a0 + i));
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+fn dot_avx2_entry(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+    // SAFETY: chosen only when the CPU reports avx2 and fma
+    unsafe { dot_avx2(w, x, a0, m) }
+}
+
+/// 16 columns at a time: bytes widened to i16, `madd` to eight i32 lanes, scaled by
+/// `a_h · dx` (AVX2's `maddubs` would saturate on Q8_0's unsigned bytes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot_avx2(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+    use std::arch::x86_64::*;
+    let mut out = [0f32; 4];
+    let halves = w.a.len();
+    for (i, o) in out.iter_mut().enumerate().take(m) {
+        let (xq, dl) = (x.q(a0 + i).as_ptr(), x.dl(a0 + i));
+        let mut acc = _mm256_setzero_ps();
+        for h in 0..halves {
+            let u = _mm256_cvtepu8_epi16(_mm_loadu_si128(w.u.as_ptr().add(h * HALF) as *const __m128i));
+            let q = _mm256_cvtepi8_epi16(_mm_loadu_si128(xq.add(h * HALF) as *const __m128i));
+            let p = _mm256_madd_epi16(u, q);
+            let b = h / 2;
+            let s = _mm256_set1_ps(*w.a.get_unchecked(h) * *dl.get_unchecked((b / 2) * 16 + (b % 2) * 8));
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), s, acc);
+        }
+        *o = hsum256(acc) + offsets(w, x.xs(a0 + i));
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn hsum256(v: std::arch::x86_64::__m256) -> f32 {
+    use std::arch::x86_64::*;
+    let lo = _mm256_castps256_ps128(v);
+    let hi = _mm256_extractf128_ps(v, 1);
+    let s = _mm_add_ps(lo, hi);
+    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    let s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    _mm_cvtss_f32(s)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn dot_vnni_entry(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+    // SAFETY: chosen only when the CPU reports avx512f, avx512bw, avx512vnni, avx2 and fma; the
+    // row and the activations have the same width (checked by matmul)
+    unsafe { dot_vnni(w, x, a0, m) }
+}
+
+/// 64 columns per step: `dpbusd(u, xq)` sums four products per lane (lanes 4h..4h+3: the
+/// step's 16-column group h); lanes are scaled by `a_h` (spread by one permute) times the
+/// activation block's scale, and summed in f32. The weight bytes and scales are loaded once for
+/// up to four activation rows. An odd last 32 columns are read with masked loads.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
+unsafe fn dot_vnni(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+    use std::arch::x86_64::*;
+    let cols = w.u.len();
+    let spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    let rows: [usize; 4] = [a0, a0 + 1.min(m - 1), a0 + 2.min(m - 1), a0 + 3.min(m - 1)];
+    let xq = rows.map(|r| x.q(r).as_ptr());
+    let dl = rows.map(|r| x.dl(r).as_ptr());
+    let mut acc = [_mm512_setzero_ps(); 4];
+    let (up, ap) = (w.u.as_ptr(), w.a.as_ptr());
+    let mut c = 0;
+    while c < cols {
+        let full = c + 64 <= cols;
+        let (u, a4) = if full {
+            (_mm512_loadu_si512(up.add(c) as *const _), _mm_loadu_ps(ap.add(c / HALF)))
+        } else {
+            (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, up.add(c) as *const _), _mm_maskz_loadu_ps(0b0011, ap.add(c / HALF)))
+        };
+        let al = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(a4));
+        for r in 0..4 {
+            let (q, d) = if full {
+                (_mm512_loadu_si512(xq[r].add(c) as *const _), _mm512_loadu_ps(dl[r].add(c / 4)))
+            } else {
+                (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, xq[r].add(c) as *const _), _mm512_maskz_loadu_ps(0x00FF, dl[r].add(c / 4)))
+            };
+            let p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, q);
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(al, d), acc[r]);
+        }
+        c += 64;
+    }
+    let mut out = [0f32; 4];
+    for r in 0..m {
+        out[r] = _mm512_reduce_add_ps(acc[r]) + offsets(w, x.xs(rows[r]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::pseudo;
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use candle_core::{Device, Tensor};
+
+    /// A `rows x cols` matrix quantised by candle to `t`, with candle's dequantisation of it.
+    fn candle_quantised(t: GgmlDType, rows: usize, cols: usize, seed: u64) -> (QMatrix, Vec<f32>) {
+        let w = Tensor::from_vec(pseudo(rows * cols, seed), (rows, cols), &Device::Cpu).unwrap();
+        let q = QTensor::quantize(&w, t).unwrap();
+        let deq = q.dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let m = QMatrix::from_bytes(Kind::of(t).unwrap(), rows, cols, q.data().unwrap().into_owned()).unwrap();
+        (m, deq)
+    }
+
+    const TYPES: [GgmlDType; 5] = [GgmlDType::Q8_0, GgmlDType::Q5_0, GgmlDType::Q4K, GgmlDType::Q5K, GgmlDType::Q6K];
+
+    #[test]
+    fn unpacked_rows_are_candles_dequantisation() {
+        for t in TYPES {
+            let (m, deq) = candle_quantised(t, 5, 512, 7);
+            for r in 0..5 {
+                let got = m.row(r);
+                for (c, (g, e)) in got.iter().zip(&deq[r * 512..(r + 1) * 512]).enumerate() {
+                    assert!((g - e).abs() <= 1e-5 * (1.0 + e.abs()), "{t:?} row {r} col {c}: {g} vs candle {e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_multiplies_every_type_like_the_dequantised_matrix() {
+        // 3 x 256 + 32 columns: Q8_0 / Q5_0 end on an odd 32-column block (the masked tail)
+        for t in TYPES {
+            let cols = if Kind::of(t).unwrap().block_cols() == 32 { 800 } else { 768 };
+            let (rows, n) = (37, 6);
+            let (m, deq) = candle_quantised(t, rows, cols, 11);
+            let x = pseudo(n * cols, 12);
+            let acts = Acts::quantize(&x, n, cols);
+            let port = m.matmul_with(&Kernel { name: "portable", dot: dot_portable }, &acts);
+            for k in kernels() {
+                let got = m.matmul_with(&k, &acts);
+                for a in 0..n {
+                    for r in 0..rows {
+                        let exact: f32 = (0..cols).map(|c| deq[r * cols + c] * x[a * cols + c]).sum();
+                        let (g, p) = (got[a * rows + r], port[a * rows + r]);
+                        assert!((g - p).abs() <= 1e-4 * (1.0 + p.abs()), "{t:?} {}: {g} vs portable {p}", k.name);
+                        // int8 activations: ~1% of the magnitude of the terms
+                        assert!((g - exact).abs() < 0.02 * (cols as f32).sqrt(), "{t:?} {}: {g} vs exact {exact}", k.name);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn q8_0_generic_path_round_trips_and_zero_rows_stay_zero() {
+        let m = QMatrix::quantize_q8_0(&[0f32; 64], 2, 32);
+        assert_eq!(m.row(1), vec![0f32; 32]);
+        let w = pseudo(64, 3);
+        let m = QMatrix::quantize_q8_0(&w, 1, 64);
+        for (a, b) in m.row(0).iter().zip(&w) {
+            assert!((a - b).abs() <= 1.0 / 127.0 / 2.0 + 2e-3, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn wrong_sizes_are_refused() {
+        assert!(QMatrix::from_bytes(Kind::Q4K, 2, 100, vec![0; 10]).err().unwrap().contains("256-column"));
+        assert!(QMatrix::from_bytes(Kind::Q5_0, 2, 64, vec![0; 10]).err().unwrap().contains("88 were expected"));
+    }
+}
