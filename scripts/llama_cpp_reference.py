@@ -14,6 +14,7 @@ import sys
 import time
 
 import numpy as np
+import llama_cpp
 from llama_cpp import Llama
 
 
@@ -21,16 +22,22 @@ def speed(gguf, ids_file, n, threads):
     ids = json.load(open(ids_file))
     llm = Llama(model_path=gguf, n_ctx=len(ids) + n + 8, n_threads=threads, n_threads_batch=threads,
                 n_batch=512, n_ubatch=512, logits_all=False, verbose=False)
+    vocab = llm.n_vocab()
+
+    def last():
+        # the logits of the last token evaluated
+        return int(np.argmax(np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm.ctx, -1), shape=(vocab,))))
+
     t0 = time.perf_counter()
     llm.eval(ids)
     prefill_s = time.perf_counter() - t0
-    nxt = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+    nxt = last()
     t1 = time.perf_counter()
     toks = []
     for _ in range(n):
         toks.append(nxt)
         llm.eval([nxt])
-        nxt = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+        nxt = last()
     decode_s = time.perf_counter() - t1
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(json.dumps({"prefill_tps": len(ids) / prefill_s, "decode_tps": n / decode_s, "prefill_s": prefill_s,

@@ -68,6 +68,18 @@ impl Kind {
         }
     }
 
+    /// The constant `k` with `b = -k·a` in every 16 columns (Q8_0 128, Q5_0 16, Q6_K 32), so
+    /// the offsets are integers taken off the dot product; `None` for Q4_K / Q5_K, whose `b`
+    /// is its own (`-dmin·min`).
+    pub fn offset(self) -> Option<i32> {
+        match self {
+            Kind::Q8_0 => Some(128),
+            Kind::Q5_0 => Some(16),
+            Kind::Q6K => Some(32),
+            Kind::Q4K | Kind::Q5K => None,
+        }
+    }
+
     /// Bytes per stored block (GGML's layouts).
     pub fn block_bytes(self) -> usize {
         match self {
@@ -101,8 +113,10 @@ impl Unpacked {
     }
 }
 
+#[inline(always)]
 fn f16(b: &[u8]) -> f32 {
-    half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32()
+    // the software conversion inlines (half's `to_f32` calls out to detect F16C each time)
+    half::f16::from_bits(u16::from_le_bytes([b[0], b[1]])).to_f32_const()
 }
 
 /// Q4_K / Q5_K: the 6-bit scale and min of sub-block `j` (0..8) from the 12 packed bytes.
@@ -209,11 +223,58 @@ unsafe fn unpack_avx2(kind: Kind, row: &[u8], out: &mut Unpacked) {
     unpack_body(kind, row, out)
 }
 
+/// Q8_0 and Q5_0 with AVX-512 (their 32-column blocks are too short for LLVM to vectorise
+/// well): bytes flipped or nibbles split in one register, Q5_0's fifth bits set from a mask.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
+unsafe fn unpack_avx512(kind: Kind, row: &[u8], out: &mut Unpacked) {
+    use std::arch::x86_64::*;
+    let bb = kind.block_bytes();
+    match kind {
+        Kind::Q8_0 => {
+            let flip = _mm256_set1_epi8(-128);
+            for (i, blk) in row.chunks_exact(bb).enumerate() {
+                let d = f16(blk);
+                let q = _mm256_loadu_si256(blk.as_ptr().add(2) as *const __m256i);
+                _mm256_storeu_si256(out.u.as_mut_ptr().add(i * 32) as *mut __m256i, _mm256_xor_si256(q, flip));
+                *out.a.get_unchecked_mut(2 * i) = d;
+                *out.a.get_unchecked_mut(2 * i + 1) = d;
+                *out.b.get_unchecked_mut(2 * i) = -128.0 * d;
+                *out.b.get_unchecked_mut(2 * i + 1) = -128.0 * d;
+            }
+        }
+        Kind::Q5_0 => {
+            let low = _mm_set1_epi8(0x0F);
+            let five = _mm256_set1_epi8(0x10);
+            for (i, blk) in row.chunks_exact(bb).enumerate() {
+                let d = f16(blk);
+                let qh = u32::from_le_bytes([blk[2], blk[3], blk[4], blk[5]]);
+                let qs = _mm_loadu_si128(blk.as_ptr().add(6) as *const __m128i);
+                let lo = _mm_and_si128(qs, low);
+                let hi = _mm_and_si128(_mm_srli_epi16(qs, 4), low);
+                let u = _mm256_or_si256(_mm256_set_m128i(hi, lo), _mm256_maskz_mov_epi8(qh, five));
+                _mm256_storeu_si256(out.u.as_mut_ptr().add(i * 32) as *mut __m256i, u);
+                *out.a.get_unchecked_mut(2 * i) = d;
+                *out.a.get_unchecked_mut(2 * i + 1) = d;
+                *out.b.get_unchecked_mut(2 * i) = -16.0 * d;
+                *out.b.get_unchecked_mut(2 * i + 1) = -16.0 * d;
+            }
+        }
+        _ => unpack_body(kind, row, out),
+    }
+}
+
 fn unpack(k: &Kernel, kind: Kind, row: &[u8], out: &mut Unpacked) {
     #[cfg(target_arch = "x86_64")]
-    if k.name != "portable" {
-        // SAFETY: the avx2 and avx512vnni kernels are chosen only when the CPU reports avx2 and fma
-        return unsafe { unpack_avx2(kind, row, out) };
+    {
+        // SAFETY: the avx512vnni kernel is chosen only when the CPU reports avx512f, bw, vl,
+        // avx2 and fma, the avx2 kernel only with avx2 and fma
+        if k.name == "avx512vnni" {
+            return unsafe { unpack_avx512(kind, row, out) };
+        }
+        if k.name != "portable" {
+            return unsafe { unpack_avx2(kind, row, out) };
+        }
     }
     let _ = k;
     unpack_portable(kind, row, out)
@@ -271,25 +332,30 @@ impl QMatrix {
 
     /// Row `r`, dequantised (embedding lookups).
     pub fn row(&self, r: usize) -> Vec<f32> {
+        self.row_with(kernel(), r)
+    }
+
+    fn row_with(&self, k: &Kernel, r: usize) -> Vec<f32> {
         let mut un = Unpacked::new(self.cols);
-        unpack(kernel(), self.kind, self.row_bytes(r), &mut un);
+        unpack(k, self.kind, self.row_bytes(r), &mut un);
         un.u.iter().enumerate().map(|(c, &u)| un.a[c / HALF] * u as f32 + un.b[c / HALF]).collect()
     }
 
     /// `x [n][cols] · selfᵀ → [n][rows]`.
     pub fn matmul(&self, x: &[f32], n: usize) -> Vec<f32> {
-        self.matmul_with(kernel(), &Acts::quantize(x, n, self.cols))
+        self.matmul_with(kernel(), &Acts::quantize(x, n, self.cols, self.kind.offset().unwrap_or(0)))
     }
 
     fn matmul_with(&self, k: &Kernel, x: &Acts) -> Vec<f32> {
         assert_eq!(x.cols, self.cols, "activation width");
         let (n, cols) = (x.rows, self.cols);
         let mut out = vec![0f32; n * self.rows];
-        // weight rows unpacked a chunk at a time (about 64 KB of bytes), each chunk against every
-        // activation row in tiles that stay in L2
-        let chunk = (65536 / cols).clamp(4, 64);
+        // weight rows unpacked a chunk at a time (about 64 KB of bytes, in L2), each chunk
+        // against every activation row in tiles that stay in L1
+        // (a decoded token, one activation row: one weight row at a time, through L1)
+        let chunk = if n < 4 { 1 } else { (65536 / cols).clamp(4, 64) };
         let per_task = (self.rows / (rayon::current_num_threads() * 8)).max(chunk).next_multiple_of(chunk);
-        let tile_rows = (262_144 / cols).clamp(4, 256);
+        let tile_rows = (32_768 / cols).next_multiple_of(4).clamp(4, 64);
         let parts: Vec<(usize, Vec<f32>)> = (0..self.rows.div_ceil(per_task))
             .into_par_iter()
             .map(|t| {
@@ -297,9 +363,25 @@ impl QMatrix {
                 let r1 = (r0 + per_task).min(self.rows);
                 let mut part = vec![0f32; (r1 - r0) * n];
                 let mut un: Vec<Unpacked> = (0..chunk.min(r1 - r0)).map(|_| Unpacked::new(cols)).collect();
+                #[cfg(target_arch = "x86_64")]
+                if n < 4 && k.name == "avx512vnni" && matches!(self.kind, Kind::Q8_0 | Kind::Q5_0) {
+                    // a decoded token: Q8_0 / Q5_0 read straight from the stored bytes
+                    for r in r0..r1 {
+                        for a in 0..n {
+                            // SAFETY: the avx512vnni kernel implies avx512f/bw/vl, avx2 and fma;
+                            // the row and the activations have the same width
+                            part[(r - r0) * n + a] = unsafe { dot_stored_vnni(self.kind, self.row_bytes(r), x, a) };
+                        }
+                    }
+                    return (r0, part);
+                }
                 for c0 in (r0..r1).step_by(chunk) {
                     let c1 = (c0 + chunk).min(r1);
                     for (r, u) in (c0..c1).zip(un.iter_mut()) {
+                        if n < 4 && r + 1 < r1 {
+                            // a decoded token reads each row once: ask for the next one ahead
+                            prefetch(self.row_bytes(r + 1));
+                        }
                         unpack(k, self.kind, self.row_bytes(r), u);
                     }
                     for a0 in (0..n).step_by(tile_rows) {
@@ -328,6 +410,18 @@ impl QMatrix {
     }
 }
 
+/// Asks the CPU to bring `bytes` into cache (a hint; nothing on other targets).
+#[inline(always)]
+fn prefetch(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in bytes.chunks(64) {
+        // SAFETY: a prefetch reads nothing architecturally and cannot fault
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(line.as_ptr() as *const i8) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
+}
+
 fn quantize_block(x: &[f32], q: &mut [i8]) -> f32 {
     let amax = x.iter().fold(0f32, |m, v| m.max(v.abs()));
     if amax == 0.0 || !amax.is_finite() {
@@ -344,58 +438,58 @@ fn quantize_block(x: &[f32], q: &mut [i8]) -> f32 {
     d
 }
 
-/// Activation rows quantised per [`BLOCK`]: `q` int8, `dl` each 64-column step's scales spread
-/// to the 16 lanes of a `dpbusd` result (lanes 0..7 the first block, 8..15 the second), `xs`
-/// per 16 columns `dx · Σ q` (what the weights' offsets `b` multiply).
+/// Activation rows quantised per [`BLOCK`], laid out for the weights' kind (its offset `k`):
+/// `q` int8; per 16 columns (padded to whole 64-column steps) `d` the block's scale, `corr`
+/// `-k · Σ q` (the integer offsets, 0 when `k` is 0) and `xs` `d · Σ q` (what the weights' own
+/// offsets `b` multiply when `k` is 0).
 pub struct Acts {
     rows: usize,
     cols: usize,
+    k: i32,
     q: Vec<i8>,
-    dl: Vec<f32>,
+    d: Vec<f32>,
+    corr: Vec<i32>,
     xs: Vec<f32>,
 }
 
 impl Acts {
-    pub fn quantize(x: &[f32], rows: usize, cols: usize) -> Acts {
+    pub fn quantize(x: &[f32], rows: usize, cols: usize, k: i32) -> Acts {
         assert!(cols.is_multiple_of(BLOCK) && x.len() == rows * cols, "activations of {cols} columns in blocks of {BLOCK}");
         let nb = cols / BLOCK;
-        let dll = nb.div_ceil(2) * 16;
+        let nh = Acts::halves(cols);
         let mut q = vec![0i8; rows * cols];
-        let mut dl = vec![0f32; rows * dll];
-        let mut xs = vec![0f32; rows * cols / HALF];
+        let mut d = vec![0f32; rows * nh];
+        let mut corr = vec![0i32; rows * nh];
+        let mut xs = vec![0f32; rows * nh];
         for r in 0..rows {
             for b in 0..nb {
                 let at = r * cols + b * BLOCK;
                 let qb = &mut q[at..at + BLOCK];
-                let d = quantize_block(&x[at..at + BLOCK], qb);
-                let l = r * dll + (b / 2) * 16 + (b % 2) * 8;
-                dl[l..l + 8].fill(d);
+                let db = quantize_block(&x[at..at + BLOCK], qb);
                 for h in 0..2 {
-                    let s: i32 = qb[h * HALF..(h + 1) * HALF].iter().map(|&v| v as i32).sum();
-                    xs[r * cols / HALF + 2 * b + h] = d * s as f32;
+                    let sum: i32 = qb[h * HALF..(h + 1) * HALF].iter().map(|&v| v as i32).sum();
+                    let i = r * nh + 2 * b + h;
+                    d[i] = db;
+                    corr[i] = -k * sum;
+                    xs[i] = db * sum as f32;
                 }
             }
         }
-        Acts { rows, cols, q, dl, xs }
+        Acts { rows, cols, k, q, d, corr, xs }
+    }
+
+    /// 16-column groups per row, padded to whole 64-column steps.
+    fn halves(cols: usize) -> usize {
+        cols.div_ceil(64) * 4
     }
 
     fn q(&self, r: usize) -> &[i8] {
         &self.q[r * self.cols..(r + 1) * self.cols]
     }
 
-    fn dl(&self, r: usize) -> &[f32] {
-        let dll = (self.cols / BLOCK).div_ceil(2) * 16;
-        &self.dl[r * dll..(r + 1) * dll]
-    }
-
-    fn xs(&self, r: usize) -> &[f32] {
-        let n = self.cols / HALF;
-        &self.xs[r * n..(r + 1) * n]
-    }
-
-    /// The scale of activation block `b` of row `r`.
-    fn d(&self, r: usize, b: usize) -> f32 {
-        self.dl(r)[(b / 2) * 16 + (b % 2) * 8]
+    fn per_half<'a, T>(&self, v: &'a [T], r: usize) -> &'a [T] {
+        let nh = Acts::halves(self.cols);
+        &v[r * nh..(r + 1) * nh]
     }
 }
 
@@ -430,6 +524,7 @@ fn kernels() -> Vec<Kernel> {
         if has(&[
             is_x86_feature_detected!("avx512f"),
             is_x86_feature_detected!("avx512bw"),
+            is_x86_feature_detected!("avx512vl"),
             is_x86_feature_detected!("avx512vnni"),
             is_x86_feature_detected!("avx2"),
             is_x86_feature_detected!("fma"),
@@ -444,22 +539,26 @@ fn kernels() -> Vec<Kernel> {
     ks
 }
 
-/// The offsets' share: `Σ_h b_h · xs_h`.
+/// The weights' own offsets, `Σ_h b_h · xs_h` (Q4_K / Q5_K; kinds with an integer offset have
+/// it in `corr` instead).
 #[inline(always)]
-fn offsets(w: &Unpacked, xs: &[f32]) -> f32 {
-    w.b.iter().zip(xs).map(|(b, x)| b * x).sum()
+fn offsets(w: &Unpacked, x: &Acts, r: usize) -> f32 {
+    if x.k != 0 {
+        return 0.0;
+    }
+    w.b.iter().zip(x.per_half(&x.xs, r)).map(|(b, x)| b * x).sum()
 }
 
 fn dot_portable(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
     let mut out = [0f32; 4];
     for (i, o) in out.iter_mut().enumerate().take(m) {
-        let xq = x.q(a0 + i);
+        let (xq, d, corr) = (x.q(a0 + i), x.per_half(&x.d, a0 + i), x.per_half(&x.corr, a0 + i));
         let mut s = 0f32;
         for (h, (u, q)) in w.u.chunks(HALF).zip(xq.chunks(HALF)).enumerate() {
             let dot: i32 = u.iter().zip(q).map(|(&u, &q)| u as i32 * q as i32).sum();
-            s += w.a[h] * x.d(a0 + i, h / 2) * dot as f32;
+            s += w.a[h] * d[h] * (dot + corr[h]) as f32;
         }
-        *o = s + offsets(w, x.xs(a0 + i));
+        *o = s + offsets(w, x, a0 + i);
     }
     out
 }
@@ -479,17 +578,17 @@ unsafe fn dot_avx2(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
     let mut out = [0f32; 4];
     let halves = w.a.len();
     for (i, o) in out.iter_mut().enumerate().take(m) {
-        let (xq, dl) = (x.q(a0 + i).as_ptr(), x.dl(a0 + i));
+        let (xq, d, corr) = (x.q(a0 + i).as_ptr(), x.per_half(&x.d, a0 + i), x.per_half(&x.corr, a0 + i));
         let mut acc = _mm256_setzero_ps();
         for h in 0..halves {
             let u = _mm256_cvtepu8_epi16(_mm_loadu_si128(w.u.as_ptr().add(h * HALF) as *const __m128i));
             let q = _mm256_cvtepi8_epi16(_mm_loadu_si128(xq.add(h * HALF) as *const __m128i));
-            let p = _mm256_madd_epi16(u, q);
-            let b = h / 2;
-            let s = _mm256_set1_ps(*w.a.get_unchecked(h) * *dl.get_unchecked((b / 2) * 16 + (b % 2) * 8));
+            // the integer offset goes into lane 0
+            let p = _mm256_add_epi32(_mm256_madd_epi16(u, q), _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, *corr.get_unchecked(h)));
+            let s = _mm256_set1_ps(*w.a.get_unchecked(h) * *d.get_unchecked(h));
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), s, acc);
         }
-        *o = hsum256(acc) + offsets(w, x.xs(a0 + i));
+        *o = hsum256(acc) + offsets(w, x, a0 + i);
     }
     out
 }
@@ -509,50 +608,117 @@ unsafe fn hsum256(v: std::arch::x86_64::__m256) -> f32 {
 #[cfg(target_arch = "x86_64")]
 fn dot_vnni_entry(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
     // SAFETY: chosen only when the CPU reports avx512f, avx512bw, avx512vnni, avx2 and fma; the
-    // row and the activations have the same width (checked by matmul)
-    unsafe { dot_vnni(w, x, a0, m) }
+    // row and the activations have the same width (checked by matmul), and rows a0..a0+m exist
+    unsafe {
+        match m {
+            1 => dot_vnni::<1>(w, x, a0),
+            2 => dot_vnni::<2>(w, x, a0),
+            3 => dot_vnni::<3>(w, x, a0),
+            _ => dot_vnni::<4>(w, x, a0),
+        }
+    }
 }
 
-/// 64 columns per step: `dpbusd(u, xq)` sums four products per lane (lanes 4h..4h+3: the
-/// step's 16-column group h); lanes are scaled by `a_h` (spread by one permute) times the
-/// activation block's scale, and summed in f32. The weight bytes and scales are loaded once for
-/// up to four activation rows. An odd last 32 columns are read with masked loads.
+/// 64 columns per step: `dpbusd(corr, u, xq)` sums four products per lane (lanes 4h..4h+3:
+/// the step's 16-column group h) onto the group's integer offset (lane 4h); the lanes are
+/// scaled by `a_h · d_h` (four products spread by one permute) and summed in f32. The weight
+/// bytes and scales are loaded once for the `M` activation rows. An odd last 32 columns are read
+/// with masked loads.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
-unsafe fn dot_vnni(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+unsafe fn dot_vnni<const M: usize>(w: &Unpacked, x: &Acts, a0: usize) -> [f32; 4] {
     use std::arch::x86_64::*;
     let cols = w.u.len();
     let spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
-    let rows: [usize; 4] = [a0, a0 + 1.min(m - 1), a0 + 2.min(m - 1), a0 + 3.min(m - 1)];
-    let xq = rows.map(|r| x.q(r).as_ptr());
-    let dl = rows.map(|r| x.dl(r).as_ptr());
-    let mut acc = [_mm512_setzero_ps(); 4];
+    let xq: [*const i8; M] = std::array::from_fn(|r| x.q(a0 + r).as_ptr());
+    let xd: [*const f32; M] = std::array::from_fn(|r| x.per_half(&x.d, a0 + r).as_ptr());
+    let xc: [*const i32; M] = std::array::from_fn(|r| x.per_half(&x.corr, a0 + r).as_ptr());
+    let mut acc = [_mm512_setzero_ps(); M];
     let (up, ap) = (w.u.as_ptr(), w.a.as_ptr());
     let mut c = 0;
     while c < cols {
         let full = c + 64 <= cols;
+        let h = c / HALF;
         let (u, a4) = if full {
-            (_mm512_loadu_si512(up.add(c) as *const _), _mm_loadu_ps(ap.add(c / HALF)))
+            (_mm512_loadu_si512(up.add(c) as *const _), _mm_loadu_ps(ap.add(h)))
         } else {
-            (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, up.add(c) as *const _), _mm_maskz_loadu_ps(0b0011, ap.add(c / HALF)))
+            (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, up.add(c) as *const _), _mm_maskz_loadu_ps(0b0011, ap.add(h)))
         };
-        let al = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(a4));
-        for r in 0..4 {
-            let (q, d) = if full {
-                (_mm512_loadu_si512(xq[r].add(c) as *const _), _mm512_loadu_ps(dl[r].add(c / 4)))
-            } else {
-                (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, xq[r].add(c) as *const _), _mm512_maskz_loadu_ps(0x00FF, dl[r].add(c / 4)))
-            };
-            let p = _mm512_dpbusd_epi32(_mm512_setzero_si512(), u, q);
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(al, d), acc[r]);
+        for r in 0..M {
+            let q = if full { _mm512_loadu_si512(xq[r].add(c) as *const _) } else { _mm512_maskz_loadu_epi8(0xFFFF_FFFF, xq[r].add(c) as *const _) };
+            let init = _mm512_maskz_permutexvar_epi32(0x1111, spread, _mm512_castsi128_si512(_mm_loadu_si128(xc[r].add(h) as *const _)));
+            let p = _mm512_dpbusd_epi32(init, u, q);
+            let sc = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_mul_ps(a4, _mm_loadu_ps(xd[r].add(h)))));
+            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), sc, acc[r]);
         }
         c += 64;
     }
     let mut out = [0f32; 4];
-    for r in 0..m {
-        out[r] = _mm512_reduce_add_ps(acc[r]) + offsets(w, x.xs(rows[r]));
+    for r in 0..M {
+        out[r] = _mm512_reduce_add_ps(acc[r]) + if x.k == 0 { offsets_avx512(&w.b, x.per_half(&x.xs, a0 + r)) } else { 0.0 };
     }
     out
+}
+
+/// One Q8_0 / Q5_0 row as stored against activation row `a`, 64 columns a step, each block
+/// unpacked in a register as [`unpack_avx512`] does, then summed as [`dot_vnni`] does.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma")]
+unsafe fn dot_stored_vnni(kind: Kind, row: &[u8], x: &Acts, a: usize) -> f32 {
+    use std::arch::x86_64::*;
+    let bb = kind.block_bytes();
+    let nb = row.len() / bb;
+    let spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    let (xq, xd, xc) = (x.q(a).as_ptr(), x.per_half(&x.d, a).as_ptr(), x.per_half(&x.corr, a).as_ptr());
+    let rp = row.as_ptr();
+    let flip = _mm256_set1_epi8(-128);
+    let (low, five) = (_mm_set1_epi8(0x0F), _mm256_set1_epi8(0x10));
+    let block = |b: usize| -> (__m256i, f32) {
+        let p = rp.add(b * bb);
+        let d = half::f16::from_bits(u16::from_le_bytes([*p, *p.add(1)])).to_f32_const();
+        if kind == Kind::Q8_0 {
+            (_mm256_xor_si256(_mm256_loadu_si256(p.add(2) as *const __m256i), flip), d)
+        } else {
+            let qh = u32::from_le_bytes([*p.add(2), *p.add(3), *p.add(4), *p.add(5)]);
+            let qs = _mm_loadu_si128(p.add(6) as *const __m128i);
+            let (lo, hi) = (_mm_and_si128(qs, low), _mm_and_si128(_mm_srli_epi16(qs, 4), low));
+            (_mm256_or_si256(_mm256_set_m128i(hi, lo), _mm256_maskz_mov_epi8(qh, five)), d)
+        }
+    };
+    let mut acc = _mm512_setzero_ps();
+    let mut b = 0;
+    while b < nb {
+        let two = b + 1 < nb;
+        // the stored row is read once, straight from memory: ask for it ahead
+        _mm_prefetch::<_MM_HINT_T0>(rp.wrapping_add(b * bb + 2048) as *const i8);
+        let (u0, d0) = block(b);
+        let (u1, d1) = if two { block(b + 1) } else { (_mm256_setzero_si256(), 0.0) };
+        let u = _mm512_inserti64x4(_mm512_castsi256_si512(u0), u1, 1);
+        let (c, h) = (b * BLOCK, 2 * b);
+        let q = if two { _mm512_loadu_si512(xq.add(c) as *const _) } else { _mm512_maskz_loadu_epi8(0xFFFF_FFFF, xq.add(c) as *const _) };
+        let init = _mm512_maskz_permutexvar_epi32(0x1111, spread, _mm512_castsi128_si512(_mm_loadu_si128(xc.add(h) as *const _)));
+        let p = _mm512_dpbusd_epi32(init, u, q);
+        let a4 = _mm_set_ps(d1, d1, d0, d0);
+        let sc = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_mul_ps(a4, _mm_loadu_ps(xd.add(h)))));
+        acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), sc, acc);
+        b += 2;
+    }
+    _mm512_reduce_add_ps(acc)
+}
+
+/// `Σ b_h · xs_h`, 16 at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn offsets_avx512(b: &[f32], xs: &[f32]) -> f32 {
+    use std::arch::x86_64::*;
+    let n = b.len();
+    let mut acc = _mm512_setzero_ps();
+    let mut i = 0;
+    while i + 16 <= n {
+        acc = _mm512_fmadd_ps(_mm512_loadu_ps(b.as_ptr().add(i)), _mm512_loadu_ps(xs.as_ptr().add(i)), acc);
+        i += 16;
+    }
+    _mm512_reduce_add_ps(acc) + b[i..].iter().zip(&xs[i..]).map(|(a, b)| a * b).sum::<f32>()
 }
 
 #[cfg(test)]
@@ -577,10 +743,12 @@ mod tests {
     fn unpacked_rows_are_candles_dequantisation() {
         for t in TYPES {
             let (m, deq) = candle_quantised(t, 5, 512, 7);
-            for r in 0..5 {
-                let got = m.row(r);
-                for (c, (g, e)) in got.iter().zip(&deq[r * 512..(r + 1) * 512]).enumerate() {
-                    assert!((g - e).abs() <= 1e-5 * (1.0 + e.abs()), "{t:?} row {r} col {c}: {g} vs candle {e}");
+            for k in kernels() {
+                for r in 0..5 {
+                    let got = m.row_with(&k, r);
+                    for (c, (g, e)) in got.iter().zip(&deq[r * 512..(r + 1) * 512]).enumerate() {
+                        assert!((g - e).abs() <= 1e-5 * (1.0 + e.abs()), "{t:?} {} row {r} col {c}: {g} vs candle {e}", k.name);
+                    }
                 }
             }
         }
@@ -591,20 +759,23 @@ mod tests {
         // 3 x 256 + 32 columns: Q8_0 / Q5_0 end on an odd 32-column block (the masked tail)
         for t in TYPES {
             let cols = if Kind::of(t).unwrap().block_cols() == 32 { 800 } else { 768 };
-            let (rows, n) = (37, 6);
-            let (m, deq) = candle_quantised(t, rows, cols, 11);
-            let x = pseudo(n * cols, 12);
-            let acts = Acts::quantize(&x, n, cols);
-            let port = m.matmul_with(&Kernel { name: "portable", dot: dot_portable }, &acts);
-            for k in kernels() {
-                let got = m.matmul_with(&k, &acts);
-                for a in 0..n {
-                    for r in 0..rows {
-                        let exact: f32 = (0..cols).map(|c| deq[r * cols + c] * x[a * cols + c]).sum();
-                        let (g, p) = (got[a * rows + r], port[a * rows + r]);
-                        assert!((g - p).abs() <= 1e-4 * (1.0 + p.abs()), "{t:?} {}: {g} vs portable {p}", k.name);
-                        // int8 activations: ~1% of the magnitude of the terms
-                        assert!((g - exact).abs() < 0.02 * (cols as f32).sqrt(), "{t:?} {}: {g} vs exact {exact}", k.name);
+            // 1 and 7 activation rows: every group size of the VNNI kernel (4 + 3, 1)
+            for n in [1, 2, 7] {
+                let rows = 37;
+                let (m, deq) = candle_quantised(t, rows, cols, 11);
+                let x = pseudo(n * cols, 12);
+                let acts = Acts::quantize(&x, n, cols, Kind::of(t).unwrap().offset().unwrap_or(0));
+                let port = m.matmul_with(&Kernel { name: "portable", dot: dot_portable }, &acts);
+                for k in kernels() {
+                    let got = m.matmul_with(&k, &acts);
+                    for a in 0..n {
+                        for r in 0..rows {
+                            let exact: f32 = (0..cols).map(|c| deq[r * cols + c] * x[a * cols + c]).sum();
+                            let (g, p) = (got[a * rows + r], port[a * rows + r]);
+                            assert!((g - p).abs() <= 1e-4 * (1.0 + p.abs()), "{t:?} {}: {g} vs portable {p}", k.name);
+                            // int8 activations: ~1% of the magnitude of the terms
+                            assert!((g - exact).abs() < 0.02 * (cols as f32).sqrt(), "{t:?} {}: {g} vs exact {exact}", k.name);
+                        }
                     }
                 }
             }
