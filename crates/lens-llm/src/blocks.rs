@@ -105,11 +105,20 @@ struct Unpacked {
     u: Vec<u8>,
     a: Vec<f32>,
     b: Vec<f32>,
+    /// `a` spread to the 16 lanes of each 64-column step's `dpbusd` (lanes 4h..4h+3: `a_h`),
+    /// for the VNNI kernel.
+    al: Vec<f32>,
 }
 
 impl Unpacked {
     fn new(cols: usize) -> Unpacked {
-        Unpacked { u: vec![0; cols], a: vec![0.0; cols / HALF], b: vec![0.0; cols / HALF] }
+        Unpacked { u: vec![0; cols], a: vec![0.0; cols / HALF], b: vec![0.0; cols / HALF], al: vec![0.0; cols.div_ceil(64) * 16] }
+    }
+
+    fn spread(&mut self) {
+        for (l, v) in self.al.iter_mut().enumerate() {
+            *v = self.a.get(l / 4).copied().unwrap_or(0.0);
+        }
     }
 }
 
@@ -270,7 +279,8 @@ fn unpack(k: &Kernel, kind: Kind, row: &[u8], out: &mut Unpacked) {
         // SAFETY: the avx512vnni kernel is chosen only when the CPU reports avx512f, bw, vl,
         // avx2 and fma, the avx2 kernel only with avx2 and fma
         if k.name == "avx512vnni" {
-            return unsafe { unpack_avx512(kind, row, out) };
+            unsafe { unpack_avx512(kind, row, out) };
+            return out.spread();
         }
         if k.name != "portable" {
             return unsafe { unpack_avx2(kind, row, out) };
@@ -361,7 +371,9 @@ impl QMatrix {
             .map(|t| {
                 let r0 = t * per_task;
                 let r1 = (r0 + per_task).min(self.rows);
-                let mut part = vec![0f32; (r1 - r0) * n];
+                // this task's columns of the output, [n][r1 - r0]
+                let rt = r1 - r0;
+                let mut part = vec![0f32; rt * n];
                 let mut un: Vec<Unpacked> = (0..chunk.min(r1 - r0)).map(|_| Unpacked::new(cols)).collect();
                 #[cfg(target_arch = "x86_64")]
                 if n < 4 && k.name == "avx512vnni" && matches!(self.kind, Kind::Q8_0 | Kind::Q5_0) {
@@ -370,7 +382,7 @@ impl QMatrix {
                         for a in 0..n {
                             // SAFETY: the avx512vnni kernel implies avx512f/bw/vl, avx2 and fma;
                             // the row and the activations have the same width
-                            part[(r - r0) * n + a] = unsafe { dot_stored_vnni(self.kind, self.row_bytes(r), x, a) };
+                            part[a * rt + r - r0] = unsafe { dot_stored_vnni(self.kind, self.row_bytes(r), x, a) };
                         }
                     }
                     return (r0, part);
@@ -386,12 +398,18 @@ impl QMatrix {
                     }
                     for a0 in (0..n).step_by(tile_rows) {
                         let a1 = (a0 + tile_rows).min(n);
-                        for (r, u) in (c0..c1).zip(un.iter()) {
-                            let dst = &mut part[(r - r0) * n..(r - r0 + 1) * n];
+                        // two weight rows by four activation rows a call
+                        for r in (c0..c1).step_by(2) {
+                            let pair = (c1 - r).min(2);
+                            let ws = [&un[r - c0], &un[r - c0 + pair - 1]];
                             for g in (a0..a1).step_by(4) {
                                 let m = (a1 - g).min(4);
-                                let v = (k.dot)(u, x, g, m);
-                                dst[g..g + m].copy_from_slice(&v[..m]);
+                                let v = (k.dot)(&ws[..pair], x, g, m);
+                                for (i, vi) in v.iter().enumerate().take(pair) {
+                                    for (j, x) in vi[..m].iter().enumerate() {
+                                        part[(g + j) * rt + r + i - r0] = *x;
+                                    }
+                                }
                             }
                         }
                     }
@@ -400,10 +418,9 @@ impl QMatrix {
             })
             .collect();
         for (r0, part) in parts {
-            for (i, row) in part.chunks(n.max(1)).enumerate() {
-                for (a, v) in row.iter().enumerate() {
-                    out[a * self.rows + r0 + i] = *v;
-                }
+            let rt = part.len() / n.max(1);
+            for (a, row) in part.chunks(rt.max(1)).enumerate() {
+                out[a * self.rows + r0..a * self.rows + r0 + rt].copy_from_slice(row);
             }
         }
         out
@@ -448,6 +465,8 @@ pub struct Acts {
     k: i32,
     q: Vec<i8>,
     d: Vec<f32>,
+    /// `d` spread to lanes as [`Unpacked::al`] is.
+    dl: Vec<f32>,
     corr: Vec<i32>,
     xs: Vec<f32>,
 }
@@ -475,7 +494,8 @@ impl Acts {
                 }
             }
         }
-        Acts { rows, cols, k, q, d, corr, xs }
+        let dl = d.iter().flat_map(|&v| [v; 4]).collect();
+        Acts { rows, cols, k, q, d, dl, corr, xs }
     }
 
     /// 16-column groups per row, padded to whole 64-column steps.
@@ -491,10 +511,24 @@ impl Acts {
         let nh = Acts::halves(self.cols);
         &v[r * nh..(r + 1) * nh]
     }
+
+    fn lanes(&self, r: usize) -> &[f32] {
+        let nl = Acts::halves(self.cols) * 4;
+        &self.dl[r * nl..(r + 1) * nl]
+    }
 }
 
-/// One unpacked weight row against `m` (1..=4) activation rows starting at `a0`.
-type Dot = fn(&Unpacked, &Acts, usize, usize) -> [f32; 4];
+/// One or two unpacked weight rows against `m` (1..=4) activation rows starting at `a0`.
+type Dot = fn(&[&Unpacked], &Acts, usize, usize) -> [[f32; 4]; 2];
+
+/// A one-row kernel made a [`Dot`].
+fn rows_of(w: &[&Unpacked], one: impl Fn(&Unpacked) -> [f32; 4]) -> [[f32; 4]; 2] {
+    let mut out = [[0f32; 4]; 2];
+    for (o, w) in out.iter_mut().zip(w) {
+        *o = one(w);
+    }
+    out
+}
 
 pub struct Kernel {
     pub name: &'static str,
@@ -549,7 +583,11 @@ fn offsets(w: &Unpacked, x: &Acts, r: usize) -> f32 {
     w.b.iter().zip(x.per_half(&x.xs, r)).map(|(b, x)| b * x).sum()
 }
 
-fn dot_portable(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+fn dot_portable(w: &[&Unpacked], x: &Acts, a0: usize, m: usize) -> [[f32; 4]; 2] {
+    rows_of(w, |w| dot_portable_row(w, x, a0, m))
+}
+
+fn dot_portable_row(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
     let mut out = [0f32; 4];
     for (i, o) in out.iter_mut().enumerate().take(m) {
         let (xq, d, corr) = (x.q(a0 + i), x.per_half(&x.d, a0 + i), x.per_half(&x.corr, a0 + i));
@@ -564,9 +602,9 @@ fn dot_portable(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn dot_avx2_entry(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+fn dot_avx2_entry(w: &[&Unpacked], x: &Acts, a0: usize, m: usize) -> [[f32; 4]; 2] {
     // SAFETY: chosen only when the CPU reports avx2 and fma
-    unsafe { dot_avx2(w, x, a0, m) }
+    rows_of(w, |w| unsafe { dot_avx2(w, x, a0, m) })
 }
 
 /// 16 columns at a time: bytes widened to i16, `madd` to eight i32 lanes, scaled by
@@ -606,56 +644,69 @@ unsafe fn hsum256(v: std::arch::x86_64::__m256) -> f32 {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn dot_vnni_entry(w: &Unpacked, x: &Acts, a0: usize, m: usize) -> [f32; 4] {
+fn dot_vnni_entry(w: &[&Unpacked], x: &Acts, a0: usize, m: usize) -> [[f32; 4]; 2] {
     // SAFETY: chosen only when the CPU reports avx512f, avx512bw, avx512vnni, avx2 and fma; the
-    // row and the activations have the same width (checked by matmul), and rows a0..a0+m exist
+    // rows and the activations have the same width (checked by matmul), and rows a0..a0+m exist
     unsafe {
-        match m {
-            1 => dot_vnni::<1>(w, x, a0),
-            2 => dot_vnni::<2>(w, x, a0),
-            3 => dot_vnni::<3>(w, x, a0),
-            _ => dot_vnni::<4>(w, x, a0),
+        match (w.len(), m) {
+            (1, 1) => dot_vnni::<1, 1>(w, x, a0),
+            (1, 2) => dot_vnni::<1, 2>(w, x, a0),
+            (1, 3) => dot_vnni::<1, 3>(w, x, a0),
+            (1, _) => dot_vnni::<1, 4>(w, x, a0),
+            (_, 1) => dot_vnni::<2, 1>(w, x, a0),
+            (_, 2) => dot_vnni::<2, 2>(w, x, a0),
+            (_, 3) => dot_vnni::<2, 3>(w, x, a0),
+            _ => dot_vnni::<2, 4>(w, x, a0),
         }
     }
 }
 
 /// 64 columns per step: `dpbusd(corr, u, xq)` sums four products per lane (lanes 4h..4h+3:
 /// the step's 16-column group h) onto the group's integer offset (lane 4h); the lanes are
-/// scaled by `a_h · d_h` (four products spread by one permute) and summed in f32. The weight
-/// bytes and scales are loaded once for the `M` activation rows. An odd last 32 columns are read
-/// with masked loads.
+/// scaled by `a_h · d_h` (both spread to lanes beforehand) and summed in f32. `R` weight rows
+/// by `M` activation rows share their loads: each weight step is read once for the `M` rows
+/// and each activation step once for the `R` rows. An odd last 32 columns are read with
+/// masked loads.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma")]
-unsafe fn dot_vnni<const M: usize>(w: &Unpacked, x: &Acts, a0: usize) -> [f32; 4] {
+unsafe fn dot_vnni<const R: usize, const M: usize>(w: &[&Unpacked], x: &Acts, a0: usize) -> [[f32; 4]; 2] {
     use std::arch::x86_64::*;
-    let cols = w.u.len();
+    let cols = w[0].u.len();
     let spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
     let xq: [*const i8; M] = std::array::from_fn(|r| x.q(a0 + r).as_ptr());
-    let xd: [*const f32; M] = std::array::from_fn(|r| x.per_half(&x.d, a0 + r).as_ptr());
+    let xd: [*const f32; M] = std::array::from_fn(|r| x.lanes(a0 + r).as_ptr());
     let xc: [*const i32; M] = std::array::from_fn(|r| x.per_half(&x.corr, a0 + r).as_ptr());
-    let mut acc = [_mm512_setzero_ps(); M];
-    let (up, ap) = (w.u.as_ptr(), w.a.as_ptr());
+    let up: [*const u8; R] = std::array::from_fn(|i| w[i].u.as_ptr());
+    let ap: [*const f32; R] = std::array::from_fn(|i| w[i].al.as_ptr());
+    let mut acc = [[_mm512_setzero_ps(); M]; R];
     let mut c = 0;
     while c < cols {
         let full = c + 64 <= cols;
-        let h = c / HALF;
-        let (u, a4) = if full {
-            (_mm512_loadu_si512(up.add(c) as *const _), _mm_loadu_ps(ap.add(h)))
-        } else {
-            (_mm512_maskz_loadu_epi8(0xFFFF_FFFF, up.add(c) as *const _), _mm_maskz_loadu_ps(0b0011, ap.add(h)))
-        };
+        let (h, l) = (c / HALF, c / 4);
+        let u: [__m512i; R] = std::array::from_fn(|i| {
+            if full {
+                _mm512_loadu_si512(up[i].add(c) as *const _)
+            } else {
+                _mm512_maskz_loadu_epi8(0xFFFF_FFFF, up[i].add(c) as *const _)
+            }
+        });
+        let al: [__m512; R] = std::array::from_fn(|i| _mm512_loadu_ps(ap[i].add(l)));
         for r in 0..M {
             let q = if full { _mm512_loadu_si512(xq[r].add(c) as *const _) } else { _mm512_maskz_loadu_epi8(0xFFFF_FFFF, xq[r].add(c) as *const _) };
             let init = _mm512_maskz_permutexvar_epi32(0x1111, spread, _mm512_castsi128_si512(_mm_loadu_si128(xc[r].add(h) as *const _)));
-            let p = _mm512_dpbusd_epi32(init, u, q);
-            let sc = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_mul_ps(a4, _mm_loadu_ps(xd[r].add(h)))));
-            acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), sc, acc[r]);
+            let d = _mm512_loadu_ps(xd[r].add(l));
+            for i in 0..R {
+                let p = _mm512_dpbusd_epi32(init, u[i], q);
+                acc[i][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(p), _mm512_mul_ps(al[i], d), acc[i][r]);
+            }
         }
         c += 64;
     }
-    let mut out = [0f32; 4];
-    for r in 0..M {
-        out[r] = _mm512_reduce_add_ps(acc[r]) + if x.k == 0 { offsets_avx512(&w.b, x.per_half(&x.xs, a0 + r)) } else { 0.0 };
+    let mut out = [[0f32; 4]; 2];
+    for i in 0..R {
+        for r in 0..M {
+            out[i][r] = _mm512_reduce_add_ps(acc[i][r]) + if x.k == 0 { offsets_avx512(&w[i].b, x.per_half(&x.xs, a0 + r)) } else { 0.0 };
+        }
     }
     out
 }

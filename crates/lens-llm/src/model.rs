@@ -549,6 +549,28 @@ fn rms_norm(x: &mut [f32], w: &[f32], eps: f32) {
     }
 }
 
+/// `exp(x)` for the softmax: 2^(x·log2 e) split into an integer power (the exponent bits) and
+/// a degree-6 polynomial on [-0.5, 0.5] (relative error ~2e-7); plain arithmetic, so a loop of
+/// it vectorises where libm's `expf` is one call per value.
+#[inline(always)]
+fn exp_approx(x: f32) -> f32 {
+    let t = (x * std::f32::consts::LOG2_E).clamp(-126.0, 126.0);
+    // round to nearest without a libm call
+    let k = (t + 0.5f32.copysign(t)) as i32 as f32;
+    let f = (t - k) * std::f32::consts::LN_2;
+    let p = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6.0 + f * (1.0 / 24.0 + f * (1.0 / 120.0 + f * (1.0 / 720.0))))));
+    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
+}
+
+/// `v ← softmax(scale · v)` in place.
+fn softmax_scaled(v: &mut [f32], scale: f32) {
+    let m = v.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
+    // two loops: the first vectorises (no running sum in it)
+    v.iter_mut().for_each(|x| *x = exp_approx(*x * scale - m));
+    let inv = 1.0 / v.iter().sum::<f32>();
+    v.iter_mut().for_each(|x| *x *= inv);
+}
+
 fn silu(x: f32) -> f32 {
     x / (1.0 + (-x).exp())
 }
@@ -960,27 +982,30 @@ impl Model {
         let group = heads / c.kv_heads;
         let total = pos0 + n;
         let scale = 1.0 / (hd as f32).sqrt();
+        // queries in blocks, each against the keys it may see (the causal mask's upper
+        // triangle is never computed)
+        const QBLOCK: usize = 128;
         let per_head: Vec<Vec<f32>> = (0..heads)
             .into_par_iter()
             .map(|hh| {
                 let (kh, vh) = (&kc[hh / group], &vc[hh / group]);
-                let mut s = vec![0f32; n * total];
-                // q_h: rows i at q[(i*heads + hh)*hd ..], row stride heads*hd
-                sgemm(n, total, hd, &q[hh * hd..], ((heads * hd) as isize, 1), kh, (1, hd as isize), &mut s, false);
-                for i in 0..n {
-                    let row = &mut s[i * total..(i + 1) * total];
-                    let seen = pos0 + i + 1;
-                    let m = row[..seen].iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v * scale));
-                    let mut sum = 0f32;
-                    for v in row[..seen].iter_mut() {
-                        *v = (*v * scale - m).exp();
-                        sum += *v;
-                    }
-                    row[..seen].iter_mut().for_each(|v| *v /= sum);
-                    row[seen..].iter_mut().for_each(|v| *v = 0.0);
-                }
                 let mut o = vec![0f32; n * hd];
-                sgemm(n, hd, total, &s, (total as isize, 1), vh, (hd as isize, 1), &mut o, false);
+                let mut s = Vec::new();
+                for i0 in (0..n).step_by(QBLOCK) {
+                    let bn = QBLOCK.min(n - i0);
+                    let cols = pos0 + i0 + bn;
+                    s.clear();
+                    s.resize(bn * cols, 0f32);
+                    // q_h: rows i at q[(i*heads + hh)*hd ..], row stride heads*hd
+                    sgemm(bn, cols, hd, &q[(i0 * heads + hh) * hd..], ((heads * hd) as isize, 1), kh, (1, hd as isize), &mut s, false);
+                    for i in 0..bn {
+                        let row = &mut s[i * cols..(i + 1) * cols];
+                        let seen = pos0 + i0 + i + 1;
+                        softmax_scaled(&mut row[..seen], scale);
+                        row[seen..].iter_mut().for_each(|v| *v = 0.0);
+                    }
+                    sgemm(bn, hd, cols, &s, (cols as isize, 1), vh, (hd as isize, 1), &mut o[i0 * hd..], false);
+                }
                 o
             })
             .collect();
