@@ -398,12 +398,13 @@ impl QMatrix {
                     }
                     for a0 in (0..n).step_by(tile_rows) {
                         let a1 = (a0 + tile_rows).min(n);
-                        // two weight rows by four activation rows a call
-                        for r in (c0..c1).step_by(2) {
-                            let pair = (c1 - r).min(2);
-                            let ws = [&un[r - c0], &un[r - c0 + pair - 1]];
-                            for g in (a0..a1).step_by(4) {
-                                let m = (a1 - g).min(4);
+                        // two weight rows by four activation rows a call; the output row
+                        // of each activation row is written along, weight row by weight row
+                        for g in (a0..a1).step_by(4) {
+                            let m = (a1 - g).min(4);
+                            for r in (c0..c1).step_by(2) {
+                                let pair = (c1 - r).min(2);
+                                let ws = [&un[r - c0], &un[r - c0 + pair - 1]];
                                 let v = (k.dot)(&ws[..pair], x, g, m);
                                 for (i, vi) in v.iter().enumerate().take(pair) {
                                     for (j, x) in vi[..m].iter().enumerate() {
