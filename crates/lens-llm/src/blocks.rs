@@ -116,9 +116,10 @@ impl Unpacked {
     }
 
     fn spread(&mut self) {
-        for (l, v) in self.al.iter_mut().enumerate() {
-            *v = self.a.get(l / 4).copied().unwrap_or(0.0);
+        for (lanes, a) in self.al.chunks_exact_mut(4).zip(&self.a) {
+            lanes.fill(*a);
         }
+        // the lanes of a last half step stay 0 (set once, at new)
     }
 }
 
