@@ -923,6 +923,9 @@ fn run(cli: Cli) -> Result<()> {
                         m.context.map(|c| c.to_string()).unwrap_or_else(|| "?".into()),
                         m.problem.as_ref().map(|p| format!("\n      not usable: {p}")).unwrap_or_default()
                     );
+                    if !m.kernels.is_empty() {
+                        println!("      weights {}", m.kernels);
+                    }
                     println!("      {}", m.path.display());
                 }
                 if !found.iter().any(|m| m.supported) {

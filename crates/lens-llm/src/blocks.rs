@@ -213,8 +213,8 @@ fn unpack_body(kind: Kind, row: &[u8], out: &mut Unpacked) {
                         u[l + 96] = (ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4);
                     }
                 }
-                for h in 0..16 {
-                    let a = d * (sc[h] as i8) as f32;
+                for (h, &s) in sc.iter().enumerate() {
+                    let a = d * (s as i8) as f32;
                     out.a[i * 16 + h] = a;
                     out.b[i * 16 + h] = -32.0 * a;
                 }

@@ -23,6 +23,9 @@ pub struct ModelInfo {
     pub context: Option<usize>,
     /// Where it was found: `path`, `models dir`, `hf cache`.
     pub found_in: String,
+    /// How the CPU kernels hold its weight matrices: `as stored (Q5_0, Q8_0)`, and any type
+    /// without a kernel, which loads through the generic path (quantised to Q8_0 at load).
+    pub kernels: String,
     /// Why it cannot be used, when it cannot.
     pub problem: Option<String>,
 }
@@ -52,6 +55,27 @@ fn dir_size(dir: &Path) -> u64 {
         .unwrap_or(0)
 }
 
+/// How the CPU kernels hold matrices of these GGUF types: the kinds read as stored, then those
+/// that go through the generic path.
+fn kernels_for(types: impl Iterator<Item = candle_core::quantized::GgmlDType>) -> String {
+    let (mut stored, mut generic) = (std::collections::BTreeMap::<String, usize>::new(), std::collections::BTreeMap::<String, usize>::new());
+    for t in types {
+        match crate::blocks::Kind::of(t) {
+            Some(k) => *stored.entry(k.name().to_string()).or_default() += 1,
+            None => *generic.entry(format!("{t:?}")).or_default() += 1,
+        }
+    }
+    let list = |m: &std::collections::BTreeMap<String, usize>| m.iter().map(|(k, n)| format!("{k} x{n}")).collect::<Vec<_>>().join(", ");
+    let mut out = Vec::new();
+    if !stored.is_empty() {
+        out.push(format!("as stored: {}", list(&stored)));
+    }
+    if !generic.is_empty() {
+        out.push(format!("generic path (no kernel for the type; quantised to Q8_0 at load): {}", list(&generic)));
+    }
+    out.join("; ")
+}
+
 /// Describe one candidate; `None` when it is not a language model at all (an embedding
 /// model's folder, a stray file).
 pub fn describe(path: &Path, found_in: &str) -> Option<ModelInfo> {
@@ -64,6 +88,7 @@ pub fn describe(path: &Path, found_in: &str) -> Option<ModelInfo> {
         quantisation: String::new(),
         context: None,
         found_in: found_in.into(),
+        kernels: String::new(),
         problem: None,
     };
     if path.is_file() && path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")) {
@@ -79,6 +104,7 @@ pub fn describe(path: &Path, found_in: &str) -> Option<ModelInfo> {
                 let mut c: Vec<_> = counts.into_iter().collect();
                 c.sort_by_key(|b| std::cmp::Reverse(b.1));
                 info.quantisation = c.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+                info.kernels = kernels_for(ct.tensor_infos.values().filter(|t| t.shape.rank() == 2).map(|t| t.ggml_dtype));
                 match crate::model::Config::from_gguf(&ct, path) {
                     Ok(_) => info.supported = true,
                     Err(e) => info.problem = Some(e.to_string()),

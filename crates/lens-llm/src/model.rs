@@ -975,12 +975,11 @@ impl Model {
     }
 
     /// Causal grouped-query attention of `n` new queries over the cache (which already holds
-    /// them): per head, scores by one GEMM, softmax, values by another.
+    /// them): per head and block of queries, scores by one GEMM, softmax, values by another.
     fn attention(&self, q: &[f32], kc: &[Vec<f32>], vc: &[Vec<f32>], n: usize, pos0: usize) -> Vec<f32> {
         let c = &self.cfg;
         let (hd, heads) = (c.head_dim, c.heads);
         let group = heads / c.kv_heads;
-        let total = pos0 + n;
         let scale = 1.0 / (hd as f32).sqrt();
         // queries in blocks, each against the keys it may see (the causal mask's upper
         // triangle is never computed)

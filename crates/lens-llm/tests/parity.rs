@@ -261,3 +261,38 @@ mod bad_input {
         assert!(matches!(r, Err(lens_core::LensError::Cancelled) | Ok(_)));
     }
 }
+
+/// A GGUF whose matrices are of a type without a kernel (F16 here) loads through the generic
+/// path (quantised to Q8_0 at load): the same reference within the int8 tolerance, and
+/// `lens models` (discover::describe) says which types took that path.
+#[test]
+fn a_block_type_without_a_kernel_loads_through_the_generic_path_and_says_so() {
+    use candle_core::quantized::{gguf_file, GgmlDType, QTensor};
+    use candle_core::Device;
+    let r = reference("tiny-qwen2-q8_0.reference.json");
+    let src = fixtures().join("tiny-qwen2-q8_0.gguf");
+    let ct = lens_llm::model::read_gguf(&src).unwrap();
+    let mut file = std::fs::File::open(&src).unwrap();
+    let mut tensors = Vec::new();
+    for name in ct.tensor_infos.keys() {
+        let t = ct.tensor(&mut file, name, &Device::Cpu).unwrap();
+        let t = if t.shape().rank() == 2 { QTensor::quantize(&t.dequantize(&Device::Cpu).unwrap(), GgmlDType::F16).unwrap() } else { t };
+        tensors.push((name.clone(), t));
+    }
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("tiny-f16.gguf");
+    let mut out = std::fs::File::create(&path).unwrap();
+    let meta: Vec<(&str, &gguf_file::Value)> = ct.metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let ts: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, t)| (k.as_str(), t)).collect();
+    gguf_file::write(&mut out, &meta, &ts).unwrap();
+    drop(out);
+    let ct2 = lens_llm::model::read_gguf(&path).unwrap();
+    let m = Model::load_gguf(&path, &ct2, Precision::Q8, 2).unwrap();
+    let (diff, scale) = max_diff(&m, &r);
+    assert!(diff <= 0.05 * scale, "generic path: logits differ by {diff}, largest logit {scale}");
+    let info = lens_llm::discover::describe(&path, "path").unwrap();
+    assert!(info.kernels.contains("generic path") && info.kernels.contains("F16 x"), "{}", info.kernels);
+    assert!(!info.kernels.contains("as stored"), "{}", info.kernels);
+    let stored = lens_llm::discover::describe(&src, "path").unwrap();
+    assert!(stored.kernels.starts_with("as stored: Q8_0") && !stored.kernels.contains("generic"), "{}", stored.kernels);
+}
