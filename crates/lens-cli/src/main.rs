@@ -396,7 +396,7 @@ fn settings(lib: &Library, models: &Option<PathBuf>) -> Result<Settings> {
     Ok(st)
 }
 
-/// The retriever a command asks for (see `retrieve::choose`); `strict` for evals and benches.
+/// The retriever a command asks for (see `settings::choose_retriever`); `strict` for evals and benches.
 pub(crate) fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathBuf>, strict: bool) -> Result<Retriever> {
     let flag = flag.map(str::parse::<Retriever>).transpose()?;
     Ok(lens_api::choose_retriever(lib, &settings(lib, models)?, flag, strict)?)

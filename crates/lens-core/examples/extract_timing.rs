@@ -4,7 +4,7 @@ fn main() {
         let p = std::path::PathBuf::from(&a);
         let bytes = std::fs::read(&p).unwrap();
         let t = std::time::Instant::now();
-        let pages = lens_core::pdf::extract(&p, &bytes).unwrap();
+        let pages = lens_core::extract::extract(&p, &bytes).unwrap();
         let e = t.elapsed().as_secs_f64();
         let t = std::time::Instant::now();
         let mut n = 0;

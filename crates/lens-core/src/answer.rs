@@ -7,7 +7,6 @@
 use crate::calc::Calculation;
 use crate::error::{LensError, Result};
 use crate::evidence::FoundBy;
-use crate::names::named_enum;
 use crate::pageref::PageRef;
 use crate::question::{Operation, Question, ValueType};
 use crate::text::{is_stop_word, tokenize};

@@ -95,7 +95,7 @@ pub fn metrics(ranked: &[String], gold: &HashMap<String, f64>) -> Metrics {
     }
 }
 
-crate::names::named_enum!(
+named_enum!(
     /// Which documents a question is searched in: all, those its filter names, or its gold
     /// documents (an upper bound on retrieval).
     pub enum Mode("mode") {

@@ -70,7 +70,7 @@ pub fn run(lib: &Library, labels: &[Label], budgets: &[usize], mode: Mode) -> Re
         bm_n.insert(l.id.clone(), m.ndcg5);
         let qv = vis.embed_query(&l.query)?;
         let pages: Vec<(i64, u32)> = hits.iter().map(|h| (keys.get(&h.doc_id).copied().unwrap_or(-1), h.page)).collect();
-        let scores = vis.score(lib, &qv, &pages)?;
+        let scores = vis.score(lib.store(), &qv, &pages)?;
         for (bi, &b) in budgets.iter().enumerate() {
             let cand = &ranked[..b.min(ranked.len())];
             let found = cand.iter().filter(|p| gold.get(*p).is_some_and(|g| *g > 0.0)).count();

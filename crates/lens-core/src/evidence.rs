@@ -5,7 +5,7 @@
 use crate::boxes::CharBox;
 use serde::{Deserialize, Serialize};
 
-crate::names::named_enum!(
+named_enum!(
     /// How evidence was located: the quote, else the answer's numbers, else not at all.
     #[derive(Default)]
     pub enum FoundBy("evidence match") {

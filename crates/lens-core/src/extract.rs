@@ -192,3 +192,15 @@ impl Extractor {
         (text, boxes)
     }
 }
+
+/// Extract every page's text and character boxes with a shared private pdfium instance
+/// ([`Extractor`]; ingest runs one instance per core instead).
+pub fn extract(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
+    static SHARED: std::sync::OnceLock<std::sync::Mutex<Extractor>> = std::sync::OnceLock::new();
+    if SHARED.get().is_none() {
+        let ex = Extractor::new()?;
+        let _ = SHARED.set(std::sync::Mutex::new(ex));
+    }
+    let mut ex = SHARED.get().expect("set above").lock().unwrap_or_else(|p| p.into_inner());
+    ex.extract(path, bytes)
+}

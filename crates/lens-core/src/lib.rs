@@ -5,8 +5,10 @@
 //! background jobs and no front-end code live here. See ARCHITECTURE.md for the walk through.
 
 // the lowest layer: imports nothing from the rest of the core
-pub mod error;
+// declared first so that `named_enum!` is in scope in every module below it
+#[macro_use]
 pub(crate) mod names;
+pub mod error;
 pub mod pagelabel;
 pub mod pageref;
 pub mod paths;
@@ -22,6 +24,7 @@ pub mod store;
 pub mod text;
 
 // the question, read once (pure: the catalogue and rules are passed in)
+pub mod figures;
 pub mod question;
 
 // indexing, retrieval
@@ -48,6 +51,7 @@ pub mod ocr;
 pub mod scan;
 pub mod settings;
 pub mod support;
+pub mod vision;
 pub mod workpaper;
 
 pub use error::{LensError, Result};

@@ -9,7 +9,6 @@ use crate::index::{PageIndex, PageWriter};
 use crate::lexicon::Lexicon;
 use crate::pageref::PageRef;
 use crate::rank;
-use crate::retrieve::{SearchRequest, SearchResponse};
 use crate::store::{Document, Store};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -17,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 /// The statement tables of one page, shared.
-pub type PageTables = Arc<Vec<crate::calc::table::Table>>;
+pub type PageTables = Arc<Vec<crate::figures::table::Table>>;
 
 pub struct Library {
     dir: Option<PathBuf>,
@@ -25,13 +24,13 @@ pub struct Library {
     pub(crate) index: PageIndex,
     pub(crate) lexicon: Lexicon,
     pub(crate) companies: Companies,
-    metrics: crate::calc::catalogue::Catalogue,
+    metrics: crate::figures::catalogue::Catalogue,
     short_forms: crate::question::ShortForms,
     judgements: crate::question::Judgements,
     pub(crate) dense: DenseCache,
     embedder: RwLock<Option<Arc<Embedder>>>,
     /// The vision index with its query encoder, when one is registered (`lens-vision`).
-    vision: RwLock<Option<Arc<dyn crate::retrieve::visual::VisionIndex>>>,
+    vision: RwLock<Option<Arc<dyn crate::vision::VisionIndex>>>,
     /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
     /// replaces a page in place, so `ocr` clears the cache).
     profiles: RwLock<HashMap<(i64, u32), Arc<rank::PageProfile>>>,
@@ -77,7 +76,7 @@ impl Library {
         let index = PageIndex::open_in_dir(&dir.join("index"))?;
         let lexicon = Lexicon::with_user_file(&dir.join("lexicon.json"))?;
         let companies = Companies::with_user_file(&dir.join("companies.json"))?;
-        let metrics = crate::calc::catalogue::Catalogue::with_user_file(&dir.join("metrics.json"))?;
+        let metrics = crate::figures::catalogue::Catalogue::with_user_file(&dir.join("metrics.json"))?;
         let short_forms = crate::question::ShortForms::with_user_file(&dir.join("shortforms.json"))?;
         let judgements = crate::question::Judgements::with_user_file(&dir.join("judgements.json"))?;
         Ok(Library {
@@ -105,7 +104,7 @@ impl Library {
             index: PageIndex::in_ram()?,
             lexicon: Lexicon::builtin(),
             companies: Companies::builtin(),
-            metrics: crate::calc::catalogue::Catalogue::builtin(),
+            metrics: crate::figures::catalogue::Catalogue::builtin(),
             short_forms: crate::question::ShortForms::builtin(),
             judgements: crate::question::Judgements::builtin(),
             dense: DenseCache::default(),
@@ -126,11 +125,11 @@ impl Library {
     }
 
     /// Register (or clear) the vision index searches use.
-    pub fn set_vision(&self, v: Option<Arc<dyn crate::retrieve::visual::VisionIndex>>) {
+    pub fn set_vision(&self, v: Option<Arc<dyn crate::vision::VisionIndex>>) {
         *self.vision.write().unwrap_or_else(|p| p.into_inner()) = v;
     }
 
-    pub fn vision(&self) -> Option<Arc<dyn crate::retrieve::visual::VisionIndex>> {
+    pub fn vision(&self) -> Option<Arc<dyn crate::vision::VisionIndex>> {
         self.vision.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
@@ -148,7 +147,7 @@ impl Library {
         Ok(p)
     }
 
-    /// The statement tables of a page ([`crate::calc::table::tables`]), computed on first use and
+    /// The statement tables of a page ([`crate::figures::table::tables`]), computed on first use and
     /// cached; an unknown page has none.
     pub fn page_tables(&self, page: &PageRef) -> PageTables {
         let Ok(d) = self.check_page(&page.doc_id, page.page) else { return Arc::default() };
@@ -156,7 +155,7 @@ impl Library {
             return t.clone();
         }
         let t = match (self.store.page_of(&d, page.page), self.store.page_boxes(&d, page.page)) {
-            (Ok(p), Ok(b)) => Arc::new(crate::calc::table::tables(&p.text, &b)),
+            (Ok(p), Ok(b)) => Arc::new(crate::figures::table::tables(&p.text, &b)),
             _ => Arc::default(),
         };
         self.tables.write().unwrap().insert((d.key, page.page), t.clone());
@@ -180,7 +179,7 @@ impl Library {
     }
 
     /// The metric catalogue of worked answers (built in, plus `<library>/metrics.json`).
-    pub fn metrics(&self) -> &crate::calc::catalogue::Catalogue {
+    pub fn metrics(&self) -> &crate::figures::catalogue::Catalogue {
         &self.metrics
     }
 
@@ -373,18 +372,7 @@ impl Library {
         Ok(names)
     }
 
-    /// Ranked pages for a question (see [`crate::retrieve`]).
-    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
-        crate::retrieve::search(self, req)
-    }
-
     /// The evidence for `quote` (else `answer`'s numbers) on one page, boxed in page points.
-    /// The stretch of a page holding the most of `terms` (as search hits show it).
-    pub fn snippet(&self, page: &PageRef, terms: &[String]) -> Result<String> {
-        let p = self.store.page(&page.doc_id, page.page)?;
-        Ok(crate::retrieve::snippet::snippet(&self.index, &p.text, terms, 220))
-    }
-
     pub fn evidence(&self, page: &PageRef, quote: Option<&str>, answer: Option<&str>) -> Result<Evidence> {
         let d = self.check_page(&page.doc_id, page.page)?;
         if quote.is_none() && answer.is_none() {

@@ -53,7 +53,6 @@ macro_rules! named_enum {
         }
     };
 }
-pub use crate::named_enum;
 
 #[cfg(test)]
 mod tests {

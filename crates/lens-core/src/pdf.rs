@@ -1,5 +1,5 @@
 //! pdfium: the process-wide pdfium-render binding (rendering), the page text type, input checks.
-//! Text extraction runs on private pdfium instances: see [`crate::extract`].
+//! Text extraction runs on private pdfium instances: see the `extract` module.
 
 use crate::boxes::CharBox;
 use crate::error::{LensError, Result};
@@ -83,18 +83,6 @@ pub(crate) fn load_error(path: &Path, code: u32) -> LensError {
         ERR_FILE => LensError::CorruptPdf { path, reason: "file could not be read or is truncated".into() },
         other => LensError::CorruptPdf { path, reason: format!("pdfium error {other}") },
     }
-}
-
-/// Extract every page's text and character boxes with a shared private pdfium instance
-/// (see [`crate::extract`]; ingest runs one instance per core instead).
-pub fn extract(path: &Path, bytes: &[u8]) -> Result<Vec<PageText>> {
-    static SHARED: OnceLock<std::sync::Mutex<crate::extract::Extractor>> = OnceLock::new();
-    if SHARED.get().is_none() {
-        let ex = crate::extract::Extractor::new()?;
-        let _ = SHARED.set(std::sync::Mutex::new(ex));
-    }
-    let mut ex = SHARED.get().expect("set above").lock().unwrap_or_else(|p| p.into_inner());
-    ex.extract(path, bytes)
 }
 
 /// A rendered page: RGBA pixels plus the scale used (pixels per point; lower than asked when the

@@ -9,9 +9,8 @@
 //! `question`, and the UI shows [`Question::reading`] under the question, so a wrong reading is
 //! seen.
 
-use crate::calc::catalogue::{has_words, norm, Catalogue};
+use crate::figures::catalogue::{has_words, norm, Catalogue};
 use crate::meta::re;
-use crate::names::named_enum;
 use crate::text::{is_stop_word, tokenize};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -557,7 +556,7 @@ impl Question {
         } else {
             (Operation::Narrative, ValueType::Sentence)
         };
-        let rate_measure = measure.as_deref().is_some_and(|m| cat.metrics.get(m).is_some_and(|d| d.unit == crate::calc::catalogue::Unit::Percent))
+        let rate_measure = measure.as_deref().is_some_and(|m| cat.metrics.get(m).is_some_and(|d| d.unit == crate::figures::catalogue::Unit::Percent))
             || has_words(&l, "rate")
             || has_words(&l, "margin");
         let percent = l_all.contains('%') || l_all.contains("percent");

@@ -3,6 +3,7 @@
 
 use crate::answer::AnswererKind;
 use crate::error::{LensError, Result};
+use crate::library::Library;
 use crate::retrieve::Retriever;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -199,6 +200,22 @@ impl Settings {
         }
         o
     }
+}
+
+/// The retriever a call asks for: `flag` (a CLI flag, an API argument), else the library's
+/// setting. One that reads dense vectors loads the embedding model into `lib` first. Without a
+/// usable model, hybrid falls back to BM25 (the search says so in its notes) unless `strict`
+/// (evals, benchmarks: a run is never mislabelled), and dense is always an error.
+pub fn choose_retriever(lib: &Library, settings: &Settings, flag: Option<Retriever>, strict: bool) -> Result<Retriever> {
+    let r = flag.unwrap_or(settings.retriever);
+    if r.uses_dense() {
+        match lib.load_embedder(std::path::Path::new(&settings.models_dir), &settings.embedder) {
+            Ok(_) => {}
+            Err(e) if strict || r == Retriever::Dense => return Err(e),
+            Err(_) => {}
+        }
+    }
+    Ok(r)
 }
 
 #[cfg(test)]

@@ -18,7 +18,6 @@
 
 use crate::evidence::{numbers, same_number, FoundBy};
 use crate::meta::re;
-use crate::names::named_enum;
 use crate::question::{Operation, Question, ValueType};
 use crate::text::tokenize;
 use regex::Regex;
@@ -59,7 +58,7 @@ pub struct Claim<'a> {
     pub in_scope: Option<bool>,
     /// When the question names no company and the library holds several: their names.
     pub unnamed_among: &'a [String],
-    /// What a worked answer says to check ([`crate::calc::Calculation::caveat`]).
+    /// What a worked answer says to check (its calculation's caveat).
     pub caveat: Option<&'a str>,
 }
 

@@ -1,7 +1,8 @@
 //! Worked answers on real statement pages.
 mod common;
 use common::*;
-use lens_core::calc::{self, table};
+use lens_core::calc;
+use lens_core::figures::table;
 use lens_core::Library;
 use std::sync::atomic::AtomicBool;
 

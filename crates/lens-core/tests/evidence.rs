@@ -7,7 +7,7 @@ use lens_core::pdf::PageText;
 
 fn page(path: &std::path::Path, n: u32) -> PageText {
     let bytes = std::fs::read(path).unwrap();
-    lens_core::pdf::extract(path, &bytes).unwrap().into_iter().nth(n as usize - 1).unwrap()
+    lens_core::extract::extract(path, &bytes).unwrap().into_iter().nth(n as usize - 1).unwrap()
 }
 
 fn chars_in(p: &PageText, b: &lens_core::evidence::EvidenceBox) -> String {

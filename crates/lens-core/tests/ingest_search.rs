@@ -147,7 +147,7 @@ fn interrupted_ingest_leaves_nothing_half_visible() {
     {
         let mut lib = Library::open(dir.path()).unwrap();
         run_ingest(&mut lib, &[fb("AMCOR_2022_8K_dated-2022-07-01")]);
-        let pages = lens_core::pdf::extract(&fb("ULTABEAUTY_2023Q4_EARNINGS"), &std::fs::read(fb("ULTABEAUTY_2023Q4_EARNINGS")).unwrap()).unwrap();
+        let pages = lens_core::extract::extract(&fb("ULTABEAUTY_2023Q4_EARNINGS"), &std::fs::read(fb("ULTABEAUTY_2023Q4_EARNINGS")).unwrap()).unwrap();
         let new: Vec<lens_core::store::NewPage> = pages
             .iter()
             .map(|p| lens_core::store::NewPage {

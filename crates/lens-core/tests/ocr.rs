@@ -46,7 +46,7 @@ fn scanned_page_is_searchable_and_highlighted_on_the_word() {
     let ev = locate(&page.text, &boxes, Some("Purchases of property, plant and equipment"), None);
     assert_eq!(ev.found_by, FoundBy::Quote);
     assert_eq!(ev.boxes.len(), 1);
-    let original = lens_core::pdf::extract(&fb("3M_2018_10K"), &std::fs::read(fb("3M_2018_10K")).unwrap()).unwrap().swap_remove(59);
+    let original = lens_core::extract::extract(&fb("3M_2018_10K"), &std::fs::read(fb("3M_2018_10K")).unwrap()).unwrap().swap_remove(59);
     let truth = locate(&original.text, &original.boxes, Some("Purchases of property, plant and equipment"), None);
     let (a, b) = (&ev.boxes[0], &truth.boxes[0]);
     let overlap = iou((a.l, a.b, a.r, a.t), (b.l, b.b, b.r, b.t));

@@ -59,7 +59,7 @@ fn a_workpaper_holds_the_answer_its_calculation_and_the_boxed_pages() {
     let pdf = workpaper::pdf(&w).unwrap();
     let path = dir.path().join("wp.pdf");
     std::fs::write(&path, &pdf).unwrap();
-    let pages = lens_core::pdf::extract(&path, &pdf).expect("pdfium reads the workpaper");
+    let pages = lens_core::extract::extract(&path, &pdf).expect("pdfium reads the workpaper");
     assert!(pages.len() >= 2, "one answer per page at least: {}", pages.len());
     let text: String = pages.iter().map(|p| p.text.replace("\r\n", " ").replace('\n', " ")).collect::<Vec<_>>().join(" ");
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");

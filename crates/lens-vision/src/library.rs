@@ -17,8 +17,8 @@ use lens_core::error::{LensError, Result};
 use lens_core::index::IndexHit;
 use lens_core::library::Library;
 use lens_core::pageref::PageRef;
-use lens_core::retrieve::visual::VisionIndex;
-use lens_core::store::VisionDoc;
+use lens_core::store::{Store, VisionDoc};
+use lens_core::vision::VisionIndex;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -75,8 +75,8 @@ impl VisionLibrary {
         Ok(d)
     }
 
-    fn rows(&self, lib: &Library) -> Result<HashMap<i64, VisionDoc>> {
-        Ok(lib.store().vision_docs()?.into_iter().filter(|(_, v)| matches(v, &self.built)).collect())
+    fn rows(&self, store: &Store) -> Result<HashMap<i64, VisionDoc>> {
+        Ok(store.vision_docs()?.into_iter().filter(|(_, v)| matches(v, &self.built)).collect())
     }
 }
 
@@ -85,8 +85,8 @@ impl VisionIndex for VisionLibrary {
         format!("{}@{}", self.built.model, self.built.edge)
     }
 
-    fn covered(&self, lib: &Library, keys: &[i64]) -> Result<Vec<i64>> {
-        let rows = self.rows(lib)?;
+    fn covered(&self, store: &Store, keys: &[i64]) -> Result<Vec<i64>> {
+        let rows = self.rows(store)?;
         Ok(keys.iter().copied().filter(|k| rows.contains_key(k)).collect())
     }
 
@@ -94,8 +94,8 @@ impl VisionIndex for VisionLibrary {
         self.encoder.embed_query(question)
     }
 
-    fn rank(&self, lib: &Library, query: &[f32], keys: &[i64], depth: usize) -> Result<Vec<IndexHit>> {
-        let rows = self.rows(lib)?;
+    fn rank(&self, store: &Store, query: &[f32], keys: &[i64], depth: usize) -> Result<Vec<IndexHit>> {
+        let rows = self.rows(store)?;
         let mut docs = Vec::new();
         let mut doc_keys = Vec::new();
         for k in keys {
@@ -111,8 +111,8 @@ impl VisionIndex for VisionLibrary {
         Ok(all.into_iter().map(|(d, page, score)| IndexHit { doc_key: doc_keys[d], page, score }).collect())
     }
 
-    fn score(&self, lib: &Library, query: &[f32], pages: &[(i64, u32)]) -> Result<Vec<Option<f32>>> {
-        let rows = self.rows(lib)?;
+    fn score(&self, store: &Store, query: &[f32], pages: &[(i64, u32)]) -> Result<Vec<Option<f32>>> {
+        let rows = self.rows(store)?;
         pages
             .iter()
             .map(|(k, p)| match rows.get(k) {

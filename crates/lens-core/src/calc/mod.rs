@@ -7,24 +7,20 @@
 //! each line item), each operand is the best-labelled row's cell in the right year's column, and
 //! [`formula::Expr::eval`] computes with [`ratio::Ratio`]. A missing operand is named, never guessed.
 
-pub mod catalogue;
-pub mod formula;
 pub mod plan;
 pub mod rank;
-pub mod ratio;
-pub mod table;
 
 use crate::error::Result;
 use crate::evidence::EvidenceBox;
+use crate::figures::catalogue::{self, norm, Catalogue, Unit};
+use crate::figures::formula::{self, EvalError, Expr};
+use crate::figures::ratio::Ratio;
+use crate::figures::table;
 use crate::library::Library;
 use crate::pageref::PageRef;
 use crate::question::Question;
 use crate::retrieve::{Retriever, SearchRequest};
-use catalogue::{norm, Catalogue, Unit};
-use formula::EvalError;
-use formula::Expr;
 use plan::{Plan, Shape};
-use ratio::Ratio;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 

@@ -1,9 +1,9 @@
 //! Question -> plan: which formula (a definition written in the question, else a catalogue metric,
 //! else a single line item), over which fiscal years, and the form of the answer asked for.
 
-use super::catalogue::{has_words, norm, Catalogue, Unit};
-use super::formula::{self, Expr, Year};
-use super::ratio::Ratio;
+use crate::figures::catalogue::{has_words, norm, Catalogue, Unit};
+use crate::figures::formula::{self, Expr, Year};
+use crate::figures::ratio::Ratio;
 use crate::question::{Direction, Judgements, Operation, Question, Rule, ValueType};
 use std::collections::HashMap;
 

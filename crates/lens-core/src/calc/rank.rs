@@ -4,8 +4,8 @@
 //! ("Total liabilities" sums the liabilities) or, without one, every row that is not a total.
 //! The winner and the runner-up are the operands, each boxed; a table of one row says so.
 
-use super::table::{Row, Table};
 use super::{Calculation, Operand};
+use crate::figures::table::{Row, Table};
 use crate::library::Library;
 use crate::pageref::PageRef;
 use crate::question::{Extreme, Question};
@@ -194,7 +194,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         "thousands" => " thousand",
         _ => "",
     };
-    let operand = |r: &Row, c: &super::table::Cell, period: &str| Operand {
+    let operand = |r: &Row, c: &crate::figures::table::Cell, period: &str| Operand {
         name: r.label.clone(),
         period: period.to_string(),
         value: c.value.to_string(),
@@ -204,7 +204,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         boxes: vec![r.label_rect.clone(), c.rect.clone()],
     };
     // (row, the cell ranked, the prior year's cell, the figure ranked by)
-    let mut ranked: Vec<(&Row, &super::table::Cell, Option<&super::table::Cell>, f64)> = rows
+    let mut ranked: Vec<(&Row, &crate::figures::table::Cell, Option<&crate::figures::table::Cell>, f64)> = rows
         .iter()
         .filter_map(|r| {
             let c = r.cells[col].as_ref()?;
@@ -230,7 +230,7 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             operands.push(operand(r, p, &prior_header));
         }
     }
-    let said = |r: &Row, c: &super::table::Cell, p: Option<&super::table::Cell>, v: f64| match p {
+    let said = |r: &Row, c: &crate::figures::table::Cell, p: Option<&crate::figures::table::Cell>, v: f64| match p {
         Some(_) => format!("{} ({:+.1}%)", r.label, v * 100.0),
         None => format!("{} ({}{})", r.label, c_text(c), unit(&t.unit)),
     };
@@ -262,6 +262,6 @@ pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculatio
 }
 
 /// A cell's figure as printed, without currency signs.
-fn c_text(c: &super::table::Cell) -> String {
+fn c_text(c: &crate::figures::table::Cell) -> String {
     c.text.trim_start_matches('$').trim().to_string()
 }

@@ -22,11 +22,8 @@ use crate::error::{LensError, Result};
 use crate::filter::{self, DocFilter};
 use crate::index::{Bm25Params, IndexHit};
 use crate::library::Library;
-use crate::names::named_enum;
 use crate::rank::RankParams;
-use crate::settings::Settings;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 use std::time::Instant;
 
 /// Longest question accepted; longer ones are cut (with a note), not rejected.
@@ -140,6 +137,13 @@ pub struct SearchResponse {
     pub snippet_ms: f64,
 }
 
+impl Library {
+    /// Ranked pages for a question (see [`search`]).
+    pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
+        search(self, req)
+    }
+}
+
 /// The documents of each group that `has` vectors for (all documents where a group is `None`),
 /// or `None` when no document in scope has any; a note says `N of M documents in scope have
 /// {what}` when only some do. The dense and vision steps share it.
@@ -205,7 +209,7 @@ pub fn search(lib: &Library, req: &SearchRequest) -> Result<SearchResponse> {
     let depth = (k + 8).max(req.rank.depth);
     let bm25 = lexical::ranked(lib, &q, scoped.filter.as_ref(), &scoped.groups, &complete, req, k)?;
     let dense = semantic::ranked(lib, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
-    let vision = visual::ranked(lib, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
+    let vision = visual::ranked(lib.vision(), lib.store(), &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
     let only = |r: Retriever| req.retriever == r;
     let lexical_list = !(only(Retriever::Dense) || only(Retriever::Vision));
     let used = match (lexical_list, dense.is_some(), vision.is_some()) {
@@ -271,20 +275,4 @@ pub fn search(lib: &Library, req: &SearchRequest) -> Result<SearchResponse> {
         rank_ms,
         snippet_ms,
     })
-}
-
-/// The retriever a call asks for: `flag` (a CLI flag, an API argument), else the library's
-/// setting. One that reads dense vectors loads the embedding model into `lib` first. Without a
-/// usable model, hybrid falls back to BM25 (the search says so in its notes) unless `strict`
-/// (evals, benchmarks: a run is never mislabelled), and dense is always an error.
-pub fn choose(lib: &Library, settings: &Settings, flag: Option<Retriever>, strict: bool) -> Result<Retriever> {
-    let r = flag.unwrap_or(settings.retriever);
-    if r.uses_dense() {
-        match lib.load_embedder(Path::new(&settings.models_dir), &settings.embedder) {
-            Ok(_) => {}
-            Err(e) if strict || r == Retriever::Dense => return Err(e),
-            Err(_) => {}
-        }
-    }
-    Ok(r)
 }

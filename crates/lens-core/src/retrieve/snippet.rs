@@ -1,8 +1,19 @@
 //! Step 5: snippets. The stretch of a page holding the most distinct query terms, shown under
 //! each hit.
 
+use crate::error::Result;
 use crate::index::PageIndex;
+use crate::library::Library;
+use crate::pageref::PageRef;
 use std::collections::HashSet;
+
+impl Library {
+    /// The stretch of a page holding the most of `terms` (as search hits show it).
+    pub fn snippet(&self, page: &PageRef, terms: &[String]) -> Result<String> {
+        let p = self.store.page(&page.doc_id, page.page)?;
+        Ok(snippet(&self.index, &p.text, terms, 220))
+    }
+}
 
 /// The ~`width`-character stretch of `text` holding the most distinct query terms.
 pub fn snippet(index: &PageIndex, text: &str, terms: &[String], width: usize) -> String {

@@ -6,29 +6,19 @@
 use super::Retriever;
 use crate::error::{LensError, Result};
 use crate::index::IndexHit;
-use crate::library::Library;
+use crate::store::Store;
+use crate::vision::VisionIndex;
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-/// A vision index with its query encoder.
-pub trait VisionIndex: Send + Sync {
-    /// Model and edge, as notes and the index record them (`colmodernvbert@1024`).
-    fn name(&self) -> String;
-    /// Which of these documents have vectors for this model and edge.
-    fn covered(&self, lib: &Library, keys: &[i64]) -> Result<Vec<i64>>;
-    /// The question's vectors (`tokens × dim`).
-    fn embed_query(&self, question: &str) -> Result<Vec<f32>>;
-    /// The best `depth` pages of `keys` for the query vectors, by MaxSim.
-    fn rank(&self, lib: &Library, query: &[f32], keys: &[i64], depth: usize) -> Result<Vec<IndexHit>>;
-    /// MaxSim of the query vectors against these pages (`None` where a page has no vectors).
-    fn score(&self, lib: &Library, query: &[f32], pages: &[(i64, u32)]) -> Result<Vec<Option<f32>>>;
-}
+use std::sync::Arc;
 
 /// One vision list per group, or `None` when the retriever does not read vision vectors or
 /// (hybrid) none are at hand, with a note saying which. The vision retriever errs where hybrid
 /// falls back.
+#[allow(clippy::too_many_arguments)]
 pub fn ranked(
-    lib: &Library,
+    vision: Option<Arc<dyn VisionIndex>>,
+    store: &Store,
     question: &str,
     groups: &[Option<Vec<i64>>],
     complete: &HashMap<i64, String>,
@@ -40,7 +30,7 @@ pub fn ranked(
         return Ok(None);
     }
     let strict = retriever == Retriever::Vision;
-    let Some(vis) = lib.vision() else {
+    let Some(vis) = vision else {
         if strict {
             return Err(LensError::ModelMissing {
                 what: "a vision model".into(),
@@ -50,7 +40,7 @@ pub fn ranked(
         }
         return Ok(None);
     };
-    let Some(scoped) = super::with_vectors(groups, complete, |keys| vis.covered(lib, keys), "a vision index", notes)? else {
+    let Some(scoped) = super::with_vectors(groups, complete, |keys| vis.covered(store, keys), "a vision index", notes)? else {
         if strict {
             return Err(LensError::NotFound(format!("no document in scope has a vision index for {} yet (run `lens vision build`)", vis.name())));
         }
@@ -58,5 +48,5 @@ pub fn ranked(
         return Ok(None);
     };
     let qv = vis.embed_query(question)?;
-    scoped.iter().map(|keys| vis.rank(lib, &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
+    scoped.iter().map(|keys| vis.rank(store, &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
 }

@@ -8,9 +8,9 @@
 //! negative, dashes zero, `$` signs and footnote marks are dropped, labels that wrap onto a second
 //! line are joined, and the page's unit ("in millions", "(Thousands)") scales every value.
 
-use super::ratio::Ratio;
 use crate::boxes::CharBox;
 use crate::evidence::EvidenceBox;
+use crate::figures::ratio::Ratio;
 use serde::Serialize;
 
 /// A word of the page and the box around its glyphs (PDF points).

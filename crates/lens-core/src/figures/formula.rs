@@ -3,7 +3,7 @@
 //! FY2018) / (FY2018 COGS + change in inventory between FY2017 and FY2018)"), parsed into one
 //! expression type and evaluated exactly.
 
-use super::ratio::Ratio;
+use crate::figures::ratio::Ratio;
 use serde::{Deserialize, Serialize};
 
 /// A fiscal year: relative to the year asked (`Rel(-1)` = the year before) or named outright.

@@ -2,13 +2,13 @@
 //! `<library>/metrics.json`): line items with the names questions use and the labels statements
 //! print, and metrics as formulas over them.
 
-use super::formula::{self, Expr, Year};
 use crate::error::{LensError, Result};
+use crate::figures::formula::{self, Expr, Year};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-crate::names::named_enum!(
+named_enum!(
     /// What a metric's value is.
     pub enum Unit("metric unit") {
         Amount = "amount",
@@ -168,7 +168,7 @@ mod tests {
     /// Every catalogue metric on one hand-made set of statements (FY2019, with FY2018 balances).
     #[test]
     fn every_metric_on_hand_checkable_numbers() {
-        use super::super::ratio::Ratio;
+        use crate::figures::ratio::Ratio;
         let v = |item: &str, y: i32| -> Option<Ratio> {
             let (now, before) = match item {
                 "revenue" => (1000, 800),
