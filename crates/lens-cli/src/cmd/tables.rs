@@ -1,0 +1,38 @@
+//! `lens tables`: worked answers and rankings read
+
+use crate::*;
+
+#[derive(clap::Args)]
+pub struct Args {
+    pub page: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(cli: &Global, args: Args) -> Result<()> {
+    let Args { page, json } = args;
+    let lib = open(&cli.library)?;
+    let p: lens_core::PageRef = page.parse()?;
+    lib.check_page(&p.doc_id, p.page)?;
+    let tables = lib.page_tables(&p);
+    if json {
+        println!("{}", serde_json::to_string(&*tables)?);
+    } else if tables.is_empty() {
+        println!("{p}: no table with year or period columns");
+    }
+    if !json {
+        for (i, t) in tables.iter().enumerate() {
+            let cols: Vec<String> =
+                t.columns.iter().map(|c| format!("{} [{}{}]", c.header, c.year, c.months.map(|m| format!(", {m} months")).unwrap_or_default())).collect();
+            println!("table {} ({}): {}", i + 1, t.unit, cols.join(" | "));
+            if !t.title.is_empty() {
+                println!("  title: {}", t.title);
+            }
+            for r in &t.rows {
+                let cells: Vec<&str> = r.cells.iter().map(|c| c.as_ref().map_or("·", |c| c.text.as_str())).collect();
+                println!("  {} | {}", r.label, cells.join(" | "));
+            }
+        }
+    }
+    Ok(())
+}
