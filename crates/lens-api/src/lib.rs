@@ -147,16 +147,9 @@ impl Api {
                     return Ok(a.clone());
                 }
                 let st = self.with_library(|l| Settings::load(l.store()))?;
-                let o = lens_llm::LoadOptions {
-                    setting: st.model.clone(),
-                    models_dir: PathBuf::from(&st.models_dir),
-                    threads: st.model_threads,
-                    device: st.device.parse()?,
-                    ..Default::default()
-                };
-                Arc::new(lens_llm::load_answerer(&o)?)
+                build_answerer(kind, &st, &ModelChoice::default())?
             }
-            k => Arc::from(answer::builtin(k)?),
+            k => build_answerer(k, &Settings::default(), &ModelChoice::default())?,
         };
         lock(&self.answerers).insert(kind, a.clone());
         Ok(a)
@@ -479,5 +472,42 @@ impl Api {
 
     pub fn cancel_dense(&self) -> bool {
         self.dense.cancel()
+    }
+}
+
+/// What a caller sets on top of the library's settings when a model answerer is built (the
+/// CLI's `--model`, `--device`, `--threads` and prompt flags); the app uses the settings alone.
+#[derive(Debug, Clone, Default)]
+pub struct ModelChoice {
+    pub path: Option<PathBuf>,
+    pub device: Option<lens_llm::DeviceChoice>,
+    /// 0 or none: the settings' model threads.
+    pub threads: Option<usize>,
+    pub opts: Option<lens_llm::qwen::QwenOptions>,
+}
+
+/// The answerer of `kind`: a built-in one, or the model the settings (and `choice`) name,
+/// loaded. The one place answerers are built, for the service and the CLI alike.
+pub fn build_answerer(kind: AnswererKind, st: &Settings, choice: &ModelChoice) -> Result<Arc<dyn Answerer>> {
+    match kind {
+        AnswererKind::Qwen => {
+            let o = lens_llm::LoadOptions {
+                path: choice.path.clone(),
+                setting: st.model.clone(),
+                models_dir: PathBuf::from(&st.models_dir),
+                threads: choice.threads.filter(|&t| t > 0).unwrap_or(st.model_threads),
+                device: match choice.device {
+                    Some(d) => d,
+                    None => st.device.parse()?,
+                },
+                precision: None,
+            };
+            let mut q = lens_llm::load_answerer(&o)?;
+            if let Some(opts) = &choice.opts {
+                q.opts = opts.clone();
+            }
+            Ok(Arc::new(q))
+        }
+        k => Ok(Arc::from(answer::builtin(k)?)),
     }
 }

@@ -182,44 +182,23 @@ pub(crate) fn answerer(
     kind: lens_core::answer::AnswererKind,
     m: &ModelArgs,
     models: &Option<PathBuf>,
-) -> Result<Box<dyn lens_core::answer::Answerer>> {
-    use lens_core::answer::AnswererKind;
-    match kind {
-        AnswererKind::Qwen => {
-            let st = settings(lib, models)?;
-            let mut q = lens_llm::load_answerer(&load_options(m, &st))?;
-            q.opts.max_new_tokens = m.max_new_tokens.clamp(1, 4096);
-            q.opts.prompt.page_tokens = m.page_tokens.max(32);
-            q.opts.prompt.passage_tokens = m.passage_tokens.max(64);
-            if m.prompt == "pages" {
-                q.opts.prompt.mode = lens_llm::prompt::PromptMode::Pages;
-            }
-            if let Some(f) = &m.system_prompt {
-                q.opts.prompt.system = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
-            }
-            eprintln!(
-                "model: {} ({}, {:.1} s to load, {:.0} MB of weights, {})",
-                q.lm.name(),
-                q.lm.model.cfg.arch.name(),
-                q.lm.load_s,
-                q.lm.model.weight_bytes() as f64 / 1e6,
-                q.device()
-            );
-            Ok(Box::new(q))
-        }
-        k => Ok(lens_core::answer::builtin(k)?),
+) -> Result<std::sync::Arc<dyn lens_core::answer::Answerer>> {
+    let st = settings(lib, models)?;
+    let mut opts = lens_llm::qwen::QwenOptions { max_new_tokens: m.max_new_tokens.clamp(1, 4096), ..Default::default() };
+    opts.prompt.page_tokens = m.page_tokens.max(32);
+    opts.prompt.passage_tokens = m.passage_tokens.max(64);
+    if m.prompt == "pages" {
+        opts.prompt.mode = lens_llm::prompt::PromptMode::Pages;
     }
-}
-
-fn load_options(m: &ModelArgs, st: &Settings) -> lens_llm::LoadOptions {
-    lens_llm::LoadOptions {
-        path: m.model.clone(),
-        setting: st.model.clone(),
-        models_dir: PathBuf::from(&st.models_dir),
-        device: m.device.parse().unwrap_or_default(),
-        threads: m.threads,
-        precision: None,
+    if let Some(f) = &m.system_prompt {
+        opts.prompt.system = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
     }
+    let choice = lens_api::ModelChoice { path: m.model.clone(), device: Some(m.device.parse()?), threads: Some(m.threads), opts: Some(opts) };
+    let a = lens_api::build_answerer(kind, &st, &choice)?;
+    if let Some(d) = a.describe() {
+        eprintln!("model: {d}");
+    }
+    Ok(a)
 }
 
 fn run(cli: Cli) -> Result<()> {

@@ -168,6 +168,11 @@ impl Answer {
 /// generates.
 pub trait Answerer: Send + Sync {
     fn kind(&self) -> AnswererKind;
+    /// What was loaded, for a front end to say once (`qwen2.5 (qwen2, 0.8 s to load, ...)`);
+    /// `None` for answerers without a model.
+    fn describe(&self) -> Option<String> {
+        None
+    }
     fn answer(&self, question: &Question, pages: &[PageInput]) -> Result<Answer>;
     /// Answer, handing the answer text to `on_text` as it is produced (a model answerer calls
     /// it per token; one that answers at once, once). The pieces concatenate to `answer`.

@@ -236,6 +236,17 @@ fn cite_where_the_evidence_is(
 }
 
 impl Answerer for QwenAnswerer {
+    fn describe(&self) -> Option<String> {
+        Some(format!(
+            "{} ({}, {:.1} s to load, {:.0} MB of weights, {})",
+            self.lm.name(),
+            self.lm.model.cfg.arch.name(),
+            self.lm.load_s,
+            self.lm.model.weight_bytes() as f64 / 1e6,
+            self.device()
+        ))
+    }
+
     fn kind(&self) -> AnswererKind {
         AnswererKind::Qwen
     }
