@@ -537,12 +537,16 @@ pub struct Kernel {
     dot: Dot,
 }
 
-/// The kernel this CPU runs, chosen once (`LENS_Q8_KERNEL=avx2|portable` forces one).
+/// The kernel this CPU runs, chosen once (`LENS_Q8_KERNEL` or `LENS_KERNEL` = `avx2` or
+/// `portable` forces one; see [`lens_ml::choose_kernel`]).
 fn kernel() -> &'static Kernel {
     static K: OnceLock<Kernel> = OnceLock::new();
     K.get_or_init(|| {
-        let forced = std::env::var("LENS_Q8_KERNEL").ok();
-        kernels().into_iter().find(|k| forced.as_deref().is_none_or(|f| f == k.name)).unwrap_or(Kernel { name: "portable", dot: dot_portable })
+        let mut ks = kernels();
+        let names: Vec<(&str, bool)> = ks.iter().map(|k| (k.name, true)).collect();
+        let chosen = lens_ml::choose_kernel("LENS_Q8_KERNEL", &names).unwrap_or("portable");
+        let i = ks.iter().position(|k| k.name == chosen).unwrap_or(ks.len() - 1);
+        ks.swap_remove(i)
     })
 }
 

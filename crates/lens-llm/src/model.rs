@@ -253,43 +253,11 @@ impl Weight {
         match self {
             Weight::F32 { w, rows, cols } => {
                 let mut out = vec![0f32; n * rows];
-                sgemm(n, *rows, *cols, x, (*cols as isize, 1), w, (1, *cols as isize), &mut out, true);
+                lens_ml::sgemm(n, *rows, *cols, x, (*cols as isize, 1), w, (1, *cols as isize), &mut out, (*rows as isize, 1), true);
                 out
             }
             Weight::Q(m) => m.matmul(x, n),
         }
-    }
-}
-
-/// `dst [m][n] = lhs [m][k] · rhs [k][n]`, each operand given by (row stride, column stride).
-#[allow(clippy::too_many_arguments)]
-fn sgemm(m: usize, n: usize, k: usize, lhs: &[f32], ls: (isize, isize), rhs: &[f32], rs: (isize, isize), dst: &mut [f32], parallel: bool) {
-    assert!(dst.len() >= m * n);
-    let par = if parallel && m * n * k > 1 << 18 { gemm::Parallelism::Rayon(rayon::current_num_threads()) } else { gemm::Parallelism::None };
-    // SAFETY: the strides and sizes describe regions inside the three slices (checked above for
-    // dst; lhs and rhs by their callers' shapes)
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            lhs.as_ptr(),
-            ls.1,
-            ls.0,
-            rhs.as_ptr(),
-            rs.1,
-            rs.0,
-            0.0f32,
-            1.0f32,
-            false,
-            false,
-            false,
-            par,
-        );
     }
 }
 
@@ -996,14 +964,25 @@ impl Model {
                     s.clear();
                     s.resize(bn * cols, 0f32);
                     // q_h: rows i at q[(i*heads + hh)*hd ..], row stride heads*hd
-                    sgemm(bn, cols, hd, &q[(i0 * heads + hh) * hd..], ((heads * hd) as isize, 1), kh, (1, hd as isize), &mut s, false);
+                    lens_ml::sgemm(
+                        bn,
+                        cols,
+                        hd,
+                        &q[(i0 * heads + hh) * hd..],
+                        ((heads * hd) as isize, 1),
+                        kh,
+                        (1, hd as isize),
+                        &mut s,
+                        (cols as isize, 1),
+                        false,
+                    );
                     for i in 0..bn {
                         let row = &mut s[i * cols..(i + 1) * cols];
                         let seen = pos0 + i0 + i + 1;
                         softmax_scaled(&mut row[..seen], scale);
                         row[seen..].iter_mut().for_each(|v| *v = 0.0);
                     }
-                    sgemm(bn, hd, cols, &s, (cols as isize, 1), vh, (hd as isize, 1), &mut o[i0 * hd..], false);
+                    lens_ml::sgemm(bn, hd, cols, &s, (cols as isize, 1), vh, (hd as isize, 1), &mut o[i0 * hd..], (hd as isize, 1), false);
                 }
                 o
             })

@@ -32,35 +32,6 @@ fn sum8(x: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
-/// `dst[m][n] = lhs[m][k] · rhs[k][n]`, each operand by (row stride, column stride); one thread.
-#[allow(clippy::too_many_arguments)]
-fn sgemm(m: usize, n: usize, k: usize, lhs: &[f32], ls: (isize, isize), rhs: &[f32], rs: (isize, isize), dst: &mut [f32], ds: (isize, isize)) {
-    // SAFETY: callers pass strides and sizes that stay inside the three slices
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            ds.1,
-            ds.0,
-            false,
-            lhs.as_ptr(),
-            ls.1,
-            ls.0,
-            rhs.as_ptr(),
-            rs.1,
-            rs.0,
-            0.0f32,
-            1.0f32,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-}
-
 /// `softmax(q kᵀ · scale) v` for `batch` sequences of `len` tokens, `heads` heads of `hd`;
 /// q, k, v and the result are `[batch, len, heads × hd]`. With `window`, token i sees only
 /// tokens j with |i − j| ≤ window.
@@ -75,7 +46,7 @@ pub fn attention(q: &[f32], k: &[f32], v: &[f32], batch: usize, len: usize, head
             let off = b * len * hidden + h * hd;
             let mut s = vec![0f32; len * len];
             // s = q_h · k_hᵀ
-            sgemm(len, len, hd, &q[off..], (hidden as isize, 1), &k[off..], (1, hidden as isize), &mut s, (len as isize, 1));
+            lens_ml::sgemm(len, len, hd, &q[off..], (hidden as isize, 1), &k[off..], (1, hidden as isize), &mut s, (len as isize, 1), false);
             for (i, row) in s.chunks_exact_mut(len).enumerate() {
                 let (lo, hi) = match window {
                     Some(w) => (i.saturating_sub(w), (i + w + 1).min(len)),
@@ -93,7 +64,7 @@ pub fn attention(q: &[f32], k: &[f32], v: &[f32], batch: usize, len: usize, head
             }
             // o_h = p · v_h
             let mut o = vec![0f32; len * hd];
-            sgemm(len, hd, len, &s, (len as isize, 1), &v[off..], (hidden as isize, 1), &mut o, (hd as isize, 1));
+            lens_ml::sgemm(len, hd, len, &s, (len as isize, 1), &v[off..], (hidden as isize, 1), &mut o, (hd as isize, 1), false);
             o
         })
         .collect();

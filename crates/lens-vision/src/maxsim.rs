@@ -50,20 +50,15 @@ impl Kernel {
     }
 }
 
-/// The best kernel this CPU has (or the one `LENS_MAXSIM_KERNEL` names, if it can run).
+/// The best kernel this CPU has (or the one `LENS_MAXSIM_KERNEL` or `LENS_KERNEL` names, if it
+/// can run; see [`lens_ml::choose_kernel`]).
 pub fn kernel() -> Kernel {
     static K: OnceLock<Kernel> = OnceLock::new();
     *K.get_or_init(|| {
-        let forced = std::env::var("LENS_MAXSIM_KERNEL").ok().and_then(|k| match k.as_str() {
-            "portable" => Some(Kernel::Portable),
-            "avx2" => Some(Kernel::Avx2),
-            "avx512" => Some(Kernel::Avx512),
-            _ => None,
-        });
-        if let Some(k) = forced.filter(|k| k.available()) {
-            return k;
-        }
-        [Kernel::Avx512, Kernel::Avx2].into_iter().find(|k| k.available()).unwrap_or(Kernel::Portable)
+        let all = [Kernel::Avx512, Kernel::Avx2, Kernel::Portable];
+        let names: Vec<(&str, bool)> = all.iter().map(|k| (k.name(), k.available())).collect();
+        let chosen = lens_ml::choose_kernel("LENS_MAXSIM_KERNEL", &names);
+        all.into_iter().find(|k| Some(k.name()) == chosen).unwrap_or(Kernel::Portable)
     })
 }
 
