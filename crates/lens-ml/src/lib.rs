@@ -1,7 +1,10 @@
 //! What the models share (`lens-llm`, `lens-vision`): one f32 GEMM wrapper over `gemm` with
 //! strided operands ([`sgemm`]), and the run-time choice of CPU kernels ([`choose_kernel`]),
 //! which every kernel family makes the same way: the fastest the CPU reports, unless one
-//! override (`LENS_KERNEL`, or the family's own variable) names another it can run.
+//! override (`LENS_KERNEL`, or the family's own variable) names another it can run; and where
+//! a model runs ([`device`]: `--device auto|cpu|cuda|metal`).
+
+pub mod device;
 
 /// `dst [m][n] = lhs [m][k] · rhs [k][n]`, each operand given by (row stride, column stride).
 /// `parallel`: split over rayon's threads when the product is large enough to pay for it.

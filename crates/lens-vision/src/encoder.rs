@@ -16,9 +16,14 @@ pub struct VisionEncoder {
 }
 
 impl VisionEncoder {
-    /// Load a model folder (config.json, *.safetensors, tokenizer.json).
+    /// Load a model folder (config.json, *.safetensors, tokenizer.json), on the CPU.
     pub fn load(dir: &Path, edge: usize) -> Result<VisionEncoder> {
-        let model = ColModernVBert::load(dir)?;
+        VisionEncoder::load_on(dir, edge, &candle_core::Device::Cpu, false)
+    }
+
+    /// Load it onto `device` (a GPU runs candle's ops; `generic` makes the CPU run them too).
+    pub fn load_on(dir: &Path, edge: usize, device: &candle_core::Device, generic: bool) -> Result<VisionEncoder> {
+        let model = ColModernVBert::load(dir)?.to_device(device, generic)?;
         let tp = dir.join("tokenizer.json");
         if !tp.is_file() {
             return Err(LensError::ModelMissing { what: "tokenizer.json".into(), dir: dir.to_path_buf(), hint: VISION_HINT.into() });

@@ -302,7 +302,15 @@ pub fn encoder(st: &lens_core::settings::Settings) -> Result<Arc<VisionEncoder>>
     if let Some(e) = cache().lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(e.clone());
     }
-    let e = Arc::new(VisionEncoder::load(&dir, st.vision_edge as usize)?);
+    // the settings' device (a GPU runs candle's ops); `auto` falls back to the CPU kernels
+    let choice: lens_ml::device::DeviceChoice = st.device.parse().unwrap_or_default();
+    let chosen = lens_ml::device::select(choice)?;
+    let e = match VisionEncoder::load_on(&dir, st.vision_edge as usize, &chosen.device, false) {
+        Ok(e) => e,
+        Err(_) if chosen.is_gpu() && choice == lens_ml::device::DeviceChoice::Auto => VisionEncoder::load(&dir, st.vision_edge as usize)?,
+        Err(e) => return Err(e),
+    };
+    let e = Arc::new(e);
     cache().lock().unwrap_or_else(|p| p.into_inner()).insert(key, e.clone());
     Ok(e)
 }

@@ -386,9 +386,71 @@ pub struct ColModernVBert {
     tlayers: Vec<TextLayer>,
     final_norm: Norm,
     proj: Linear,
+    /// Where the weights live and the pass runs. On the CPU, attention, GELU and rotary go
+    /// through this crate's kernels ([`crate::kernels`]); on any other device (or with
+    /// `generic`), through candle's ops: the device-generic pass a GPU runs.
+    device: Device,
+    generic: bool,
 }
 
 impl ColModernVBert {
+    /// The model on `device` (weights moved there once); `generic` runs candle's ops even on
+    /// the CPU (the parity tests check the GPU pass that way).
+    pub fn to_device(mut self, device: &Device, generic: bool) -> Result<ColModernVBert> {
+        let mv = |t: &mut Tensor| -> Result<()> {
+            *t = t.to_device(device).ctx()?;
+            Ok(())
+        };
+        let lin = |l: &mut Linear| -> Result<()> {
+            l.w = l.w.to_device(device).ctx()?;
+            if let Some(b) = &mut l.b {
+                *b = b.to_device(device).ctx()?;
+            }
+            Ok(())
+        };
+        let norm = |n: &mut Norm| -> Result<()> {
+            n.w = n.w.to_device(device).ctx()?;
+            n.b = n.b.to_device(device).ctx()?;
+            Ok(())
+        };
+        mv(&mut self.patch_w)?;
+        mv(&mut self.patch_b)?;
+        mv(&mut self.pos)?;
+        mv(&mut self.tok)?;
+        for l in &mut self.vlayers {
+            norm(&mut l.ln1)?;
+            norm(&mut l.ln2)?;
+            for x in [&mut l.q, &mut l.k, &mut l.v, &mut l.o, &mut l.fc1, &mut l.fc2] {
+                lin(x)?;
+            }
+        }
+        norm(&mut self.post_ln)?;
+        lin(&mut self.connector)?;
+        norm(&mut self.emb_norm)?;
+        for l in &mut self.tlayers {
+            if let Some(n) = &mut l.attn_norm {
+                norm(n)?;
+            }
+            norm(&mut l.mlp_norm)?;
+            for x in [&mut l.wqkv, &mut l.wo, &mut l.wi, &mut l.mo] {
+                lin(x)?;
+            }
+        }
+        norm(&mut self.final_norm)?;
+        lin(&mut self.proj)?;
+        self.device = device.clone();
+        self.generic = generic;
+        Ok(self)
+    }
+
+    /// Does the pass use candle's ops (a GPU, or forced), not the CPU kernels?
+    fn ops(&self) -> bool {
+        self.generic || !self.device.is_cpu()
+    }
+
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
     /// Load `config.json` and the safetensors files of a model folder.
     pub fn load(dir: &Path) -> Result<ColModernVBert> {
         let cfg_path = dir.join("config.json");
@@ -461,7 +523,23 @@ impl ColModernVBert {
         }
         let final_norm = w.norm("text_model", "final_norm", tc.hidden, tc.norm_bias, tc.eps)?;
         let proj = Linear { w: w.get("proj", "weight", &[cfg.dim, tc.hidden])?.t().ctx()?.contiguous().ctx()?, b: Some(w.get("proj", "bias", &[cfg.dim])?) };
-        Ok(ColModernVBert { cfg, layout: wts.layout, patch_w, patch_b, pos, vlayers, post_ln, connector, tok, emb_norm, tlayers, final_norm, proj })
+        Ok(ColModernVBert {
+            cfg,
+            layout: wts.layout,
+            patch_w,
+            patch_b,
+            pos,
+            vlayers,
+            post_ln,
+            connector,
+            tok,
+            emb_norm,
+            tlayers,
+            final_norm,
+            proj,
+            device: Device::Cpu,
+            generic: false,
+        })
     }
 
     /// Image token embeddings for a page's tiles: `[tiles × image_seq_len, text hidden]`.
@@ -475,7 +553,7 @@ impl ColModernVBert {
             return Err(LensError::BadInput(format!("a tile is not 3 × {t} × {t}")));
         }
         // patches in conv-weight order: [b, gy, gx, c, py, px]
-        let x = Tensor::from_vec(flat, (b, 3, g, p, g, p), &Device::Cpu)
+        let x = Tensor::from_vec(flat, (b, 3, g, p, g, p), &self.device)
             .ctx()?
             .permute((0, 2, 4, 1, 3, 5))
             .ctx()?
@@ -490,14 +568,22 @@ impl ColModernVBert {
         let vec = |t: &Tensor| -> Result<Vec<f32>> { t.flatten_all().ctx()?.to_vec1::<f32>().ctx() };
         for l in &self.vlayers {
             let n = l.ln1.forward(&h)?;
-            let (q, k, v) = (vec(&l.q.forward(&n)?)?, vec(&l.k.forward(&n)?)?, vec(&l.v.forward(&n)?)?);
-            let a = kernels::attention(&q, &k, &v, b, len, heads, hd, (hd as f32).powf(-0.5), None);
-            let a = Tensor::from_vec(a, (b, len, vc.hidden), &Device::Cpu).ctx()?;
+            let (q, k, v) = (l.q.forward(&n)?, l.k.forward(&n)?, l.v.forward(&n)?);
+            let a = if self.ops() {
+                attention_ops(&q, &k, &v, heads, hd, None)?
+            } else {
+                let a = kernels::attention(&vec(&q)?, &vec(&k)?, &vec(&v)?, b, len, heads, hd, (hd as f32).powf(-0.5), None);
+                Tensor::from_vec(a, (b, len, vc.hidden), &Device::Cpu).ctx()?
+            };
             h = (h + l.o.forward(&a)?).ctx()?;
             let n = l.ln2.forward(&h)?;
-            let mut f = vec(&l.fc1.forward(&n)?)?;
-            kernels::gelu_tanh(&mut f);
-            let f = Tensor::from_vec(f, (b, len, vc.intermediate), &Device::Cpu).ctx()?;
+            let f = if self.ops() {
+                l.fc1.forward(&n)?.gelu().ctx()?
+            } else {
+                let mut f = vec(&l.fc1.forward(&n)?)?;
+                kernels::gelu_tanh(&mut f);
+                Tensor::from_vec(f, (b, len, vc.intermediate), &Device::Cpu).ctx()?
+            };
             h = (&h + l.fc2.forward(&f)?).ctx()?;
         }
         let h = self.post_ln.forward(&h)?;
@@ -542,7 +628,7 @@ impl ColModernVBert {
                 tc.vocab
             )));
         }
-        let idt = Tensor::from_vec(ids.to_vec(), len, &Device::Cpu).ctx()?;
+        let idt = Tensor::from_vec(ids.to_vec(), len, &self.device).ctx()?;
         let mut x = self.tok.index_select(&idt, 0).ctx()?;
         let slots: Vec<usize> = ids.iter().enumerate().filter(|(_, t)| **t == self.cfg.image_token_id).map(|(i, _)| i).collect();
         match image {
@@ -577,6 +663,25 @@ impl ColModernVBert {
                 Some(nm) => nm.forward(&h)?,
                 None => h.clone(),
             };
+            let (cos, sin) = if l.sliding { (&lcos, &lsin) } else { (&gcos, &gsin) };
+            let window = l.sliding.then_some(tc.window);
+            if self.ops() {
+                // Wqkv columns are [q | k | v], each heads × hd
+                let qkv = l.wqkv.forward(&n)?;
+                let part = |i: usize| qkv.narrow(1, i * hidden, hidden);
+                let (q, k, v) = (part(0).ctx()?, part(1).ctx()?, part(2).ctx()?);
+                let (c, s_) = (Tensor::from_slice(cos, (len, hd), &self.device).ctx()?, Tensor::from_slice(sin, (len, hd), &self.device).ctx()?);
+                let (q, k) = (rope_ops(&q, heads, hd, &c, &s_)?, rope_ops(&k, heads, hd, &c, &s_)?);
+                let a = attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, window)?.squeeze(0).ctx()?;
+                h = (h + l.wo.forward(&a)?).ctx()?;
+                let n = l.mlp_norm.forward(&h)?;
+                let wi = l.wi.forward(&n)?;
+                let inp = wi.narrow(1, 0, tc.intermediate).ctx()?;
+                let gate = wi.narrow(1, tc.intermediate, tc.intermediate).ctx()?;
+                let act = if tc.act_tanh { inp.gelu().ctx()? } else { inp.gelu_erf().ctx()? };
+                h = (&h + l.mo.forward(&(act * gate).ctx()?)?).ctx()?;
+                continue;
+            }
             // Wqkv rows are [q | k | v], each heads × hd
             let qkv = l.wqkv.forward(&n)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
             let (mut q, mut k, mut v) = (Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden));
@@ -585,10 +690,9 @@ impl ColModernVBert {
                 k.extend_from_slice(&row[hidden..2 * hidden]);
                 v.extend_from_slice(&row[2 * hidden..]);
             }
-            let (cos, sin) = if l.sliding { (&lcos, &lsin) } else { (&gcos, &gsin) };
             kernels::rope(&mut q, len, heads, hd, cos, sin);
             kernels::rope(&mut k, len, heads, hd, cos, sin);
-            let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), l.sliding.then_some(tc.window));
+            let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), window);
             let a = Tensor::from_vec(a, (len, hidden), &Device::Cpu).ctx()?;
             h = (h + l.wo.forward(&a)?).ctx()?;
             let n = l.mlp_norm.forward(&h)?;
@@ -603,4 +707,32 @@ impl ColModernVBert {
         let norm = e.sqr().ctx()?.sum_keepdim(1).ctx()?.sqrt().ctx()?.clamp(1e-12f32, f32::MAX).ctx()?;
         e.broadcast_div(&norm).ctx()?.flatten_all().ctx()?.to_vec1::<f32>().ctx()
     }
+}
+
+/// `softmax(q kᵀ / √hd) v` from candle's ops, for `q, k, v` `[batch, len, heads × hd]`; with
+/// `window`, token i sees only tokens j with |i − j| ≤ window. The device-generic counterpart of
+/// [`kernels::attention`].
+fn attention_ops(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize, hd: usize, window: Option<usize>) -> Result<Tensor> {
+    let (b, len, hidden) = q.dims3().ctx()?;
+    let split = |t: &Tensor| -> Result<Tensor> { t.reshape((b, len, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx() };
+    let (q, k, v) = (split(q)?, split(k)?, split(v)?);
+    let mut s = (q.matmul(&k.t().ctx()?).ctx()? * (hd as f64).powf(-0.5)).ctx()?;
+    if let Some(w) = window {
+        let mask: Vec<f32> = (0..len * len).map(|x| if (x / len).abs_diff(x % len) > w { f32::NEG_INFINITY } else { 0.0 }).collect();
+        s = s.broadcast_add(&Tensor::from_vec(mask, (len, len), q.device()).ctx()?).ctx()?;
+    }
+    let p = candle_nn::ops::softmax_last_dim(&s).ctx()?;
+    p.matmul(&v).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx()?.reshape((b, len, hidden)).ctx()
+}
+
+/// Rotary embedding in the half-split layout from candle's ops, for `x` `[len, heads × hd]` and
+/// `cos`, `sin` `[len, hd]` (the counterpart of [`kernels::rope`]).
+fn rope_ops(x: &Tensor, heads: usize, hd: usize, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
+    let len = x.dims()[0];
+    let x = x.reshape((len, heads, hd)).ctx()?;
+    let half = hd / 2;
+    let (a, b) = (x.narrow(2, 0, half).ctx()?, x.narrow(2, half, half).ctx()?);
+    let rot = Tensor::cat(&[&b.neg().ctx()?, &a], 2).ctx()?;
+    let (c, s) = (cos.unsqueeze(1).ctx()?, sin.unsqueeze(1).ctx()?);
+    (x.broadcast_mul(&c).ctx()? + rot.broadcast_mul(&s).ctx()?).ctx()?.reshape((len, heads * hd)).ctx()
 }

@@ -155,3 +155,32 @@ fn missing_or_mismatched_weights_name_the_tensor() {
     let enc = VisionEncoder::load(&dir(), 64).unwrap();
     assert_eq!(enc.embed_query("  ").err().unwrap().code(), "bad_input");
 }
+
+/// The device-generic pass a GPU runs (candle's ops for attention, GELU and rotary, weights on
+/// the device), run here on candle's CPU device: the same reference vectors within 1e-4 (f32).
+/// `scripts/gpu-check` runs it with `LENS_PARITY_DEVICE=cuda` on a build with the `cuda` feature.
+#[test]
+fn the_device_generic_pass_matches_transformers() {
+    let device = match std::env::var("LENS_PARITY_DEVICE").as_deref() {
+        #[cfg(feature = "cuda")]
+        Ok("cuda") => Device::new_cuda(0).unwrap(),
+        _ => Device::Cpu,
+    };
+    let enc = VisionEncoder::load_on(&dir(), 64, &device, true).unwrap();
+    let kernels = VisionEncoder::load(&dir(), 64).unwrap();
+    let m = meta();
+    for d in m["docs"].as_array().unwrap() {
+        let name = d["name"].as_str().unwrap();
+        let input = preprocess::page_input(&png(&format!("{name}.png")), d["edge"].as_u64().unwrap() as usize, enc.tile());
+        let e = enc.embed_input(&input).unwrap();
+        let want = reference(&format!("{name}.embeddings"));
+        eprintln!("{name} on {device:?} through candle's ops: max diff {:e}", max_abs(&e, &want));
+        assert!(max_abs(&e, &want) <= 1e-4, "{name}: generic pass differs by {}", max_abs(&e, &want));
+        assert!(max_abs(&e, &kernels.embed_input(&input).unwrap()) <= 1e-4, "{name}: generic pass vs the CPU kernels");
+    }
+    for (i, q) in m["queries"].as_array().unwrap().iter().enumerate() {
+        let e = enc.embed_query(q["text"].as_str().unwrap()).unwrap();
+        let want = reference(&format!("query{i}.embeddings"));
+        assert!(max_abs(&e, &want) <= 1e-4, "query {i}: generic pass differs by {}", max_abs(&e, &want));
+    }
+}
