@@ -10,6 +10,7 @@ pub mod index;
 pub mod kernels;
 pub mod library;
 pub mod maxsim;
+pub mod maxsim_ops;
 pub mod model;
 pub mod pool;
 pub mod preprocess;

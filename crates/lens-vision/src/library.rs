@@ -54,12 +54,20 @@ pub struct VisionLibrary {
     dir: PathBuf,
     /// key -> (the row's built_at and bytes it was opened for, the mapped file)
     open: Mutex<HashMap<i64, (Stamp, Arc<DocIndex>)>>,
+    /// On a GPU: documents uploaded for MaxSim there, by key and stamp.
+    on_device: Mutex<HashMap<i64, (Stamp, Arc<crate::maxsim_ops::DeviceDoc>)>>,
+}
+
+/// Most bytes of page vectors MaxSim keeps on a GPU (`LENS_GPU_MAXSIM_MB`, default 8 GiB); a
+/// search over more runs on the CPU kernels.
+fn device_budget() -> usize {
+    std::env::var("LENS_GPU_MAXSIM_MB").ok().and_then(|v| v.parse::<usize>().ok()).unwrap_or(8192) << 20
 }
 
 impl VisionLibrary {
     pub fn new(lib: &Library, encoder: Arc<VisionEncoder>, pooled: bool) -> Result<VisionLibrary> {
         let built = built_for(&encoder, pooled);
-        Ok(VisionLibrary { encoder, built, dir: vision_dir(lib)?, open: Mutex::new(HashMap::new()) })
+        Ok(VisionLibrary { encoder, built, dir: vision_dir(lib)?, open: Mutex::new(HashMap::new()), on_device: Mutex::new(HashMap::new()) })
     }
 
     fn doc(&self, key: i64, row: &VisionDoc) -> Result<Arc<DocIndex>> {
@@ -73,6 +81,36 @@ impl VisionLibrary {
         let d = Arc::new(DocIndex::open(&self.dir.join(format!("{key}.lvx")), Some(&self.built))?);
         open.insert(key, (stamp, d.clone()));
         Ok(d)
+    }
+
+    /// MaxSim over `docs` on the encoder's device when it runs candle's ops (a GPU) and their
+    /// vectors fit the budget (uploaded once per published file); `None`: the CPU kernels, or
+    /// too large (the caller runs the CPU kernels).
+    fn score_on_device(&self, query: &[f32], docs: &[(i64, Stamp, Arc<DocIndex>)]) -> Result<Option<Vec<(usize, u32, f32)>>> {
+        let device = self.encoder.model.device();
+        if !self.encoder.model.ops() {
+            return Ok(None);
+        }
+        let padded = |d: &DocIndex| d.num_pages() * (0..d.num_pages()).map(|i| d.page(i).1).max().unwrap_or(1) * (d.dim() + 1) * 4;
+        if docs.iter().map(|(_, _, d)| padded(d)).sum::<usize>() > device_budget() {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for (i, (key, stamp, d)) in docs.iter().enumerate() {
+            let up = {
+                let mut cache = self.on_device.lock().unwrap_or_else(|p| p.into_inner());
+                match cache.get(key) {
+                    Some((s, u)) if s == stamp => u.clone(),
+                    _ => {
+                        let u = Arc::new(crate::maxsim_ops::DeviceDoc::upload(d, device)?);
+                        cache.insert(*key, (stamp.clone(), u.clone()));
+                        u
+                    }
+                }
+            };
+            out.extend(up.score(query)?.into_iter().map(|(page, s)| (i, page, s)));
+        }
+        Ok(Some(out))
     }
 
     fn rows(&self, store: &Store) -> Result<HashMap<i64, VisionDoc>> {
@@ -104,8 +142,12 @@ impl VisionIndex for VisionLibrary {
                 doc_keys.push(*k);
             }
         }
-        let refs: Vec<&DocIndex> = docs.iter().map(|d| d.as_ref()).collect();
-        let mut all = index::score_all(query, &refs);
+        let stamped: Vec<(i64, Stamp, Arc<DocIndex>)> =
+            doc_keys.iter().zip(&docs).map(|(k, d)| (*k, (rows[k].built_at.clone(), rows[k].bytes), d.clone())).collect();
+        let mut all = match self.score_on_device(query, &stamped)? {
+            Some(all) => all,
+            None => index::score_all(query, &docs.iter().map(|d| d.as_ref()).collect::<Vec<_>>()),
+        };
         all.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)).then(a.1.cmp(&b.1)));
         all.truncate(depth);
         Ok(all.into_iter().map(|(d, page, score)| IndexHit { doc_key: doc_keys[d], page, score }).collect())

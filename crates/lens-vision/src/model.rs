@@ -443,8 +443,8 @@ impl ColModernVBert {
         Ok(self)
     }
 
-    /// Does the pass use candle's ops (a GPU, or forced), not the CPU kernels?
-    fn ops(&self) -> bool {
+    /// Does the pass use candle's ops (a GPU, or forced), not the CPU kernels? MaxSim follows.
+    pub fn ops(&self) -> bool {
         self.generic || !self.device.is_cpu()
     }
 

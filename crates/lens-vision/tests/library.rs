@@ -130,3 +130,27 @@ fn vision_and_hybrid_search_and_replacement() {
     let e = fresh.search(&q).unwrap_err().to_string();
     assert!(e.contains("no document in scope has a vision index for tiny-colmodernvbert@128"), "{e}");
 }
+
+/// The search side a GPU runs (the encoder on candle's ops, MaxSim on the device), here on
+/// candle's CPU device: the same pages and scores as the CPU kernels.
+#[test]
+fn device_maxsim_search_ranks_like_the_cpu_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = Library::open(&dir.path().join("lib")).unwrap();
+    ingest(&mut lib, &[pdf(FOOT)], &IngestOptions::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let cpu = Arc::new(VisionEncoder::load(&fixture(), 64).unwrap());
+    library::build(&lib, &cpu, &BuildOptions::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let mut req = SearchRequest::new("Foot Locker CEO appointment");
+    req.retriever = Retriever::Vision;
+    lib.set_vision(Some(Arc::new(VisionLibrary::new(&lib, cpu, false).unwrap())));
+    let want = lib.search(&req).unwrap().hits;
+    let ops = Arc::new(VisionEncoder::load_on(&fixture(), 64, &candle_core::Device::Cpu, true).unwrap());
+    assert!(ops.model.ops());
+    lib.set_vision(Some(Arc::new(VisionLibrary::new(&lib, ops, false).unwrap())));
+    let got = lib.search(&req).unwrap().hits;
+    assert!(!want.is_empty());
+    assert_eq!(got.iter().map(|h| (h.doc_id.clone(), h.page)).collect::<Vec<_>>(), want.iter().map(|h| (h.doc_id.clone(), h.page)).collect::<Vec<_>>());
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g.score - w.score).abs() <= 1e-3 * w.score.abs().max(1.0), "{} vs {}", g.score, w.score);
+    }
+}
