@@ -94,6 +94,9 @@ pub enum BenchCmd {
         /// A Python with numpy: runs scripts/maxsim_reference.py on the same vectors
         #[arg(long)]
         python: Option<PathBuf>,
+        /// cpu (the CPU kernels), or cuda / metal: MaxSim from candle's ops on that device too
+        #[arg(long, default_value = "cpu")]
+        device: String,
     },
     /// ColModernVBERT page and query embedding at the real size with random weights: seconds
     /// per page at each --edge; with --python, PyTorch (transformers) on the same shapes
@@ -105,6 +108,9 @@ pub enum BenchCmd {
         /// A Python with torch + transformers: runs scripts/vision_reference.py speed
         #[arg(long)]
         python: Option<PathBuf>,
+        /// cpu (the CPU kernels), or cuda / metal: the device-generic pass on that device
+        #[arg(long, default_value = "cpu")]
+        device: String,
     },
     /// Embedding throughput (dense index build) on the pages of some documents, nothing stored
     Dense {
@@ -196,8 +202,8 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
 
 pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> Result<()> {
     match cmd {
-        BenchCmd::Vision { edges, runs, python } => crate::bench_vision::run(&edges, runs, python.as_deref())?,
-        BenchCmd::Maxsim { runs, json, python } => crate::bench_maxsim::run(runs, json, python.as_deref())?,
+        BenchCmd::Vision { edges, runs, python, device } => crate::bench_vision::run(&edges, runs, python.as_deref(), device.parse()?)?,
+        BenchCmd::Maxsim { runs, json, python, device } => crate::bench_maxsim::run(runs, json, python.as_deref(), device.parse()?)?,
         BenchCmd::Llm { model, prompt_tokens, new_tokens, threads, python, llama_cpp, device } => {
             let refs = [("transformers (f32)", "llm_reference.py", python), ("llama.cpp", "llama_cpp_reference.py", llama_cpp)];
             bench_llm(&model, prompt_tokens, new_tokens, threads, &refs, device.parse()?)?

@@ -67,7 +67,8 @@ fn write_npy(path: &Path, descr: &str, shape: &[usize], data: &[u8]) -> Result<(
     Ok(())
 }
 
-pub fn run(runs: usize, json: bool, python: Option<&Path>) -> Result<()> {
+pub fn run(runs: usize, json: bool, python: Option<&Path>, device: lens_llm::DeviceChoice) -> Result<()> {
+    let chosen = lens_llm::device::select(device)?;
     let dir = tempfile::tempdir()?;
     let mut rng = Rng(42);
     let q = rng.unit_vectors(QUERY);
@@ -106,6 +107,24 @@ pub fn run(runs: usize, json: bool, python: Option<&Path>) -> Result<()> {
     let (ms, scores) = time(&docs, &q, runs);
     let (pms, _) = time(&pooled, &q, runs);
     let p50 = percentile(ms.clone(), 50.0);
+    // on a GPU: the same query against the same documents, uploaded once (not timed)
+    let on_device = if chosen.is_gpu() {
+        let up: Vec<lens_vision::maxsim_ops::DeviceDoc> =
+            docs.iter().map(|d| lens_vision::maxsim_ops::DeviceDoc::upload(d, &chosen.device)).collect::<lens_core::Result<_>>()?;
+        let mut dms = Vec::new();
+        let mut agree = 0f32;
+        for run in 0..runs + 1 {
+            let t = Instant::now();
+            let got: Vec<(u32, f32)> = up.iter().map(|u| u.score(&q)).collect::<lens_core::Result<Vec<_>>>()?.into_iter().flatten().collect();
+            if run > 0 {
+                dms.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            agree = got.iter().zip(&scores).map(|(g, c)| (g.1 - c.2).abs() / c.2.abs().max(1e-6)).fold(0f32, f32::max);
+        }
+        Some((chosen.name.clone(), percentile(dms, 50.0), agree, up.iter().map(|u| u.bytes).sum::<usize>()))
+    } else {
+        None
+    };
     let flop = 2.0 * QUERY as f64 * vectors as f64 * DIM as f64;
     let out = serde_json::json!({
         "vectors": vectors,
@@ -121,6 +140,7 @@ pub fn run(runs: usize, json: bool, python: Option<&Path>) -> Result<()> {
         "pooled_vectors": pooled_vectors,
         "pooled_ms_p50": percentile(pms, 50.0),
         "pool_s": pool_s,
+        "device": on_device.as_ref().map(|(n, ms, rel, bytes)| serde_json::json!({"name": n, "ms_p50": ms, "max_rel_diff": rel, "device_mb": *bytes as f64 / 1e6})),
     });
     if !json {
         println!(
@@ -147,6 +167,13 @@ pub fn run(runs: usize, json: bool, python: Option<&Path>) -> Result<()> {
             out["pooled_ms_p50"].as_f64().unwrap_or(0.0)
         );
         println!("  floor: {:.2} GFLOP and {:.0} MB of f16 per query", flop / 1e9, vectors as f64 * DIM as f64 * 2.0 / 1e6);
+        if let Some((name, ms, rel, bytes)) = &on_device {
+            println!(
+                "  on {name} (candle's ops, {:.0} MB uploaded): p50 {ms:.1} ms, {:.2}x the CPU kernels; scores agree to {rel:.1e} relative",
+                *bytes as f64 / 1e6,
+                p50 / ms
+            );
+        }
     }
     if let Some(py) = python {
         // the same vectors in page order, the page offsets and the query, for numpy

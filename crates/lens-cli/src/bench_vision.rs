@@ -8,19 +8,20 @@ use lens_vision::model::{ColModernVBert, Config};
 use std::path::Path;
 use std::time::Instant;
 
-pub fn run(edges: &[usize], runs: usize, python: Option<&Path>) -> Result<()> {
+pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm::DeviceChoice) -> Result<()> {
+    let chosen = lens_llm::device::select(device)?;
     let cfg = Config::real_size();
     let dir = tempfile::tempdir()?;
     let t0 = Instant::now();
     candle_core::safetensors::save(&cfg.random_weights(7)?, dir.path().join("model.safetensors"))?;
     std::fs::write(dir.path().join("config.json"), cfg.to_json().to_string())?;
-    let model = ColModernVBert::load(dir.path())?;
+    let model = ColModernVBert::load(dir.path())?.to_device(&chosen.device, false)?;
     let threads = rayon::current_num_threads();
     println!(
-        "bench vision: ColModernVBERT at its real size, random weights ({:.0} MB f32, written and loaded in {:.1} s), {} threads, candle CPU",
+        "bench vision: ColModernVBERT at its real size, random weights ({:.0} MB f32, written and loaded in {:.1} s), {}",
         std::fs::metadata(dir.path().join("model.safetensors"))?.len() as f64 / 1e6,
         t0.elapsed().as_secs_f64(),
-        threads
+        if chosen.is_gpu() { format!("{} (candle's ops)", chosen.name) } else { format!("{threads} threads, candle CPU + this crate's kernels") }
     );
     let seq = cfg.image_seq_len();
     for &edge in edges {
