@@ -296,3 +296,86 @@ fn a_block_type_without_a_kernel_loads_through_the_generic_path_and_says_so() {
     let stored = lens_llm::discover::describe(&src, "path").unwrap();
     assert!(stored.kernels.starts_with("as stored: Q8_0") && !stored.kernels.contains("generic"), "{}", stored.kernels);
 }
+
+/// The GGUF name of a Hugging Face tensor name (the inverse of the loader's mapping).
+fn gguf_name(hf: &str) -> String {
+    match hf {
+        "model.embed_tokens.weight" => return "token_embd.weight".into(),
+        "model.norm.weight" => return "output_norm.weight".into(),
+        "lm_head.weight" => return "output.weight".into(),
+        _ => {}
+    }
+    let rest = hf.strip_prefix("model.layers.").unwrap();
+    let (i, part) = rest.split_once('.').unwrap();
+    let g = match part {
+        "input_layernorm.weight" => "attn_norm.weight".to_string(),
+        "post_attention_layernorm.weight" => "ffn_norm.weight".to_string(),
+        "self_attn.q_norm.weight" => "attn_q_norm.weight".to_string(),
+        "self_attn.k_norm.weight" => "attn_k_norm.weight".to_string(),
+        "self_attn.o_proj.weight" => "attn_output.weight".to_string(),
+        p => {
+            let (base, kind) = p.rsplit_once('.').unwrap();
+            match base {
+                "self_attn.q_proj" | "self_attn.k_proj" | "self_attn.v_proj" => format!("attn_{}.{kind}", &base[10..11]),
+                "mlp.gate_proj" | "mlp.up_proj" | "mlp.down_proj" => format!("ffn_{}.{kind}", base[4..].trim_end_matches("_proj")),
+                _ => panic!("unmapped tensor {hf}"),
+            }
+        }
+    };
+    format!("blk.{i}.{g}")
+}
+
+/// The device-generic pass on a Qwen3 GGUF (the tiny Qwen3 written as one, f32), on candle's
+/// CPU device (`LENS_PARITY_DEVICE=cuda`: the GPU): the transformers reference within 1e-3 (f32).
+#[test]
+fn the_device_generic_pass_runs_qwen3_too() {
+    use candle_core::quantized::{
+        gguf_file::{self, Value},
+        GgmlDType, QTensor,
+    };
+    let r = reference("tiny-qwen3.reference.json");
+    let dir = fixtures().join("tiny-qwen3");
+    let cfg: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).unwrap()).unwrap();
+    let st = unsafe { candle_core::safetensors::MmapedSafetensors::new(dir.join("model.safetensors")) }.unwrap();
+    let mut tensors = Vec::new();
+    for (name, _) in st.tensors() {
+        let t = st.load(&name, &candle_core::Device::Cpu).unwrap().to_dtype(candle_core::DType::F32).unwrap();
+        tensors.push((gguf_name(&name), QTensor::quantize(&t, GgmlDType::F32).unwrap()));
+    }
+    let u = |k: &str| Value::U32(cfg[k].as_u64().unwrap() as u32);
+    let meta = vec![
+        ("general.architecture", Value::String("qwen3".into())),
+        ("general.dtype", Value::U32(0)),
+        ("qwen3.block_count", u("num_hidden_layers")),
+        ("qwen3.embedding_length", u("hidden_size")),
+        ("qwen3.feed_forward_length", u("intermediate_size")),
+        ("qwen3.attention.head_count", u("num_attention_heads")),
+        ("qwen3.attention.head_count_kv", u("num_key_value_heads")),
+        ("qwen3.attention.key_length", u("head_dim")),
+        ("qwen3.context_length", u("max_position_embeddings")),
+        ("qwen3.attention.layer_norm_rms_epsilon", Value::F32(cfg["rms_norm_eps"].as_f64().unwrap() as f32)),
+        ("qwen3.rope.freq_base", Value::F32(cfg["rope_parameters"]["rope_theta"].as_f64().unwrap() as f32)),
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("tiny-qwen3.gguf");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let m: Vec<(&str, &Value)> = meta.iter().map(|(k, v)| (*k, v)).collect();
+    let t: Vec<(&str, &QTensor)> = tensors.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    gguf_file::write(&mut f, &m, &t).unwrap();
+    drop(f);
+    // the CPU kernels read the same file as the reference does
+    let ct = lens_llm::model::read_gguf(&path).unwrap();
+    let (dc, scale) = max_diff(&Model::load_gguf(&path, &ct, Precision::F32, 2).unwrap(), &r);
+    assert!(dc <= 1e-4, "the written GGUF on the CPU kernels: {dc} (largest logit {scale})");
+    let device = match std::env::var("LENS_PARITY_DEVICE").as_deref() {
+        Ok("cuda") => lens_llm::device::select(lens_llm::DeviceChoice::Cuda).unwrap(),
+        _ => lens_llm::device::Selected { device: candle_core::Device::Cpu, name: "cpu (candle)".into(), fallback: None },
+    };
+    let m = Model::load_gguf_on(&path, lens_llm::model::read_gguf(&path).unwrap(), &device).unwrap();
+    let mut cache = m.new_cache();
+    let last = m.forward(&mut cache, &r.prompt, false).unwrap();
+    let want = r.logits.last().unwrap();
+    let d = last.iter().zip(want).fold(0f32, |a, (x, y)| a.max((x - y).abs()));
+    eprintln!("Qwen3 through the device-generic pass on {}: max abs logit difference {d:.5} (largest logit {scale:.3})", device.name);
+    assert!(d <= 1e-3, "logits differ by {d}, largest {scale}");
+}
