@@ -377,16 +377,26 @@ impl QMatrix {
                 let mut part = vec![0f32; rt * n];
                 let mut un: Vec<Unpacked> = (0..chunk.min(r1 - r0)).map(|_| Unpacked::new(cols)).collect();
                 #[cfg(target_arch = "x86_64")]
-                if n < 4 && k.name == "avx512vnni" && matches!(self.kind, Kind::Q8_0 | Kind::Q5_0) {
-                    // a decoded token: Q8_0 / Q5_0 read straight from the stored bytes
+                if n < 4 && k.name == "avx512vnni" {
+                    // a decoded token: rows read straight from the stored bytes
                     for r in r0..r1 {
                         for a in 0..n {
+                            let row = self.row_bytes(r);
                             // SAFETY: the avx512vnni kernel implies avx512f/bw/vl, avx2 and fma;
                             // the row and the activations have the same width
-                            part[a * rt + r - r0] = unsafe { dot_stored_vnni(self.kind, self.row_bytes(r), x, a) };
+                            part[a * rt + r - r0] = unsafe {
+                                match self.kind {
+                                    Kind::Q8_0 | Kind::Q5_0 => dot_stored_vnni(self.kind, row, x, a),
+                                    Kind::Q4K | Kind::Q6K => dot_stored_k_vnni(self.kind, row, x, a),
+                                    // Q5_K: unpacked below
+                                    Kind::Q5K => f32::NAN,
+                                }
+                            };
                         }
                     }
-                    return (r0, part);
+                    if self.kind != Kind::Q5K {
+                        return (r0, part);
+                    }
                 }
                 for c0 in (r0..r1).step_by(chunk) {
                     let c1 = (c0 + chunk).min(r1);
@@ -761,6 +771,87 @@ unsafe fn dot_stored_vnni(kind: Kind, row: &[u8], x: &Acts, a: usize) -> f32 {
         b += 2;
     }
     _mm512_reduce_add_ps(acc)
+}
+
+/// One Q4_K / Q6_K row as stored against activation row `a`: each 256-column super-block's
+/// 64-column steps unpacked in registers (Q4_K: nibbles; Q6_K: nibbles and two high bits), its
+/// scales read once per super-block, then summed as [`dot_vnni`] does; Q4_K's mins go through
+/// the activation sums (`xs`), Q6_K's offset of 32 through the integer correction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma")]
+unsafe fn dot_stored_k_vnni(kind: Kind, row: &[u8], x: &Acts, a: usize) -> f32 {
+    use std::arch::x86_64::*;
+    let bb = kind.block_bytes();
+    let spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+    let (xq, xd, xc, xs) = (x.q(a).as_ptr(), x.per_half(&x.d, a).as_ptr(), x.per_half(&x.corr, a).as_ptr(), x.per_half(&x.xs, a).as_ptr());
+    let low = _mm256_set1_epi8(0x0F);
+    let three = _mm256_set1_epi8(3);
+    let mut acc = _mm512_setzero_ps();
+    let mut offs = _mm_setzero_ps();
+    for (i, blk) in row.chunks_exact(bb).enumerate() {
+        let p = blk.as_ptr();
+        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(2 * bb) as *const i8);
+        // per 16 columns of the super-block: the scale a, and (Q4_K) the offset b
+        let mut av = [0f32; 16];
+        let mut bv = [0f32; 16];
+        let mut us = [_mm512_setzero_si512(); 4];
+        if kind == Kind::Q4K {
+            let (d, dmin) = (f16(blk), f16(&blk[2..]));
+            let sc = &blk[4..16];
+            for j in 0..4 {
+                let (s1, m1) = scale_min_k4(2 * j, sc);
+                let (s2, m2) = scale_min_k4(2 * j + 1, sc);
+                av[4 * j..4 * j + 2].fill(d * s1);
+                av[4 * j + 2..4 * j + 4].fill(d * s2);
+                bv[4 * j..4 * j + 2].fill(-dmin * m1);
+                bv[4 * j + 2..4 * j + 4].fill(-dmin * m2);
+                let q = _mm256_loadu_si256(p.add(16 + 32 * j) as *const __m256i);
+                let lo = _mm256_and_si256(q, low);
+                let hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), low);
+                us[j] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+            }
+        } else {
+            let d = f16(&blk[208..]);
+            for (h, v) in av.iter_mut().enumerate() {
+                *v = d * (blk[192 + h] as i8) as f32;
+            }
+            for n in 0..2 {
+                let ql0 = _mm256_loadu_si256(p.add(64 * n) as *const __m256i);
+                let ql1 = _mm256_loadu_si256(p.add(64 * n + 32) as *const __m256i);
+                let qh = _mm256_loadu_si256(p.add(128 + 32 * n) as *const __m256i);
+                let hbits = |shift: i32| -> __m256i {
+                    let h = match shift {
+                        0 => qh,
+                        2 => _mm256_srli_epi16(qh, 2),
+                        4 => _mm256_srli_epi16(qh, 4),
+                        _ => _mm256_srli_epi16(qh, 6),
+                    };
+                    _mm256_slli_epi16(_mm256_and_si256(h, three), 4)
+                };
+                let u0 = _mm256_or_si256(_mm256_and_si256(ql0, low), hbits(0));
+                let u1 = _mm256_or_si256(_mm256_and_si256(ql1, low), hbits(2));
+                let u2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), low), hbits(4));
+                let u3 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), low), hbits(6));
+                us[2 * n] = _mm512_inserti64x4(_mm512_castsi256_si512(u0), u1, 1);
+                us[2 * n + 1] = _mm512_inserti64x4(_mm512_castsi256_si512(u2), u3, 1);
+            }
+        }
+        for (j, u) in us.iter().enumerate() {
+            let (c, h) = (i * 256 + 64 * j, i * 16 + 4 * j);
+            let q = _mm512_loadu_si512(xq.add(c) as *const _);
+            let init = _mm512_maskz_permutexvar_epi32(0x1111, spread, _mm512_castsi128_si512(_mm_loadu_si128(xc.add(h) as *const _)));
+            let pr = _mm512_dpbusd_epi32(init, *u, q);
+            let a4 = _mm_loadu_ps(av.as_ptr().add(4 * j));
+            let sc = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(_mm_mul_ps(a4, _mm_loadu_ps(xd.add(h)))));
+            acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(pr), sc, acc);
+            if kind == Kind::Q4K {
+                offs = _mm_fmadd_ps(_mm_loadu_ps(bv.as_ptr().add(4 * j)), _mm_loadu_ps(xs.add(h)), offs);
+            }
+        }
+    }
+    let o = _mm_add_ps(offs, _mm_movehl_ps(offs, offs));
+    let o = _mm_add_ss(o, _mm_shuffle_ps(o, o, 1));
+    _mm512_reduce_add_ps(acc) + _mm_cvtss_f32(o)
 }
 
 /// `Σ b_h · xs_h`, 16 at a time.
