@@ -665,35 +665,28 @@ impl ColModernVBert {
             };
             let (cos, sin) = if l.sliding { (&lcos, &lsin) } else { (&gcos, &gsin) };
             let window = l.sliding.then_some(tc.window);
-            if self.ops() {
+            let a = if self.ops() {
                 // Wqkv columns are [q | k | v], each heads × hd
                 let qkv = l.wqkv.forward(&n)?;
                 let part = |i: usize| qkv.narrow(1, i * hidden, hidden);
                 let (q, k, v) = (part(0).ctx()?, part(1).ctx()?, part(2).ctx()?);
                 let (c, s_) = (Tensor::from_slice(cos, (len, hd), &self.device).ctx()?, Tensor::from_slice(sin, (len, hd), &self.device).ctx()?);
                 let (q, k) = (rope_ops(&q, heads, hd, &c, &s_)?, rope_ops(&k, heads, hd, &c, &s_)?);
-                let a = attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, window)?.squeeze(0).ctx()?;
-                h = (h + l.wo.forward(&a)?).ctx()?;
-                let n = l.mlp_norm.forward(&h)?;
-                let wi = l.wi.forward(&n)?;
-                let inp = wi.narrow(1, 0, tc.intermediate).ctx()?;
-                let gate = wi.narrow(1, tc.intermediate, tc.intermediate).ctx()?;
-                let act = if tc.act_tanh { inp.gelu().ctx()? } else { inp.gelu_erf().ctx()? };
-                h = (&h + l.mo.forward(&(act * gate).ctx()?)?).ctx()?;
-                continue;
-            }
-            // Wqkv rows are [q | k | v], each heads × hd
-            let qkv = l.wqkv.forward(&n)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
-            let (mut q, mut k, mut v) = (Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden));
-            for row in qkv.chunks_exact(3 * hidden) {
-                q.extend_from_slice(&row[..hidden]);
-                k.extend_from_slice(&row[hidden..2 * hidden]);
-                v.extend_from_slice(&row[2 * hidden..]);
-            }
-            kernels::rope(&mut q, len, heads, hd, cos, sin);
-            kernels::rope(&mut k, len, heads, hd, cos, sin);
-            let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), window);
-            let a = Tensor::from_vec(a, (len, hidden), &Device::Cpu).ctx()?;
+                attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, window)?.squeeze(0).ctx()?
+            } else {
+                // Wqkv rows are [q | k | v], each heads × hd
+                let qkv = l.wqkv.forward(&n)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
+                let (mut q, mut k, mut v) = (Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden), Vec::with_capacity(len * hidden));
+                for row in qkv.chunks_exact(3 * hidden) {
+                    q.extend_from_slice(&row[..hidden]);
+                    k.extend_from_slice(&row[hidden..2 * hidden]);
+                    v.extend_from_slice(&row[2 * hidden..]);
+                }
+                kernels::rope(&mut q, len, heads, hd, cos, sin);
+                kernels::rope(&mut k, len, heads, hd, cos, sin);
+                let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), window);
+                Tensor::from_vec(a, (len, hidden), &Device::Cpu).ctx()?
+            };
             h = (h + l.wo.forward(&a)?).ctx()?;
             let n = l.mlp_norm.forward(&h)?;
             let wi = l.wi.forward(&n)?;
