@@ -233,44 +233,38 @@ unsafe fn unpack_avx2(kind: Kind, row: &[u8], out: &mut Unpacked) {
     unpack_body(kind, row, out)
 }
 
+/// One Q8_0 or Q5_0 block (`blk`, its stored bytes) unpacked in a register: the 32 bytes `u`
+/// and the scale `d` (Q8_0's sign bit flipped, Q5_0's nibbles split and fifth bits set from a
+/// mask). The unpack below and the decode kernel both read blocks through it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
+#[inline]
+unsafe fn block32_avx512(kind: Kind, blk: &[u8]) -> (std::arch::x86_64::__m256i, f32) {
+    use std::arch::x86_64::*;
+    let d = f16(blk);
+    if kind == Kind::Q8_0 {
+        (_mm256_xor_si256(_mm256_loadu_si256(blk.as_ptr().add(2) as *const __m256i), _mm256_set1_epi8(-128)), d)
+    } else {
+        let low = _mm_set1_epi8(0x0F);
+        let qh = u32::from_le_bytes([blk[2], blk[3], blk[4], blk[5]]);
+        let qs = _mm_loadu_si128(blk.as_ptr().add(6) as *const __m128i);
+        let (lo, hi) = (_mm_and_si128(qs, low), _mm_and_si128(_mm_srli_epi16(qs, 4), low));
+        (_mm256_or_si256(_mm256_set_m128i(hi, lo), _mm256_maskz_mov_epi8(qh, _mm256_set1_epi8(0x10))), d)
+    }
+}
+
 /// Q8_0 and Q5_0 with AVX-512 (their 32-column blocks are too short for LLVM to vectorise
-/// well): bytes flipped or nibbles split in one register, Q5_0's fifth bits set from a mask.
+/// well), a block at a time through [`block32_avx512`]; other kinds as [`unpack_body`] does.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx2,fma")]
 unsafe fn unpack_avx512(kind: Kind, row: &[u8], out: &mut Unpacked) {
     use std::arch::x86_64::*;
-    let bb = kind.block_bytes();
-    match kind {
-        Kind::Q8_0 => {
-            let flip = _mm256_set1_epi8(-128);
-            for (i, blk) in row.chunks_exact(bb).enumerate() {
-                let d = f16(blk);
-                let q = _mm256_loadu_si256(blk.as_ptr().add(2) as *const __m256i);
-                _mm256_storeu_si256(out.u.as_mut_ptr().add(i * 32) as *mut __m256i, _mm256_xor_si256(q, flip));
-                *out.a.get_unchecked_mut(2 * i) = d;
-                *out.a.get_unchecked_mut(2 * i + 1) = d;
-                *out.b.get_unchecked_mut(2 * i) = -128.0 * d;
-                *out.b.get_unchecked_mut(2 * i + 1) = -128.0 * d;
-            }
-        }
-        Kind::Q5_0 => {
-            let low = _mm_set1_epi8(0x0F);
-            let five = _mm256_set1_epi8(0x10);
-            for (i, blk) in row.chunks_exact(bb).enumerate() {
-                let d = f16(blk);
-                let qh = u32::from_le_bytes([blk[2], blk[3], blk[4], blk[5]]);
-                let qs = _mm_loadu_si128(blk.as_ptr().add(6) as *const __m128i);
-                let lo = _mm_and_si128(qs, low);
-                let hi = _mm_and_si128(_mm_srli_epi16(qs, 4), low);
-                let u = _mm256_or_si256(_mm256_set_m128i(hi, lo), _mm256_maskz_mov_epi8(qh, five));
-                _mm256_storeu_si256(out.u.as_mut_ptr().add(i * 32) as *mut __m256i, u);
-                *out.a.get_unchecked_mut(2 * i) = d;
-                *out.a.get_unchecked_mut(2 * i + 1) = d;
-                *out.b.get_unchecked_mut(2 * i) = -16.0 * d;
-                *out.b.get_unchecked_mut(2 * i + 1) = -16.0 * d;
-            }
-        }
-        _ => unpack_body(kind, row, out),
+    let Some(k) = kind.offset().filter(|_| kind.block_cols() == 32) else { return unpack_body(kind, row, out) };
+    for (i, blk) in row.chunks_exact(kind.block_bytes()).enumerate() {
+        let (u, d) = block32_avx512(kind, blk);
+        _mm256_storeu_si256(out.u.as_mut_ptr().add(i * 32) as *mut __m256i, u);
+        out.a[2 * i..2 * i + 2].fill(d);
+        out.b[2 * i..2 * i + 2].fill(-(k as f32) * d);
     }
 }
 
@@ -377,8 +371,9 @@ impl QMatrix {
                 let mut part = vec![0f32; rt * n];
                 let mut un: Vec<Unpacked> = (0..chunk.min(r1 - r0)).map(|_| Unpacked::new(cols)).collect();
                 #[cfg(target_arch = "x86_64")]
-                if n < 4 && k.name == "avx512vnni" {
-                    // a decoded token: rows read straight from the stored bytes
+                if n < 4 && k.name == "avx512vnni" && self.kind != Kind::Q5K {
+                    // a decoded token: rows read straight from the stored bytes (Q5_K: unpacked
+                    // below)
                     for r in r0..r1 {
                         for a in 0..n {
                             let row = self.row_bytes(r);
@@ -388,15 +383,12 @@ impl QMatrix {
                                 match self.kind {
                                     Kind::Q8_0 | Kind::Q5_0 => dot_stored_vnni(self.kind, row, x, a),
                                     Kind::Q4K | Kind::Q6K => dot_stored_k_vnni(self.kind, row, x, a),
-                                    // Q5_K: unpacked below
-                                    Kind::Q5K => f32::NAN,
+                                    Kind::Q5K => unreachable!("Q5_K rows are unpacked"),
                                 }
                             };
                         }
                     }
-                    if self.kind != Kind::Q5K {
-                        return (r0, part);
-                    }
+                    return (r0, part);
                 }
                 for c0 in (r0..r1).step_by(chunk) {
                     let c1 = (c0 + chunk).min(r1);
@@ -738,20 +730,7 @@ unsafe fn dot_stored_vnni(kind: Kind, row: &[u8], x: &Acts, a: usize) -> f32 {
     let spread = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
     let (xq, xd, xc) = (x.q(a).as_ptr(), x.per_half(&x.d, a).as_ptr(), x.per_half(&x.corr, a).as_ptr());
     let rp = row.as_ptr();
-    let flip = _mm256_set1_epi8(-128);
-    let (low, five) = (_mm_set1_epi8(0x0F), _mm256_set1_epi8(0x10));
-    let block = |b: usize| -> (__m256i, f32) {
-        let p = rp.add(b * bb);
-        let d = half::f16::from_bits(u16::from_le_bytes([*p, *p.add(1)])).to_f32_const();
-        if kind == Kind::Q8_0 {
-            (_mm256_xor_si256(_mm256_loadu_si256(p.add(2) as *const __m256i), flip), d)
-        } else {
-            let qh = u32::from_le_bytes([*p.add(2), *p.add(3), *p.add(4), *p.add(5)]);
-            let qs = _mm_loadu_si128(p.add(6) as *const __m128i);
-            let (lo, hi) = (_mm_and_si128(qs, low), _mm_and_si128(_mm_srli_epi16(qs, 4), low));
-            (_mm256_or_si256(_mm256_set_m128i(hi, lo), _mm256_maskz_mov_epi8(qh, five)), d)
-        }
-    };
+    let block = |b: usize| block32_avx512(kind, &row[b * bb..(b + 1) * bb]);
     let mut acc = _mm512_setzero_ps();
     let mut b = 0;
     while b < nb {
