@@ -21,7 +21,11 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm
         "bench vision: ColModernVBERT at its real size, random weights ({:.0} MB f32, written and loaded in {:.1} s), {}",
         std::fs::metadata(dir.path().join("model.safetensors"))?.len() as f64 / 1e6,
         t0.elapsed().as_secs_f64(),
-        if chosen.is_gpu() { format!("{} (candle's ops)", chosen.name) } else { format!("{threads} threads, candle CPU + this crate's kernels") }
+        if chosen.is_gpu() {
+            format!("{} (candle's ops)", chosen.name)
+        } else {
+            format!("{threads} threads, candle CPU + this crate's kernels, linear layers in {}", model.precision())
+        }
     );
     let seq = cfg.image_seq_len();
     for &edge in edges {

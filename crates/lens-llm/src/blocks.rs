@@ -346,9 +346,33 @@ impl QMatrix {
         un.u.iter().enumerate().map(|(c, &u)| un.a[c / HALF] * u as f32 + un.b[c / HALF]).collect()
     }
 
-    /// `x [n][cols] · selfᵀ → [n][rows]`.
+    /// `x [n][cols] · selfᵀ → [n][rows]`. A prompt of at least [`BF16_ROWS`] rows on a CPU with a
+    /// bf16 GEMM ([`lens_ml::bf16::kernel`]: AMX) runs there, each weight row dequantised as it is
+    /// packed; otherwise (a decoded token, a short prompt, no AMX) the int8 kernels.
     pub fn matmul(&self, x: &[f32], n: usize) -> Vec<f32> {
-        self.matmul_with(kernel(), &Acts::quantize(x, n, self.cols, self.kind.offset().unwrap_or(0)))
+        match lens_ml::bf16::kernel() {
+            Some(b) if n >= BF16_ROWS => self.matmul_bf16(b, x, n),
+            _ => self.matmul_with(kernel(), &Acts::quantize(x, n, self.cols, self.kind.offset().unwrap_or(0))),
+        }
+    }
+
+    fn matmul_bf16(&self, b: lens_ml::bf16::Kernel, x: &[f32], n: usize) -> Vec<f32> {
+        let k = kernel();
+        let mut out = vec![0f32; n * self.rows];
+        lens_ml::bf16::matmul_columns(
+            b,
+            x,
+            n,
+            self.rows,
+            self.cols,
+            |r, dst| {
+                let mut un = Unpacked::new(self.cols);
+                unpack(k, self.kind, self.row_bytes(r), &mut un);
+                dequantise(&un, dst);
+            },
+            &mut out,
+        );
+        out
     }
 
     fn matmul_with(&self, k: &Kernel, x: &Acts) -> Vec<f32> {
@@ -430,6 +454,21 @@ impl QMatrix {
         out
     }
 }
+
+lens_ml::simd_fn! {
+    /// `dst = a · u + b` per 16 columns: an unpacked row in f32.
+    fn dequantise(un: &Unpacked, dst: &mut [f32]) {
+        for (((d, u), a), b) in dst.chunks_mut(HALF).zip(un.u.chunks(HALF)).zip(&un.a).zip(&un.b) {
+            for (d, u) in d.iter_mut().zip(u) {
+                *d = a * *u as f32 + b;
+            }
+        }
+    }
+}
+
+/// The fewest activation rows that go through the bf16 GEMM: below, dequantising every weight
+/// costs more than the int8 kernels save.
+pub const BF16_ROWS: usize = 64;
 
 /// Asks the CPU to bring `bytes` into cache (a hint; nothing on other targets).
 #[inline(always)]
@@ -904,6 +943,29 @@ mod tests {
                             assert!((g - exact).abs() < 0.02 * (cols as f32).sqrt(), "{t:?} {}: {g} vs exact {exact}", k.name);
                         }
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_prompt_through_the_bf16_gemm_multiplies_every_type_like_the_dequantised_matrix() {
+        let Some(b) = lens_ml::bf16::kernel() else {
+            eprintln!("no bf16 kernel on this CPU: the int8 kernels run every prompt");
+            return;
+        };
+        for t in TYPES {
+            let cols = if Kind::of(t).unwrap().block_cols() == 32 { 800 } else { 768 };
+            let (rows, n) = (37, BF16_ROWS + 6);
+            let (m, deq) = candle_quantised(t, rows, cols, 11);
+            let x = pseudo(n * cols, 12);
+            let got = m.matmul_bf16(b, &x, n);
+            assert_eq!(got, m.matmul(&x, n), "{t:?}: a prompt of {n} rows takes the bf16 GEMM");
+            for a in 0..n {
+                for r in 0..rows {
+                    let exact: f32 = (0..cols).map(|c| deq[r * cols + c] * x[a * cols + c]).sum();
+                    // weights and activations rounded to bf16: ~0.4% of each term
+                    assert!((got[a * rows + r] - exact).abs() < 0.02 * (cols as f32).sqrt(), "{t:?} {}: {} vs exact {exact}", b.name(), got[a * rows + r]);
                 }
             }
         }

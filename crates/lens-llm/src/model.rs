@@ -517,26 +517,9 @@ fn rms_norm(x: &mut [f32], w: &[f32], eps: f32) {
     }
 }
 
-/// `exp(x)` for the softmax: 2^(x·log2 e) split into an integer power (the exponent bits) and
-/// a degree-6 polynomial on [-0.5, 0.5] (relative error ~2e-7); plain arithmetic, so a loop of
-/// it vectorises where libm's `expf` is one call per value.
-#[inline(always)]
-fn exp_approx(x: f32) -> f32 {
-    let t = (x * std::f32::consts::LOG2_E).clamp(-126.0, 126.0);
-    // round to nearest without a libm call
-    let k = (t + 0.5f32.copysign(t)) as i32 as f32;
-    let f = (t - k) * std::f32::consts::LN_2;
-    let p = 1.0 + f * (1.0 + f * (0.5 + f * (1.0 / 6.0 + f * (1.0 / 24.0 + f * (1.0 / 120.0 + f * (1.0 / 720.0))))));
-    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
-}
-
 /// `v ← softmax(scale · v)` in place.
 fn softmax_scaled(v: &mut [f32], scale: f32) {
-    let m = v.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
-    // two loops: the first vectorises (no running sum in it)
-    v.iter_mut().for_each(|x| *x = exp_approx(*x * scale - m));
-    let inv = 1.0 / v.iter().sum::<f32>();
-    v.iter_mut().for_each(|x| *x *= inv);
+    lens_ml::math::softmax(v, scale);
 }
 
 fn silu(x: f32) -> f32 {
@@ -563,8 +546,15 @@ impl GenStats {
 }
 
 /// Prompt tokens run through the model per forward call: bounds the activations' memory and
-/// lets a cancelled answer stop mid-prefill.
-pub const PREFILL_CHUNK: usize = 256;
+/// lets a cancelled answer stop mid-prefill. With the bf16 GEMM (AMX) each call dequantises
+/// every weight once, so its chunks are longer (about a second of prefill either way).
+pub fn prefill_chunk() -> usize {
+    if lens_ml::bf16::kernel().is_some() {
+        1024
+    } else {
+        256
+    }
+}
 
 impl Model {
     /// Load a `.gguf` file (tokenizer built separately from the same metadata).
@@ -816,7 +806,7 @@ impl Model {
             rms_norm(&mut t, &l.ffn_norm, c.eps);
             let g = l.gate.forward(&t, n);
             let u = l.up.forward(&t, n);
-            let a: Vec<f32> = g.iter().zip(&u).map(|(g, u)| silu(*g) * u).collect();
+            let a = lens_ml::math::silu_mul(&g, &u);
             let d = l.down.forward(&a, n);
             x.iter_mut().zip(&d).for_each(|(a, b)| *a += b);
         }
@@ -952,6 +942,9 @@ impl Model {
         // queries in blocks, each against the keys it may see (the causal mask's upper
         // triangle is never computed)
         const QBLOCK: usize = 128;
+        // a prompt long enough for the bf16 GEMM takes it here too (scores and values)
+        // (not for Precision::F32, which is f32 throughout)
+        let bf16 = lens_ml::bf16::kernel().filter(|_| n >= crate::blocks::BF16_ROWS && self.precision != Precision::F32);
         let per_head: Vec<Vec<f32>> = (0..heads)
             .into_par_iter()
             .map(|hh| {
@@ -964,25 +957,42 @@ impl Model {
                     s.clear();
                     s.resize(bn * cols, 0f32);
                     // q_h: rows i at q[(i*heads + hh)*hd ..], row stride heads*hd
-                    lens_ml::sgemm(
-                        bn,
-                        cols,
-                        hd,
-                        &q[(i0 * heads + hh) * hd..],
-                        ((heads * hd) as isize, 1),
-                        kh,
-                        (1, hd as isize),
-                        &mut s,
-                        (cols as isize, 1),
-                        false,
-                    );
+                    match bf16 {
+                        Some(b) => {
+                            let qh: Vec<f32> = (0..bn).flat_map(|i| q[((i0 + i) * heads + hh) * hd..][..hd].iter().copied()).collect();
+                            let kp = lens_ml::bf16::Packed::from_columns(cols, hd, |j, dst| dst.copy_from_slice(&kh[j * hd..(j + 1) * hd]));
+                            lens_ml::bf16::matmul(b, &qh, bn, &kp, None, &mut s);
+                        }
+                        None => lens_ml::sgemm(
+                            bn,
+                            cols,
+                            hd,
+                            &q[(i0 * heads + hh) * hd..],
+                            ((heads * hd) as isize, 1),
+                            kh,
+                            (1, hd as isize),
+                            &mut s,
+                            (cols as isize, 1),
+                            false,
+                        ),
+                    }
                     for i in 0..bn {
                         let row = &mut s[i * cols..(i + 1) * cols];
                         let seen = pos0 + i0 + i + 1;
                         softmax_scaled(&mut row[..seen], scale);
                         row[seen..].iter_mut().for_each(|v| *v = 0.0);
                     }
-                    lens_ml::sgemm(bn, hd, cols, &s, (cols as isize, 1), vh, (hd as isize, 1), &mut o[i0 * hd..], (hd as isize, 1), false);
+                    match bf16 {
+                        Some(b) => {
+                            let vp = lens_ml::bf16::Packed::from_columns(hd, cols, |j, dst| {
+                                for (i, d) in dst.iter_mut().enumerate() {
+                                    *d = vh[i * hd + j];
+                                }
+                            });
+                            lens_ml::bf16::matmul(b, &s, bn, &vp, None, &mut o[i0 * hd..(i0 + bn) * hd]);
+                        }
+                        None => lens_ml::sgemm(bn, hd, cols, &s, (cols as isize, 1), vh, (hd as isize, 1), &mut o[i0 * hd..], (hd as isize, 1), false),
+                    }
                 }
                 o
             })
@@ -1026,7 +1036,7 @@ impl Model {
         let mut stats = GenStats { prompt_tokens: prompt.len(), ..Default::default() };
         let t0 = Instant::now();
         let mut logits = Vec::new();
-        for chunk in prompt.chunks(PREFILL_CHUNK) {
+        for chunk in prompt.chunks(prefill_chunk()) {
             if !keep_going() {
                 return Err(LensError::Cancelled);
             }

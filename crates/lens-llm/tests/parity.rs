@@ -97,6 +97,39 @@ fn chunked_prefill_equals_one_pass_and_token_by_token() {
     }
 }
 
+/// A prompt of at least `BF16_ROWS` tokens runs through the bf16 GEMM where the CPU has one
+/// (AMX: weights dequantised as they are packed, attention's two products too); in chunks
+/// shorter than that, through the int8 kernels. Both within the int8 tolerance of the f32
+/// model, and the same next token.
+#[test]
+fn a_long_prompt_through_the_bf16_gemm_agrees_with_the_int8_kernels() {
+    let r = reference("tiny-qwen2-q8_0.reference.json");
+    let path = fixtures().join("tiny-qwen2-q8_0.gguf");
+    let ct = lens_llm::model::read_gguf(&path).unwrap();
+    let f = Model::load_gguf(&path, &ct, Precision::F32, 2).unwrap();
+    let q = Model::load_gguf(&path, &ct, Precision::Q8, 2).unwrap();
+    let prompt: Vec<u32> = r.prompt.iter().cycle().take(lens_llm::blocks::BF16_ROWS + 16).copied().collect();
+    let exact = f.forward(&mut f.new_cache(), &prompt, false).unwrap();
+    let one = q.forward(&mut q.new_cache(), &prompt, false).unwrap();
+    let mut c = q.new_cache();
+    let mut short = Vec::new();
+    for chunk in prompt.chunks(8) {
+        short = q.forward(&mut c, chunk, false).unwrap();
+    }
+    let scale = exact.iter().fold(0f32, |m, v| m.max(v.abs()));
+    let diff = |a: &[f32]| a.iter().zip(&exact).fold(0f32, |d, (x, y)| d.max((x - y).abs()));
+    eprintln!(
+        "{} prompt tokens, bf16 kernel {}: one pass differs from f32 by {:.4}, chunks of 8 (int8) by {:.4}, largest logit {scale:.3}",
+        prompt.len(),
+        lens_ml::bf16::kernel_name(),
+        diff(&one),
+        diff(&short)
+    );
+    assert!(diff(&one) <= 0.05 * scale && diff(&short) <= 0.05 * scale);
+    assert_eq!(argmax(&one), argmax(&exact));
+    assert_eq!(argmax(&short), argmax(&exact));
+}
+
 #[test]
 fn gguf_q8_0_against_its_dequantised_reference() {
     let r = reference("tiny-qwen2-q8_0.reference.json");

@@ -2,9 +2,12 @@
 //! strided operands ([`sgemm`]), and the run-time choice of CPU kernels ([`choose_kernel`]),
 //! which every kernel family makes the same way: the fastest the CPU reports, unless one
 //! override (`LENS_KERNEL`, or the family's own variable) names another it can run; and where
-//! a model runs ([`device`]: `--device auto|cpu|cuda|metal`).
+//! a model runs ([`device`]: `--device auto|cpu|cuda|metal`); and a bf16 GEMM for linear layers
+//! on AMX or AVX-512 BF16 ([`bf16`]).
 
+pub mod bf16;
 pub mod device;
+pub mod math;
 
 /// `dst [m][n] = lhs [m][k] · rhs [k][n]`, each operand given by (row stride, column stride).
 /// `parallel`: split over rayon's threads when the product is large enough to pay for it.
@@ -35,6 +38,60 @@ pub fn sgemm(
     unsafe {
         gemm::gemm(m, n, k, dst.as_mut_ptr(), ds.1, ds.0, false, lhs.as_ptr(), ls.1, ls.0, rhs.as_ptr(), rs.1, rs.0, 0.0f32, 1.0f32, false, false, false, par);
     }
+}
+
+/// The widest vectors this CPU runs: 2 = AVX-512 (F, BW, DQ, VL), 1 = AVX2 + FMA, 0 = the
+/// build's baseline. For [`simd_fn!`].
+pub fn simd_level() -> u8 {
+    static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512dq")
+                && is_x86_feature_detected!("avx512vl")
+            {
+                return 2;
+            }
+            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                return 1;
+            }
+        }
+        0
+    })
+}
+
+/// A function whose body is compiled three times — for AVX-512, for AVX2 + FMA and for the
+/// build's baseline — and run in the widest the CPU has ([`simd_level`]). The release build
+/// targets plain x86-64, so a loop the compiler vectorises runs 4 lanes wide unless it sits
+/// in a function built for more; the body's callees should be `#[inline(always)]`.
+#[macro_export]
+macro_rules! simd_fn {
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $body:block) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[inline(always)]
+            fn body($($arg: $ty),*) $(-> $ret)? $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
+                unsafe fn wide($($arg: $ty),*) $(-> $ret)? { body($($arg),*) }
+                #[target_feature(enable = "avx2,fma")]
+                unsafe fn mid($($arg: $ty),*) $(-> $ret)? { body($($arg),*) }
+                // SAFETY: each runs only where the CPU reports the features it is built for
+                match $crate::simd_level() {
+                    2 => unsafe { wide($($arg),*) },
+                    1 => unsafe { mid($($arg),*) },
+                    _ => body($($arg),*),
+                }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            {
+                body($($arg),*)
+            }
+        }
+    };
 }
 
 /// The kernel to run among `candidates` (name, can this CPU run it), fastest first: the one

@@ -6,37 +6,32 @@
 
 use rayon::prelude::*;
 
-/// `e^x` in f32 without a library call, so loops over it vectorise: `x = n ln 2 + r` with
-/// |r| ≤ ln 2 / 2, `e^r` by its degree-7 Taylor polynomial (relative error < 2e-7 there),
-/// `2^n` put into the exponent bits; the input is clamped to [−87, 88] (e^−87 ≈ 1.6e−38).
-#[inline(always)]
-pub fn exp(x: f32) -> f32 {
-    let x = x.clamp(-87.0, 88.0);
-    // round to nearest by the 1.5·2^23 trick: no library call, so the loop vectorises
-    const SHIFT: f32 = 12_582_912.0;
-    let n = (x * std::f32::consts::LOG2_E + SHIFT) - SHIFT;
-    let r = x - n * 0.693_145_75 - n * 1.428_606_8e-6;
-    let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0 + r * (1.0 / 5040.0)))))));
-    p * f32::from_bits(((n as i32 + 127) as u32) << 23)
-}
+use lens_ml::math::exp;
 
-fn sum8(x: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let c = x.chunks_exact(8);
-    let tail: f32 = c.remainder().iter().sum();
-    for v in c {
-        for i in 0..8 {
-            acc[i] += v[i];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
+/// `row[lo..hi] = softmax(row[lo..hi] · scale)`, zero elsewhere.
+fn softmax_row(row: &mut [f32], lo: usize, hi: usize, scale: f32) {
+    lens_ml::math::softmax(&mut row[lo..hi], scale);
+    row[..lo].fill(0.0);
+    row[hi..].fill(0.0);
 }
 
 /// `softmax(q kᵀ · scale) v` for `batch` sequences of `len` tokens, `heads` heads of `hd`;
 /// q, k, v and the result are `[batch, len, heads × hd]`. With `window`, token i sees only
-/// tokens j with |i − j| ≤ window.
+/// tokens j with |i − j| ≤ window. With `bf16`, both products run on that kernel
+/// ([`lens_ml::bf16`]: q, k, v and the probabilities rounded to bf16, sums in f32), else in f32.
 #[allow(clippy::too_many_arguments)]
-pub fn attention(q: &[f32], k: &[f32], v: &[f32], batch: usize, len: usize, heads: usize, hd: usize, scale: f32, window: Option<usize>) -> Vec<f32> {
+pub fn attention(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    batch: usize,
+    len: usize,
+    heads: usize,
+    hd: usize,
+    scale: f32,
+    window: Option<usize>,
+    bf16: Option<lens_ml::bf16::Kernel>,
+) -> Vec<f32> {
     let hidden = heads * hd;
     assert!(q.len() == batch * len * hidden && k.len() == q.len() && v.len() == q.len());
     let parts: Vec<Vec<f32>> = (0..batch * heads)
@@ -46,25 +41,34 @@ pub fn attention(q: &[f32], k: &[f32], v: &[f32], batch: usize, len: usize, head
             let off = b * len * hidden + h * hd;
             let mut s = vec![0f32; len * len];
             // s = q_h · k_hᵀ
-            lens_ml::sgemm(len, len, hd, &q[off..], (hidden as isize, 1), &k[off..], (1, hidden as isize), &mut s, (len as isize, 1), false);
+            match bf16 {
+                Some(kern) => {
+                    let qh: Vec<f32> = (0..len).flat_map(|i| q[off + i * hidden..off + i * hidden + hd].iter().copied()).collect();
+                    let kh = lens_ml::bf16::Packed::from_columns(len, hd, |j, dst| dst.copy_from_slice(&k[off + j * hidden..off + j * hidden + hd]));
+                    lens_ml::bf16::matmul(kern, &qh, len, &kh, None, &mut s);
+                }
+                None => lens_ml::sgemm(len, len, hd, &q[off..], (hidden as isize, 1), &k[off..], (1, hidden as isize), &mut s, (len as isize, 1), false),
+            }
             for (i, row) in s.chunks_exact_mut(len).enumerate() {
                 let (lo, hi) = match window {
                     Some(w) => (i.saturating_sub(w), (i + w + 1).min(len)),
                     None => (0, len),
                 };
-                let m = row[lo..hi].iter().fold(f32::NEG_INFINITY, |a, x| a.max(*x)) * scale;
-                // two passes: the exponentials (vectorised), then a sum in eight lanes
-                for x in &mut row[lo..hi] {
-                    *x = exp(*x * scale - m);
-                }
-                let inv = 1.0 / sum8(&row[lo..hi]);
-                row[..lo].fill(0.0);
-                row[hi..].fill(0.0);
-                row[lo..hi].iter_mut().for_each(|x| *x *= inv);
+                softmax_row(row, lo, hi, scale);
             }
             // o_h = p · v_h
             let mut o = vec![0f32; len * hd];
-            lens_ml::sgemm(len, hd, len, &s, (len as isize, 1), &v[off..], (hidden as isize, 1), &mut o, (hd as isize, 1), false);
+            match bf16 {
+                Some(kern) => {
+                    let vh = lens_ml::bf16::Packed::from_columns(hd, len, |j, dst| {
+                        for (i, d) in dst.iter_mut().enumerate() {
+                            *d = v[off + i * hidden + j];
+                        }
+                    });
+                    lens_ml::bf16::matmul(kern, &s, len, &vh, None, &mut o);
+                }
+                None => lens_ml::sgemm(len, hd, len, &s, (len as isize, 1), &v[off..], (hidden as isize, 1), &mut o, (hd as isize, 1), false),
+            }
             o
         })
         .collect();
@@ -99,13 +103,16 @@ pub fn rope(x: &mut [f32], len: usize, heads: usize, hd: usize, cos: &[f32], sin
 /// `gelu_pytorch_tanh` in place: `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))`.
 pub fn gelu_tanh(x: &mut [f32]) {
     const C: f32 = 0.797_884_6; // √(2/π)
-    x.par_chunks_mut(16 * 1024).for_each(|c| {
-        for v in c {
-            // tanh(u) = 1 − 2 / (e^{2u} + 1)
-            let u = C * (*v + 0.044715 * *v * *v * *v);
-            *v = 0.5 * *v * (2.0 - 2.0 / (exp(2.0 * u) + 1.0));
+    lens_ml::simd_fn! {
+        fn chunk(c: &mut [f32]) {
+            for v in c.iter_mut() {
+                // tanh(u) = 1 − 2 / (e^{2u} + 1)
+                let u = C * (*v + 0.044715 * *v * *v * *v);
+                *v = 0.5 * *v * (2.0 - 2.0 / (exp(2.0 * u) + 1.0));
+            }
         }
-    });
+    }
+    x.par_chunks_mut(16 * 1024).for_each(chunk);
 }
 
 #[cfg(test)]
@@ -135,15 +142,7 @@ mod tests {
     }
 
     #[test]
-    fn exp_and_gelu_are_accurate() {
-        let mut worst = 0f64;
-        for i in -8000..8000 {
-            let x = i as f32 / 100.0;
-            let want = (x as f64).exp();
-            worst = worst.max(((exp(x) as f64 - want) / want).abs());
-        }
-        assert!(worst < 5e-7, "exp relative error {worst}");
-        assert!(exp(-200.0) < 1e-37);
+    fn gelu_is_accurate() {
         let mut xs: Vec<f32> = (-600..600).map(|i| i as f32 / 50.0).collect();
         let want: Vec<f32> = xs.iter().map(|x| 0.5 * x * (1.0 + (0.797_884_6 * (x + 0.044715 * x * x * x)).tanh())).collect();
         gelu_tanh(&mut xs);
@@ -157,16 +156,22 @@ mod tests {
         let r = |s: usize| (0..len * heads * hd).map(|i| (((i * 7919 + s) % 1000) as f32 / 500.0) - 1.0).collect::<Vec<f32>>();
         let (q, k, v) = (r(1), r(2), r(3));
         for w in [None, Some(4)] {
-            let got = attention(&q, &k, &v, 1, len, heads, hd, 0.35, w);
+            let got = attention(&q, &k, &v, 1, len, heads, hd, 0.35, w, None);
             let want = reference(&q, &k, &v, len, heads, hd, 0.35, w);
             let d = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
             assert!(d < 1e-5, "{w:?}: {d}");
+            // bf16 products: q, k, v and the probabilities rounded to 8 bits of mantissa
+            if let Some(kern) = lens_ml::bf16::kernel() {
+                let got = attention(&q, &k, &v, 1, len, heads, hd, 0.35, w, Some(kern));
+                let d = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+                assert!(d < 2e-2, "{w:?} bf16: {d}");
+            }
         }
         // two sequences in a batch: each its own
         let q2: Vec<f32> = q.iter().chain(&k).copied().collect();
         let k2: Vec<f32> = k.iter().chain(&q).copied().collect();
         let v2: Vec<f32> = v.iter().chain(&v).copied().collect();
-        let got = attention(&q2, &k2, &v2, 2, len, heads, hd, 0.35, None);
-        assert_eq!(&got[..q.len()], &attention(&q, &k, &v, 1, len, heads, hd, 0.35, None)[..]);
+        let got = attention(&q2, &k2, &v2, 2, len, heads, hd, 0.35, None, None);
+        assert_eq!(&got[..q.len()], &attention(&q, &k, &v, 1, len, heads, hd, 0.35, None, None)[..]);
     }
 }

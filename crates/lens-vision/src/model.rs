@@ -313,7 +313,7 @@ impl Weights {
     fn linear(&self, part: &str, rest: &str, inp: usize, out: usize, bias: bool) -> Result<Linear> {
         let w = self.get(part, &format!("{rest}.weight"), &[out, inp])?.t().ctx()?.contiguous().ctx()?;
         let b = if bias { Some(self.get(part, &format!("{rest}.bias"), &[out])?) } else { None };
-        Ok(Linear { w, b })
+        Ok(Linear { w: Weight::F32(w), b })
     }
 
     fn norm(&self, part: &str, rest: &str, n: usize, bias: bool, eps: f64) -> Result<Norm> {
@@ -324,17 +324,63 @@ impl Weights {
 }
 
 struct Linear {
-    w: Tensor,
+    w: Weight,
     b: Option<Tensor>,
+}
+
+/// A linear layer's weights: f32 `[in, out]` (candle's matmul: the generic pass, and the CPU
+/// without a bf16 kernel), or packed in bf16 for [`lens_ml::bf16`] (the CPU with AMX).
+enum Weight {
+    F32(Tensor),
+    Bf16(lens_ml::bf16::Kernel, lens_ml::bf16::Packed, Option<Vec<f32>>),
 }
 
 impl Linear {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = x.broadcast_matmul(&self.w).ctx()?;
-        match &self.b {
-            Some(b) => y.broadcast_add(b).ctx(),
-            None => Ok(y),
+        match &self.w {
+            Weight::F32(w) => {
+                let y = x.broadcast_matmul(w).ctx()?;
+                match &self.b {
+                    Some(b) => y.broadcast_add(b).ctx(),
+                    None => Ok(y),
+                }
+            }
+            Weight::Bf16(kernel, p, bias) => {
+                let mut dims = x.dims().to_vec();
+                let m = x.elem_count() / p.k();
+                let xs = x.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
+                let mut out = vec![0f32; m * p.n()];
+                lens_ml::bf16::matmul(*kernel, &xs, m, p, bias.as_deref(), &mut out);
+                *dims.last_mut().expect("a linear layer's input has a last dimension") = p.n();
+                Tensor::from_vec(out, dims, &Device::Cpu).ctx()
+            }
         }
+    }
+
+    /// The f32 weights, for moving to a device (packed ones stay on the CPU).
+    fn f32_mut(&mut self) -> Result<&mut Tensor> {
+        match &mut self.w {
+            Weight::F32(w) => Ok(w),
+            Weight::Bf16(..) => Err(LensError::Model("the model's weights were packed for the CPU's bf16 kernel: load it again to move it".into())),
+        }
+    }
+
+    /// Pack the `[in, out]` f32 weights for `kernel` (the f32 copy is dropped).
+    fn pack(&mut self, kernel: lens_ml::bf16::Kernel) -> Result<()> {
+        let w = self.f32_mut()?;
+        let (k, n) = w.dims2().ctx()?;
+        let v = w.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
+        let packed = lens_ml::bf16::Packed::from_columns(n, k, |j, dst| {
+            for (i, d) in dst.iter_mut().enumerate() {
+                *d = v[i * n + j];
+            }
+        });
+        let bias = match &self.b {
+            Some(b) => Some(b.to_vec1::<f32>().ctx()?),
+            None => None,
+        };
+        self.w = Weight::Bf16(kernel, packed, bias);
+        Ok(())
     }
 }
 
@@ -375,8 +421,8 @@ struct TextLayer {
 pub struct ColModernVBert {
     pub cfg: Config,
     pub layout: Layout,
-    patch_w: Tensor,
-    patch_b: Tensor,
+    /// the patch embedding (a stride-p convolution) as a linear layer over flattened patches
+    patch: Linear,
     pos: Tensor,
     vlayers: Vec<VisionLayer>,
     post_ln: Norm,
@@ -391,18 +437,63 @@ pub struct ColModernVBert {
     /// `generic`), through candle's ops: the device-generic pass a GPU runs.
     device: Device,
     generic: bool,
+    /// the bf16 kernel the linear layers were packed for (CPU kernels only)
+    bf16: Option<lens_ml::bf16::Kernel>,
 }
 
 impl ColModernVBert {
     /// The model on `device` (weights moved there once); `generic` runs candle's ops even on
-    /// the CPU (the parity tests check the GPU pass that way).
-    pub fn to_device(mut self, device: &Device, generic: bool) -> Result<ColModernVBert> {
+    /// the CPU (the parity tests check the GPU pass that way). On the CPU's own kernels the
+    /// linear layers run in bf16 where the CPU has a bf16 kernel ([`lens_ml::bf16::kernel`]:
+    /// AMX), else in f32.
+    pub fn to_device(self, device: &Device, generic: bool) -> Result<ColModernVBert> {
+        let bf16 = if device.is_cpu() && !generic { lens_ml::bf16::kernel() } else { None };
+        self.placed(device, generic, bf16)
+    }
+
+    /// [`Self::to_device`] with the linear layers' kernel chosen by the caller: `Some` packs
+    /// them in bf16 for that kernel (CPU kernels only), `None` keeps f32.
+    pub fn placed(self, device: &Device, generic: bool, bf16: Option<lens_ml::bf16::Kernel>) -> Result<ColModernVBert> {
+        let mut m = self.moved(device, generic)?;
+        if let Some(k) = bf16 {
+            if m.ops() {
+                return Err(LensError::Model("the bf16 kernels are the CPU's: the generic pass runs candle's ops".into()));
+            }
+            for l in m.linears_mut() {
+                l.pack(k)?;
+            }
+            m.bf16 = Some(k);
+        }
+        Ok(m)
+    }
+
+    /// How the linear layers run: `bf16 (amx)`, `f32`.
+    pub fn precision(&self) -> String {
+        match self.bf16 {
+            Some(k) => format!("bf16 ({})", k.name()),
+            None => "f32".into(),
+        }
+    }
+
+    fn linears_mut(&mut self) -> Vec<&mut Linear> {
+        let mut v = vec![&mut self.patch, &mut self.connector, &mut self.proj];
+        for l in &mut self.vlayers {
+            v.extend([&mut l.q, &mut l.k, &mut l.v, &mut l.o, &mut l.fc1, &mut l.fc2]);
+        }
+        for l in &mut self.tlayers {
+            v.extend([&mut l.wqkv, &mut l.wo, &mut l.wi, &mut l.mo]);
+        }
+        v
+    }
+
+    fn moved(mut self, device: &Device, generic: bool) -> Result<ColModernVBert> {
         let mv = |t: &mut Tensor| -> Result<()> {
             *t = t.to_device(device).ctx()?;
             Ok(())
         };
         let lin = |l: &mut Linear| -> Result<()> {
-            l.w = l.w.to_device(device).ctx()?;
+            let w = l.f32_mut()?;
+            *w = w.to_device(device).ctx()?;
             if let Some(b) = &mut l.b {
                 *b = b.to_device(device).ctx()?;
             }
@@ -413,8 +504,7 @@ impl ColModernVBert {
             n.b = n.b.to_device(device).ctx()?;
             Ok(())
         };
-        mv(&mut self.patch_w)?;
-        mv(&mut self.patch_b)?;
+        lin(&mut self.patch)?;
         mv(&mut self.pos)?;
         mv(&mut self.tok)?;
         for l in &mut self.vlayers {
@@ -488,6 +578,7 @@ impl ColModernVBert {
             .contiguous()
             .ctx()?;
         let patch_b = vw.get("vision_model", "embeddings.patch_embedding.bias", &[vc.hidden])?;
+        let patch = Linear { w: Weight::F32(patch_w), b: Some(patch_b) };
         let pos = vw.get("vision_model", "embeddings.position_embedding.weight", &[grid * grid, vc.hidden])?;
         let mut vlayers = Vec::new();
         for i in 0..vc.layers {
@@ -522,12 +613,14 @@ impl ColModernVBert {
             });
         }
         let final_norm = w.norm("text_model", "final_norm", tc.hidden, tc.norm_bias, tc.eps)?;
-        let proj = Linear { w: w.get("proj", "weight", &[cfg.dim, tc.hidden])?.t().ctx()?.contiguous().ctx()?, b: Some(w.get("proj", "bias", &[cfg.dim])?) };
+        let proj = Linear {
+            w: Weight::F32(w.get("proj", "weight", &[cfg.dim, tc.hidden])?.t().ctx()?.contiguous().ctx()?),
+            b: Some(w.get("proj", "bias", &[cfg.dim])?),
+        };
         Ok(ColModernVBert {
             cfg,
             layout: wts.layout,
-            patch_w,
-            patch_b,
+            patch,
             pos,
             vlayers,
             post_ln,
@@ -539,6 +632,7 @@ impl ColModernVBert {
             proj,
             device: Device::Cpu,
             generic: false,
+            bf16: None,
         })
     }
 
@@ -561,7 +655,7 @@ impl ColModernVBert {
             .ctx()?
             .reshape((b, g * g, 3 * p * p))
             .ctx()?;
-        let mut h = x.broadcast_matmul(&self.patch_w).ctx()?.broadcast_add(&self.patch_b).ctx()?.broadcast_add(&self.pos).ctx()?;
+        let mut h = self.patch.forward(&x)?.broadcast_add(&self.pos).ctx()?;
         let heads = vc.heads;
         let hd = vc.hidden / heads;
         let len = g * g;
@@ -572,7 +666,7 @@ impl ColModernVBert {
             let a = if self.ops() {
                 attention_ops(&q, &k, &v, heads, hd, None)?
             } else {
-                let a = kernels::attention(&vec(&q)?, &vec(&k)?, &vec(&v)?, b, len, heads, hd, (hd as f32).powf(-0.5), None);
+                let a = kernels::attention(&vec(&q)?, &vec(&k)?, &vec(&v)?, b, len, heads, hd, (hd as f32).powf(-0.5), None, self.bf16);
                 Tensor::from_vec(a, (b, len, vc.hidden), &Device::Cpu).ctx()?
             };
             h = (h + l.o.forward(&a)?).ctx()?;
@@ -684,7 +778,7 @@ impl ColModernVBert {
                 }
                 kernels::rope(&mut q, len, heads, hd, cos, sin);
                 kernels::rope(&mut k, len, heads, hd, cos, sin);
-                let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), window);
+                let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), window, self.bf16);
                 Tensor::from_vec(a, (len, hidden), &Device::Cpu).ctx()?
             };
             h = (h + l.wo.forward(&a)?).ctx()?;
