@@ -146,7 +146,7 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
     let lm = lens_llm::LanguageModel::load_on(model, None, threads, Some(&chosen))?;
     let runs_on = match lm.model.gpu_name() {
         Some(g) => format!("{g} (candle, quantised weights as stored)"),
-        None => format!("kernel {}, {threads} threads", lens_llm::blocks::kernel_name()),
+        None => format!("{}, {threads} threads", lens_llm::blocks::kernels_summary()),
     };
     println!(
         "bench llm: {} ({}), {:.0} MB of weights, loaded in {:.1} s; {runs_on}",

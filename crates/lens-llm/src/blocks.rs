@@ -591,6 +591,15 @@ fn kernel() -> &'static Kernel {
     })
 }
 
+/// How the matrices run, for `lens models` and the benches: the int8 kernel, and the bf16 GEMM
+/// prompts of [`BF16_ROWS`] tokens or more take where the CPU has one.
+pub fn kernels_summary() -> String {
+    match lens_ml::bf16::kernel() {
+        Some(b) => format!("kernel {} (decoding), prompts of {BF16_ROWS}+ tokens in bf16 ({})", kernel_name(), b.name()),
+        None => format!("kernel {}", kernel_name()),
+    }
+}
+
 /// The name of the kernel in use: `avx512vnni`, `avx2` or `portable`.
 pub fn kernel_name() -> &'static str {
     kernel().name

@@ -73,6 +73,9 @@ fn kernels_for(types: impl Iterator<Item = candle_core::quantized::GgmlDType>) -
     if !generic.is_empty() {
         out.push(format!("generic path (no kernel for the type; quantised to Q8_0 at load): {}", list(&generic)));
     }
+    if let Some(b) = lens_ml::bf16::kernel() {
+        out.push(format!("prompts of {}+ tokens through the bf16 GEMM ({})", crate::blocks::BF16_ROWS, b.name()));
+    }
     out.join("; ")
 }
 
