@@ -362,13 +362,13 @@ impl DenseJobs {
 
     /// Load the model (errors now, not in the background), then embed in a thread.
     pub fn start(&self, models_dir: &Path, name: &str) -> Result<DenseState> {
-        let emb = Arc::new(lens_core::dense::Embedder::load(&models_dir.join(name))?);
+        let emb = Arc::new(lens_ml::minilm::Embedder::load(&models_dir.join(name))?);
         let dir = self.dir.clone();
         let initial = DenseState { model: name.to_string(), ..Default::default() };
         Ok(self.job.start(initial, move |cancel, update| {
             let t0 = std::time::Instant::now();
             let mut lib = Library::open(&dir)?;
-            let res = lens_core::dense::build(lib.store_mut(), &emb, None, cancel, &mut |p| {
+            let res = lens_core::dense::build(lib.store_mut(), &*emb, None, cancel, &mut |p| {
                 update(&|s: &mut DenseState| {
                     s.docs_done = p.docs_done;
                     s.docs_total = p.docs_total;

@@ -56,7 +56,8 @@ pub struct Api {
 /// once per process; the first load happens under the library lock). Hybrid goes on without a
 /// missing model, saying so, unless `strict`.
 pub fn choose_retriever(lib: &Library, st: &Settings, flag: Option<retrieve::Retriever>, strict: bool) -> Result<retrieve::Retriever> {
-    let r = lens_core::settings::choose_retriever(lib, st, flag, strict)?;
+    let r = lens_core::settings::choose_retriever(st, flag);
+    lens_ml::minilm::attach(lib, st, r, strict)?;
     lens_vision::library::attach(lib, st, r, strict)?;
     Ok(r)
 }

@@ -384,7 +384,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let v = emb.embed_windows(&windows)?;
             let emb_s = t1.elapsed().as_secs_f64();
             let total = tok_s + emb_s;
-            println!("bench dense: {} pages, {} windows, {} tokens ({}, device {})", texts.len(), v.len(), tokens, emb.name(), lens_core::dense::device().1);
+            println!("bench dense: {} pages, {} windows, {} tokens ({}, device {})", texts.len(), v.len(), tokens, emb.name(), emb.device());
             println!("  tokenise + window: {:.2}s; embed: {:.2}s", tok_s, emb_s);
             println!("  {:.2} pages/s, {:.1} windows/s, {:.0} tokens/s", texts.len() as f64 / total, v.len() as f64 / total, tokens as f64 / total);
             println!("  peak RSS: {:.0} MiB", peak_rss_mib());

@@ -171,9 +171,9 @@ pub(crate) fn retriever(lib: &Library, flag: Option<&str>, models: &Option<PathB
     Ok(lens_api::choose_retriever(lib, &settings(lib, models)?, flag, strict)?)
 }
 
-fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<lens_core::dense::Embedder>> {
+fn embedder(lib: &Library, models: &Option<PathBuf>) -> Result<std::sync::Arc<dyn lens_core::dense::TextEmbedder>> {
     let st = settings(lib, models)?;
-    Ok(lib.load_embedder(Path::new(&st.models_dir), &st.embedder)?)
+    Ok(lens_ml::minilm::load_into(lib, Path::new(&st.models_dir), &st.embedder)?)
 }
 
 /// The answerer of `kind`: built in, or a model loaded as `m` and the settings say.

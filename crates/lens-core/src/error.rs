@@ -88,10 +88,4 @@ impl From<tantivy::TantivyError> for LensError {
     }
 }
 
-impl From<candle_core::Error> for LensError {
-    fn from(e: candle_core::Error) -> Self {
-        LensError::Model(e.to_string())
-    }
-}
-
 pub type Result<T, E = LensError> = std::result::Result<T, E>;

@@ -1,7 +1,7 @@
 //! A library: the SQLite store plus the page index in one folder, and the operations every
 //! front end (CLI, desktop app, `lens serve`) shares: search, documents, aliases, removal.
 
-use crate::dense::{DenseCache, Embedder};
+use crate::dense::{DenseCache, TextEmbedder};
 use crate::error::{LensError, Result};
 use crate::evidence::{self, Evidence, EvidenceBox};
 use crate::filter::{self, Companies, DocInfo};
@@ -28,7 +28,7 @@ pub struct Library {
     short_forms: crate::question::ShortForms,
     judgements: crate::question::Judgements,
     pub(crate) dense: DenseCache,
-    embedder: RwLock<Option<Arc<Embedder>>>,
+    embedder: RwLock<Option<Arc<dyn TextEmbedder>>>,
     /// The vision index with its query encoder, when one is registered (`lens-vision`).
     vision: RwLock<Option<Arc<dyn crate::vision::VisionIndex>>>,
     /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
@@ -119,8 +119,9 @@ impl Library {
         self.dir.as_deref()
     }
 
-    /// Use this embedding model for dense and hybrid search.
-    pub fn set_embedder(&self, e: Arc<Embedder>) {
+    /// Use this embedding model for dense and hybrid search (`lens_ml::minilm::attach` loads
+    /// the settings' one).
+    pub fn set_embedder(&self, e: Arc<dyn TextEmbedder>) {
         *self.embedder.write().unwrap() = Some(e);
     }
 
@@ -133,7 +134,7 @@ impl Library {
         self.vision.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    pub fn embedder(&self) -> Option<Arc<Embedder>> {
+    pub fn embedder(&self) -> Option<Arc<dyn TextEmbedder>> {
         self.embedder.read().unwrap().clone()
     }
 
@@ -166,16 +167,6 @@ impl Library {
     pub fn forget_profiles(&self) {
         self.profiles.write().unwrap().clear();
         self.tables.write().unwrap().clear();
-    }
-
-    /// Load the embedding model from `models_dir/<name>` unless one is loaded already.
-    pub fn load_embedder(&self, models_dir: &Path, name: &str) -> Result<Arc<Embedder>> {
-        if let Some(e) = self.embedder().filter(|e| e.name() == name) {
-            return Ok(e);
-        }
-        let e = Arc::new(Embedder::load(&models_dir.join(name))?);
-        self.set_embedder(e.clone());
-        Ok(e)
     }
 
     /// The metric catalogue of worked answers (built in, plus `<library>/metrics.json`).

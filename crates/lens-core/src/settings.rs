@@ -3,7 +3,6 @@
 
 use crate::answer::AnswererKind;
 use crate::error::{LensError, Result};
-use crate::library::Library;
 use crate::retrieve::Retriever;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
@@ -203,19 +202,11 @@ impl Settings {
 }
 
 /// The retriever a call asks for: `flag` (a CLI flag, an API argument), else the library's
-/// setting. One that reads dense vectors loads the embedding model into `lib` first. Without a
-/// usable model, hybrid falls back to BM25 (the search says so in its notes) unless `strict`
-/// (evals, benchmarks: a run is never mislabelled), and dense is always an error.
-pub fn choose_retriever(lib: &Library, settings: &Settings, flag: Option<Retriever>, strict: bool) -> Result<Retriever> {
-    let r = flag.unwrap_or(settings.retriever);
-    if r.uses_dense() {
-        match lib.load_embedder(std::path::Path::new(&settings.models_dir), &settings.embedder) {
-            Ok(_) => {}
-            Err(e) if strict || r == Retriever::Dense => return Err(e),
-            Err(_) => {}
-        }
-    }
-    Ok(r)
+/// setting. The models it reads are loaded beside it by the front ends' one entry point
+/// (`lens_api::choose_retriever`: the embedding model by `lens_ml::minilm::attach`, the vision
+/// index by `lens_vision::library::attach`).
+pub fn choose_retriever(settings: &Settings, flag: Option<Retriever>) -> Retriever {
+    flag.unwrap_or(settings.retriever)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 pub mod bf16;
 pub mod device;
 pub mod math;
+pub mod minilm;
 
 /// `dst [m][n] = lhs [m][k] · rhs [k][n]`, each operand given by (row stride, column stride).
 /// `parallel`: split over rayon's threads when the product is large enough to pay for it.

@@ -16,7 +16,7 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             let emb = embedder(&lib, &cli.models)?;
             let cancel = std::sync::atomic::AtomicBool::new(false);
             let only = if docs.is_empty() { None } else { Some(docs.as_slice()) };
-            let rep = lens_core::dense::build(lib.store_mut(), &emb, only, &cancel, &mut |p| {
+            let rep = lens_core::dense::build(lib.store_mut(), &*emb, only, &cancel, &mut |p| {
                 if !json {
                     println!(
                         "dense     {} ({}/{}): {} pages, {} windows in {:.1}s ({:.1} pages/s)",

@@ -1,14 +1,26 @@
 //! Dense retrieval: the candle BERT embedder against reference outputs of Hugging Face
 //! transformers (tiny random model made by scripts/fixtures/make_tiny_bert.py), and vectors
 //! built, searched, fused and removed with a real corpus document.
-mod common;
-use common::*;
-use lens_core::dense::{self, Embedder};
+use lens_core::dense::{self, TextEmbedder};
 use lens_core::ingest::{ingest, IngestOptions};
 use lens_core::Retriever;
 use lens_core::{Library, SearchRequest};
+use lens_ml::minilm::Embedder;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)
+}
+
+/// A financebench filing from the shared corpus (`../shared/corpus` beside the checkout, or
+/// `$LENS_CORPUS`).
+fn fb(name: &str) -> PathBuf {
+    let corpus = std::env::var_os("LENS_CORPUS").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    assert!(corpus.join("financebench/pdfs").is_dir(), "corpus not found at {} (set LENS_CORPUS)", corpus.display());
+    corpus.join("financebench/pdfs").join(format!("{name}.pdf"))
+}
 
 fn tiny() -> (Embedder, serde_json::Value) {
     let dir = fixture("tiny-bert");
@@ -89,11 +101,11 @@ fn vectors_are_built_per_document_searched_fused_and_removed() {
     // build one document, then the rest: the first is not embedded twice
     let cancel = AtomicBool::new(false);
     let only = vec!["AMCOR_2022_8K_dated-2022-07-01".to_string()];
-    let rep = dense::build(lib.store_mut(), &e, Some(&only), &cancel, &mut |_| {}).unwrap();
+    let rep = dense::build(lib.store_mut(), &*e, Some(&only), &cancel, &mut |_| {}).unwrap();
     assert_eq!(rep.docs, 1);
     assert!(rep.windows >= rep.pages, "{rep:?}");
     let mut seen = Vec::new();
-    let rep = dense::build(lib.store_mut(), &e, None, &cancel, &mut |p| seen.push(p.doc_id.clone())).unwrap();
+    let rep = dense::build(lib.store_mut(), &*e, None, &cancel, &mut |p| seen.push(p.doc_id.clone())).unwrap();
     assert_eq!((rep.docs, rep.skipped_done), (1, 1));
     assert_eq!(seen, vec!["FOOTLOCKER_2022_8K_dated-2022-05-20".to_string()]);
     let (bytes, pages) = lib.store().dense_size("tiny-bert").unwrap();
