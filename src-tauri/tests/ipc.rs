@@ -94,7 +94,7 @@ fn commands_answer_and_errors_carry_codes() {
     let text = "{\"id\": \"w1\", \"query\": \"Which notes?\", \"answer\": \"x\", \"query_types\": [], \"content_type\": null, \"gold\": {\"AMCOR_2022_8K_dated-2022-07-01#4\": 2}}\n";
     let r = call("label_import", serde_json::json!({"set": "gold", "text": text, "annotator": null})).unwrap().deserialize::<serde_json::Value>().unwrap();
     assert_eq!(r["added"], 1, "{r}");
-    let other = lens_core::store::Store::open(&dir.path().join("lens.sqlite")).unwrap();
+    let other = lens_core::Library::open(dir.path()).unwrap();
     let sets = lens_core::labels::sets(&other).unwrap();
     assert_eq!(sets.iter().map(|s| (s.name.as_str(), s.questions)).collect::<Vec<_>>(), vec![("gold", 1)]);
 }

@@ -247,8 +247,8 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     open_in_dialog("Import labels", &labels.display().to_string());
     let t0 = Instant::now();
     loop {
-        let store = lens_core::store::Store::open(&lib.path().join("lens.sqlite")).unwrap();
-        let sets = lens_core::labels::sets(&store).unwrap();
+        let opened = lens_core::Library::open(lib.path()).unwrap();
+        let sets = lens_core::labels::sets(&opened).unwrap();
         if sets.iter().any(|s| s.questions == 1 && s.with_gold == 1) {
             break;
         }

@@ -5,7 +5,6 @@
 use lens_core::error::{LensError, Result};
 use lens_core::ingest::{self, IngestEvent, IngestOptions};
 use lens_core::ocr::OcrEvent;
-use lens_core::settings::Settings;
 use lens_core::Library;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -195,7 +194,7 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
             set_all(&mut g, &[FileStatus::Queued], FileStatus::Reading, None);
             (batch, g.cancel.clone())
         };
-        let ocr = Settings::load(lib.store()).map(|s| s.ocr_options()).unwrap_or_default();
+        let ocr = lib.settings().map(|s| s.ocr_options()).unwrap_or_default();
         // OCR events name documents: the paths are recorded as documents are stored
         let paths_by_doc = std::cell::RefCell::new(HashMap::<String, String>::new());
         let mut on_ingest = |e: &IngestEvent| match e {
@@ -368,7 +367,7 @@ impl DenseJobs {
         Ok(self.job.start(initial, move |cancel, update| {
             let t0 = std::time::Instant::now();
             let mut lib = Library::open(&dir)?;
-            let res = lens_core::dense::build(lib.store_mut(), &*emb, None, cancel, &mut |p| {
+            let res = lib.build_dense(&*emb, None, cancel, &mut |p| {
                 update(&|s: &mut DenseState| {
                     s.docs_done = p.docs_done;
                     s.docs_total = p.docs_total;

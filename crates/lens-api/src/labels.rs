@@ -9,7 +9,6 @@ use lens_core::eval::{EvalOptions, Mode};
 use lens_core::labels::{self, jsonl, Agreement, ImportReport, LabelBox, Question, SaveAnswer, Score, SetInfo};
 use lens_core::pageref::PageRef;
 use lens_core::retrieve::{Retriever, SearchRequest};
-use lens_core::settings::Settings;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -148,26 +147,26 @@ pub struct Export {
 
 impl Api {
     pub fn label_sets(&self) -> Result<Vec<SetInfo>> {
-        self.with_library(|l| labels::sets(l.store()))
+        self.with_library(|l| labels::sets(l))
     }
 
     pub fn label_create_set(&self, set: &str) -> Result<String> {
-        self.with_library(|l| labels::create_set(l.store(), set))
+        self.with_library(|l| labels::create_set(l, set))
     }
 
     pub fn label_remove_set(&self, set: &str) -> Result<()> {
-        self.with_library(|l| labels::remove_set(l.store(), set))
+        self.with_library(|l| labels::remove_set(l, set))
     }
 
     pub fn label_questions(&self, set: &str) -> Result<Vec<Question>> {
-        self.with_library(|l| labels::questions(l.store(), set))
+        self.with_library(|l| labels::questions(l, set))
     }
 
     /// A question with the pages to grade.
     pub fn label_question(&self, a: &QuestionArgs) -> Result<QuestionView> {
         self.with_library(|l| {
-            let q = labels::question(l.store(), &a.set, &a.qid)?;
-            let st = Settings::load(l.store())?;
+            let q = labels::question(l, &a.set, &a.qid)?;
+            let st = l.settings()?;
             let mut notes = Vec::new();
             let mut req = SearchRequest::new(q.query.clone());
             req.k = a.k.clamp(1, 50);
@@ -213,7 +212,7 @@ impl Api {
                     continue;
                 }
                 let Ok(key) = page.parse::<PageRef>() else { continue };
-                let stored = l.store().page(&key.doc_id, key.page).ok();
+                let stored = l.page(&key.doc_id, key.page).ok();
                 let snippet = if stored.is_some() { l.snippet(&key, &terms).unwrap_or_default() } else { String::new() };
                 candidates.push(Candidate {
                     doc_id: key.doc_id.clone(),
@@ -243,27 +242,27 @@ impl Api {
     }
 
     pub fn label_add(&self, a: &AddQuestionArgs) -> Result<Question> {
-        self.with_library(|l| labels::add_question(l.store(), &a.set, &a.query, a.qid.as_deref(), None))
+        self.with_library(|l| labels::add_question(l, &a.set, &a.query, a.qid.as_deref(), None))
     }
 
     pub fn label_from_log(&self, a: &FromLogArgs) -> Result<Question> {
-        self.with_library(|l| labels::add_from_log(l.store(), &a.set, a.log_id))
+        self.with_library(|l| labels::add_from_log(l, &a.set, a.log_id))
     }
 
     pub fn label_grade(&self, a: &GradeArgs) -> Result<Question> {
-        self.with_library(|l| labels::grade(l.store(), &a.set, &a.qid, &a.page, &a.annotator, a.grade))
+        self.with_library(|l| labels::grade(l, &a.set, &a.qid, &a.page, &a.annotator, a.grade))
     }
 
     pub fn label_save(&self, a: &SaveArgs) -> Result<Question> {
-        self.with_library(|l| labels::save_answer(l.store(), &a.set, &a.qid, &a.annotator, &a.save))
+        self.with_library(|l| labels::save_answer(l, &a.set, &a.qid, &a.annotator, &a.save))
     }
 
     pub fn label_add_box(&self, a: &BoxArgs) -> Result<i64> {
-        self.with_library(|l| labels::add_box(l.store(), &a.set, &a.qid, &a.annotator, &a.rect))
+        self.with_library(|l| labels::add_box(l, &a.set, &a.qid, &a.annotator, &a.rect))
     }
 
     pub fn label_remove_box(&self, a: &RemoveBoxArgs) -> Result<()> {
-        self.with_library(|l| labels::remove_box(l.store(), &a.set, &a.qid, a.id))
+        self.with_library(|l| labels::remove_box(l, &a.set, &a.qid, a.id))
     }
 
     pub fn label_import(&self, a: &ImportArgs) -> Result<ImportReport> {
@@ -271,24 +270,24 @@ impl Api {
         if lines.is_empty() {
             return Err(LensError::BadInput("the file holds no label lines".into()));
         }
-        self.with_library(|l| labels::import(l.store(), &a.set, &lines, a.annotator.as_deref().filter(|s| !s.trim().is_empty())))
+        self.with_library(|l| labels::import(l, &a.set, &lines, a.annotator.as_deref().filter(|s| !s.trim().is_empty())))
     }
 
     pub fn label_export(&self, set: &str) -> Result<Export> {
-        let lines = self.with_library(|l| labels::export(l.store(), set))?;
+        let lines = self.with_library(|l| labels::export(l, set))?;
         let jsonl: String = lines.iter().map(|v| format!("{v}\n")).collect();
         let stem: String = set.trim().chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         Ok(Export { set: set.trim().to_string(), file_name: format!("{stem}.labels.jsonl"), questions: lines.len(), jsonl })
     }
 
     pub fn label_agreement(&self, set: &str) -> Result<Agreement> {
-        self.with_library(|l| labels::agreement(l.store(), set))
+        self.with_library(|l| labels::agreement(l, set))
     }
 
     /// The retrieval eval on a set, with the options `lens eval --labels` uses by default.
     pub fn label_score(&self, a: &ScoreArgs) -> Result<Score> {
         self.with_library(|l| {
-            let st = Settings::load(l.store())?;
+            let st = l.settings()?;
             let retriever = crate::choose_retriever(l, &st, Some(a.retriever.unwrap_or(Retriever::Bm25)), true)?;
             let opts = EvalOptions { mode: a.mode.unwrap_or(Mode::Filter), retriever, ..Default::default() };
             labels::score(l, &a.set, &opts)

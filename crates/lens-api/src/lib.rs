@@ -118,7 +118,7 @@ impl Api {
 
     pub fn search(&self, a: &SearchArgs) -> Result<SearchResponse> {
         self.with_library(|l| {
-            let st = Settings::load(l.store())?;
+            let st = l.settings()?;
             let mut r = SearchRequest::new(a.query.clone());
             r.k = a.k;
             r.docs = a.docs.clone();
@@ -147,7 +147,7 @@ impl Api {
                 if let Some(a) = lock(&self.answerers).get(&kind) {
                     return Ok(a.clone());
                 }
-                let st = self.with_library(|l| Settings::load(l.store()))?;
+                let st = self.with_library(|l| l.settings())?;
                 build_answerer(kind, &st, &ModelChoice::default())?
             }
             k => build_answerer(k, &Settings::default(), &ModelChoice::default())?,
@@ -178,7 +178,7 @@ impl Api {
     /// answerer runs.
     pub fn ask_stream(&self, a: &AskArgs, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<AskResponse> {
         let (retrieved, kind) = self.with_library(|l| {
-            let st = Settings::load(l.store())?;
+            let st = l.settings()?;
             let req = a.request(l, &st)?;
             Ok((l.retrieve_for(&req)?, req.answerer))
         })?;
@@ -229,11 +229,11 @@ impl Api {
     /// The question log, newest first, each row with its first cited page's label.
     pub fn log(&self, limit: usize) -> Result<Vec<LogRow>> {
         self.with_library(|l| {
-            let rows = l.store().question_log(limit)?;
+            let rows = l.question_log(limit)?;
             Ok(rows
                 .into_iter()
                 .map(|entry| {
-                    let cited_shown = entry.answer.citations.first().map(|c| l.store().page_shown(c));
+                    let cited_shown = entry.answer.citations.first().map(|c| l.page_shown(c));
                     LogRow { entry, cited_shown }
                 })
                 .collect())
@@ -259,7 +259,7 @@ impl Api {
 
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {
         let note = a.note.as_deref().filter(|s| !s.trim().is_empty());
-        self.with_library(|l| l.store().set_feedback(a.id, a.value, note))
+        self.with_library(|l| l.set_feedback(a.id, a.value, note))
     }
 
     // ---- documents
@@ -271,7 +271,7 @@ impl Api {
     pub fn set_metadata(&self, a: &MetadataArgs) -> Result<Document> {
         let year = a.year()?;
         self.with_library(|l| {
-            l.store().set_metadata(&a.doc, a.company.as_deref(), year, a.form.as_deref())?;
+            l.set_metadata(&a.doc, a.company.as_deref(), year, a.form.as_deref())?;
             l.document(&a.doc)
         })
     }
@@ -281,7 +281,7 @@ impl Api {
     }
 
     pub fn remove_alias(&self, doc: &str, alias: &str) -> Result<bool> {
-        self.with_library(|l| l.store().remove_alias(doc, alias))
+        self.with_library(|l| l.remove_alias(doc, alias))
     }
 
     /// Aliases of one document, or of all, by document id.
@@ -291,7 +291,7 @@ impl Api {
                 l.document(d)?;
             }
             let mut out: BTreeMap<String, Vec<AliasRow>> = BTreeMap::new();
-            for (alias, d, source) in l.store().aliases()? {
+            for (alias, d, source) in l.aliases()? {
                 if doc.is_none_or(|x| x == d) {
                     out.entry(d).or_default().push(AliasRow { alias, source });
                 }
@@ -310,7 +310,7 @@ impl Api {
     // ---- settings
 
     pub fn settings(&self) -> Result<SettingsView> {
-        let settings = self.with_library(|l| Settings::load(l.store()))?;
+        let settings = self.with_library(|l| l.settings())?;
         let (answerers, models, qwen_missing) = self.answerers_available(&settings);
         let vision = lens_core::settings::vision_installed(&settings.vision_dir());
         Ok(SettingsView {
@@ -329,8 +329,8 @@ impl Api {
     /// folder is written to the config file and takes effect at the next start.
     pub fn set_settings(&self, a: &SetSettingsArgs) -> Result<SetSettingsResult> {
         let settings = self.with_library(|l| {
-            let st = Settings::load(l.store())?.patched(&a.settings)?;
-            st.save(l.store())?;
+            let st = l.settings()?.patched(&a.settings)?;
+            l.save_settings(&st)?;
             Ok(st)
         })?;
         // another model chosen: the loaded one is dropped, the next qwen ask loads the new one
@@ -417,7 +417,7 @@ impl Api {
     /// model is loaded first, so a missing one is reported now.
     pub fn start_dense(&self) -> Result<jobs::DenseState> {
         let (models_dir, name) = self.with_library(|l| {
-            let st = Settings::load(l.store())?;
+            let st = l.settings()?;
             Ok((PathBuf::from(&st.models_dir), st.embedder))
         })?;
         self.dense.start(&models_dir, &name)
@@ -426,8 +426,8 @@ impl Api {
     pub fn dense_status(&self) -> Result<DenseStatus> {
         let job = self.dense.state();
         self.with_library(|l| {
-            let st = Settings::load(l.store())?;
-            let done = l.store().dense_doc_keys(&st.embedder)?;
+            let st = l.settings()?;
+            let done = l.dense_doc_keys(&st.embedder)?;
             let docs = l.documents()?;
             let with_vectors = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.clone()).collect();
             let dir = Path::new(&st.models_dir).join(&st.embedder);
@@ -443,7 +443,7 @@ impl Api {
             for d in &a.docs {
                 l.document(d)?;
             }
-            Settings::load(l.store())
+            l.settings()
         })?;
         let opts = lens_vision::library::BuildOptions { docs: (!a.docs.is_empty()).then(|| a.docs.clone()), rebuild: a.rebuild, pooled: st.vision_pooled };
         self.vision.start(&st, opts)
@@ -453,7 +453,7 @@ impl Api {
     pub fn vision_status(&self) -> Result<VisionStatus> {
         let job = self.vision.state();
         self.with_library(|l| {
-            let st = Settings::load(l.store())?;
+            let st = l.settings()?;
             let dir = st.vision_dir();
             let installed = lens_core::settings::vision_installed(&dir);
             Ok(VisionStatus {

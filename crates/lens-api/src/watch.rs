@@ -138,18 +138,18 @@ fn canonical(p: &Path) -> Result<PathBuf> {
 
 impl Api {
     pub fn watches(&self) -> Result<Vec<String>> {
-        self.with_library(|l| l.store().watches())
+        self.with_library(|l| l.watches())
     }
 
     /// Each watched folder and, when paused, why (add it again to resume).
     pub fn watch_status(&self) -> Result<Vec<WatchStatus>> {
-        Ok(self.with_library(|l| l.store().watch_status())?.into_iter().map(|(folder, paused)| WatchStatus { folder, paused }).collect())
+        Ok(self.with_library(|l| l.watch_status())?.into_iter().map(|(folder, paused)| WatchStatus { folder, paused }).collect())
     }
 
     /// Stop following a folder that fails, keeping it listed with the reason.
     fn pause(&self, folder: &Path, reason: &str, sink: &Sink) {
         let f = folder.display().to_string();
-        if self.with_library(|l| l.store().set_watch_paused(&f, Some(reason))).is_ok() {
+        if self.with_library(|l| l.set_watch_paused(&f, Some(reason))).is_ok() {
             sink(WatchEvent::Paused { folder: f, reason: reason.to_string() });
         }
     }
@@ -163,14 +163,14 @@ impl Api {
             return Err(LensError::BadInput(format!("{} is not a folder", p.display())));
         }
         let s = p.display().to_string();
-        self.with_library(|l| l.store().add_watch(&s))?;
+        self.with_library(|l| l.add_watch(&s))?;
         self.restart_watching()?;
         Ok(s)
     }
 
     pub fn remove_watch(&self, folder: &str) -> Result<bool> {
         let s = canonical(Path::new(folder)).map(|p| p.display().to_string()).unwrap_or_else(|_| folder.to_string());
-        let removed = self.with_library(|l| l.store().remove_watch(&s))?;
+        let removed = self.with_library(|l| l.remove_watch(&s))?;
         self.restart_watching()?;
         Ok(removed)
     }
@@ -228,7 +228,7 @@ impl Api {
     pub fn apply_batch(&self, b: &Batch, sink: &Sink) {
         for p in &b.gone {
             let path = p.display().to_string();
-            match self.with_library(|l| l.store().documents_at(&path)) {
+            match self.with_library(|l| l.documents_at(&path)) {
                 Ok(ids) => {
                     for doc_id in ids {
                         match self.remove(&doc_id) {

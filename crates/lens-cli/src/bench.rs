@@ -356,7 +356,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let pages = lib.num_indexed_pages().max(1);
             println!("  BM25 index: {} bytes = {:.0} bytes/page", dir_size(&dir.join("index")), dir_size(&dir.join("index")) as f64 / pages as f64);
             if let Some(e) = lib.embedder() {
-                let (bytes, dp) = lib.store().dense_size(e.name())?;
+                let (bytes, dp) = lib.dense_size(e.name())?;
                 if dp > 0 {
                     println!("  dense vectors ({}): {} bytes over {} pages = {:.0} bytes/page", e.name(), bytes, dp, bytes as f64 / dp as f64);
                 }
@@ -370,7 +370,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let mut texts = Vec::new();
             for id in &docs {
                 let d = lib.document(id)?;
-                texts.extend(lib.store().page_texts_by_key(d.key)?.into_iter().map(|(_, t)| t));
+                texts.extend(lib.page_texts(d.key)?.into_iter().map(|(_, t)| t));
             }
             texts.truncate(pages);
             let t0 = Instant::now();

@@ -43,12 +43,11 @@ fn pct(x: Option<f64>) -> String {
 }
 
 pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
-    let store = lib.store();
     match what {
         LabelsCmd::Import { file, set, annotator } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let lines = jsonl::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let r = labels::import(store, &set, &lines, annotator.as_deref())?;
+            let r = labels::import(lib, &set, &lines, annotator.as_deref())?;
             let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
             println!("set `{}`: {} added, {} updated, {} recorded", r.set, n(r.added, "question", "questions"), r.updated, n(r.grades, "grade", "grades"));
             if !r.missing.is_empty() {
@@ -62,7 +61,7 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             }
         }
         LabelsCmd::Export { set, out } => {
-            let lines = labels::export(store, &set)?;
+            let lines = labels::export(lib, &set)?;
             let mut f = std::io::BufWriter::new(std::fs::File::create(&out).with_context(|| format!("writing {}", out.display()))?);
             for l in &lines {
                 writeln!(f, "{l}")?;
@@ -71,7 +70,7 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             println!("wrote {} questions of `{}` to {}", lines.len(), set.trim(), out.display());
         }
         LabelsCmd::List { json } => {
-            let sets = labels::sets(store)?;
+            let sets = labels::sets(lib)?;
             if json {
                 println!("{}", serde_json::to_string(&sets)?);
             } else if sets.is_empty() {
@@ -89,7 +88,7 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             }
         }
         LabelsCmd::Agreement { set, json } => {
-            let a = labels::agreement(store, &set)?;
+            let a = labels::agreement(lib, &set)?;
             if json {
                 println!("{}", serde_json::to_string(&a)?);
                 return Ok(());

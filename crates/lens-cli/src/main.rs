@@ -158,7 +158,7 @@ fn open(lib: &Option<PathBuf>) -> Result<Library> {
 
 /// The library's settings, with `--models` put over its models folder.
 fn settings(lib: &Library, models: &Option<PathBuf>) -> Result<Settings> {
-    let mut st = Settings::load(lib.store())?;
+    let mut st = lib.settings()?;
     if let Some(m) = models {
         st.models_dir = m.display().to_string();
     }

@@ -37,7 +37,7 @@ pub fn run(lib: &Library, mut st: Settings, what: VisionCmd) -> Result<()> {
     match what {
         VisionCmd::Build { docs, rebuild, edge, pool, json } => {
             if edge.is_some() || pool.is_some() {
-                let mut saved = Settings::load(lib.store())?;
+                let mut saved = lib.settings()?;
                 if let Some(e) = edge {
                     saved.vision_edge = e;
                     st.vision_edge = e;
@@ -46,7 +46,7 @@ pub fn run(lib: &Library, mut st: Settings, what: VisionCmd) -> Result<()> {
                     saved.vision_pooled = p;
                     st.vision_pooled = p;
                 }
-                saved.save(lib.store())?;
+                lib.save_settings(&saved)?;
             }
             let enc = library::encoder(&st)?;
             println!(

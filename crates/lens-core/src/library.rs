@@ -188,12 +188,105 @@ impl Library {
         &self.lexicon
     }
 
+    /// The library's SQLite store, for lens-core's own stages and tests; the front ends use the
+    /// methods below (and those `log.rs`, `settings.rs` and `labels/` add), not the store.
     pub fn store(&self) -> &Store {
         &self.store
     }
 
     pub fn store_mut(&mut self) -> &mut Store {
         &mut self.store
+    }
+
+    /// One stored page: its text, heading and character boxes.
+    pub fn page(&self, doc_id: &str, page: u32) -> Result<crate::store::Page> {
+        self.store.page(doc_id, page)
+    }
+
+    /// How a page is shown to a reader: its printed label where the document has one.
+    pub fn page_shown(&self, page: &PageRef) -> String {
+        self.store.page_shown(page)
+    }
+
+    /// Every page's text of the document with this key, in page order.
+    pub fn page_texts(&self, key: i64) -> Result<Vec<(u32, String)>> {
+        self.store.page_texts_by_key(key)
+    }
+
+    /// Set (or clear, with `None`) a document's company, year and form.
+    pub fn set_metadata(&self, id: &str, company: Option<&str>, year: Option<i32>, form: Option<&str>) -> Result<()> {
+        self.store.set_metadata(id, company, year, form)
+    }
+
+    /// Every alias: (alias, document id, source).
+    pub fn aliases(&self) -> Result<Vec<(String, String, String)>> {
+        self.store.aliases()
+    }
+
+    pub fn remove_alias(&self, doc_id: &str, alias: &str) -> Result<bool> {
+        self.store.remove_alias(doc_id, alias)
+    }
+
+    /// The documents with dense vectors of `model`, by key.
+    pub fn dense_doc_keys(&self, model: &str) -> Result<HashSet<i64>> {
+        self.store.dense_doc_keys(model)
+    }
+
+    /// Bytes and pages of `model`'s dense vectors.
+    pub fn dense_size(&self, model: &str) -> Result<(u64, u64)> {
+        self.store.dense_size(model)
+    }
+
+    /// Embed the documents without `emb`'s vectors (see [`crate::dense::build`]).
+    pub fn build_dense(
+        &mut self,
+        emb: &dyn TextEmbedder,
+        only: Option<&[String]>,
+        cancel: &std::sync::atomic::AtomicBool,
+        progress: &mut dyn FnMut(&crate::dense::BuildProgress),
+    ) -> Result<crate::dense::BuildReport> {
+        crate::dense::build(&mut self.store, emb, only, cancel, progress)
+    }
+
+    /// Watched folders.
+    pub fn watches(&self) -> Result<Vec<String>> {
+        self.store.watches()
+    }
+
+    /// Watched folders with why each is paused (`None`: watching).
+    pub fn watch_status(&self) -> Result<Vec<(String, Option<String>)>> {
+        self.store.watch_status()
+    }
+
+    pub fn set_watch_paused(&self, path: &str, reason: Option<&str>) -> Result<()> {
+        self.store.set_watch_paused(path, reason)
+    }
+
+    pub fn add_watch(&self, path: &str) -> Result<()> {
+        self.store.add_watch(path)
+    }
+
+    pub fn remove_watch(&self, path: &str) -> Result<bool> {
+        self.store.remove_watch(path)
+    }
+
+    /// Ids of the documents ingested from `path`.
+    pub fn documents_at(&self, path: &str) -> Result<Vec<String>> {
+        self.store.documents_at(path)
+    }
+
+    /// The published vision indexes, by document key.
+    pub fn vision_docs(&self) -> Result<HashMap<i64, crate::store::VisionDoc>> {
+        self.store.vision_docs()
+    }
+
+    /// Record a document's published vision index; false when one of another build is there.
+    pub fn add_vision_doc(&self, key: i64, v: &crate::store::VisionDoc) -> Result<bool> {
+        self.store.add_vision_doc(key, v)
+    }
+
+    pub fn remove_vision_doc(&self, key: i64) -> Result<()> {
+        self.store.remove_vision_doc(key)
     }
 
     /// Take the index writer (one per library at a time) and finish anything an interrupted

@@ -55,7 +55,7 @@ impl Store {
     }
 
     /// Thumbs up (+1) or down (-1) with an optional note.
-    pub fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
+    pub(crate) fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
         if value != 1 && value != -1 {
             return Err(LensError::BadInput("feedback is +1 (thumbs up) or -1 (thumbs down)".into()));
         }
@@ -122,5 +122,23 @@ impl Store {
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
+    }
+}
+
+/// The question log as the front ends read and mark it.
+impl crate::library::Library {
+    /// Most recent log entries first.
+    pub fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
+        self.store().question_log(limit)
+    }
+
+    /// One logged question.
+    pub fn log_entry(&self, id: i64) -> Result<LogEntry> {
+        self.store().log_entry(id)
+    }
+
+    /// Thumbs up (+1) or down (-1) on a logged answer, with an optional note.
+    pub fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
+        self.store().set_feedback(id, value, note)
     }
 }

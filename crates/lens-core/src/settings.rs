@@ -209,6 +209,17 @@ pub fn choose_retriever(settings: &Settings, flag: Option<Retriever>) -> Retriev
     flag.unwrap_or(settings.retriever)
 }
 
+/// The library's settings as the front ends read and save them.
+impl crate::library::Library {
+    pub fn settings(&self) -> Result<Settings> {
+        Settings::load(self.store())
+    }
+
+    pub fn save_settings(&self, s: &Settings) -> Result<()> {
+        s.save(self.store())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,14 +3,14 @@
 mod common;
 
 use lens_core::labels::{self, jsonl};
-use lens_core::store::Store;
+use lens_core::Library;
 use serde_json::Value;
 
 #[test]
 fn import_then_export_round_trips_every_field() {
     for set in ["financebench", "mmlongbench_doc", "erc_round2"] {
         let text = std::fs::read_to_string(common::corpus().join(set).join("labels.jsonl")).unwrap();
-        let s = Store::open_in_memory().unwrap();
+        let s = Library::in_memory().unwrap();
         let lines = jsonl::parse(&text).unwrap();
         let r = labels::import(&s, set, &lines, None).unwrap();
         assert_eq!(r.added, lines.len());
@@ -39,12 +39,12 @@ fn a_malformed_line_imports_nothing() {
     let e = jsonl::parse(&text.join("\n")).unwrap_err();
     assert!(e.to_string().starts_with("line 6: not JSON"), "{e}");
     // a line that parses but fails while storing (a bad evidence box) rolls the whole file back
-    let s = Store::open_in_memory().unwrap();
+    let s = Library::in_memory().unwrap();
     let bad =
         format!("{}\n{{\"id\":\"b\",\"query\":\"q\",\"gold\":{{}},\"labeler\":{{\"evidence_boxes\":[{{\"page\":\"X#1\"}}]}}}}", good.lines().next().unwrap());
     let lines = jsonl::parse(&bad).unwrap();
     let e = labels::import(&s, "fb", &lines, Some("ann")).unwrap_err();
     assert!(e.to_string().contains("line 2: evidence box 1"), "{e}");
-    let n: i64 = s.conn().query_row("SELECT count(*) FROM label_questions", [], |r| r.get(0)).unwrap();
+    let n: i64 = s.store().conn().query_row("SELECT count(*) FROM label_questions", [], |r| r.get(0)).unwrap();
     assert_eq!(n, 0);
 }

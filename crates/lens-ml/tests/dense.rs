@@ -1,7 +1,7 @@
 //! Dense retrieval: the candle BERT embedder against reference outputs of Hugging Face
 //! transformers (tiny random model made by scripts/fixtures/make_tiny_bert.py), and vectors
 //! built, searched, fused and removed with a real corpus document.
-use lens_core::dense::{self, TextEmbedder};
+use lens_core::dense::TextEmbedder;
 use lens_core::ingest::{ingest, IngestOptions};
 use lens_core::Retriever;
 use lens_core::{Library, SearchRequest};
@@ -101,19 +101,19 @@ fn vectors_are_built_per_document_searched_fused_and_removed() {
     // build one document, then the rest: the first is not embedded twice
     let cancel = AtomicBool::new(false);
     let only = vec!["AMCOR_2022_8K_dated-2022-07-01".to_string()];
-    let rep = dense::build(lib.store_mut(), &*e, Some(&only), &cancel, &mut |_| {}).unwrap();
+    let rep = lib.build_dense(&*e, Some(&only), &cancel, &mut |_| {}).unwrap();
     assert_eq!(rep.docs, 1);
     assert!(rep.windows >= rep.pages, "{rep:?}");
     let mut seen = Vec::new();
-    let rep = dense::build(lib.store_mut(), &*e, None, &cancel, &mut |p| seen.push(p.doc_id.clone())).unwrap();
+    let rep = lib.build_dense(&*e, None, &cancel, &mut |p| seen.push(p.doc_id.clone())).unwrap();
     assert_eq!((rep.docs, rep.skipped_done), (1, 1));
     assert_eq!(seen, vec!["FOOTLOCKER_2022_8K_dated-2022-05-20".to_string()]);
-    let (bytes, pages) = lib.store().dense_size("tiny-bert").unwrap();
+    let (bytes, pages) = lib.dense_size("tiny-bert").unwrap();
     assert!(pages > 0 && bytes > pages * 30, "{bytes} bytes for {pages} pages");
 
     // dense search: a query whose first window is page 2's first window scores ~1 there
     // (int8 storage costs a little), as high as any page
-    let page = lib.store().page("AMCOR_2022_8K_dated-2022-07-01", 2).unwrap();
+    let page = lib.page("AMCOR_2022_8K_dated-2022-07-01", 2).unwrap();
     let snippet: String = page.text.split_whitespace().take(60).collect::<Vec<_>>().join(" ");
     let mut req = SearchRequest::new(snippet);
     req.retriever = Retriever::Dense;
@@ -148,6 +148,6 @@ fn vectors_are_built_per_document_searched_fused_and_removed() {
     lib.remove("AMCOR_2022_8K_dated-2022-07-01").unwrap();
     let r = lib.search(&req).unwrap();
     assert!(r.hits.iter().all(|h| !h.doc_id.starts_with("AMCOR")), "{:?}", r.hits);
-    let keys = lib.store().dense_doc_keys("tiny-bert").unwrap();
+    let keys = lib.dense_doc_keys("tiny-bert").unwrap();
     assert_eq!(keys.len(), 1);
 }

@@ -208,7 +208,7 @@ pub struct BuildReport {
 /// files of complete documents are kept: they are resumed.
 pub fn sweep(lib: &Library) -> Result<usize> {
     let dir = vision_dir(lib)?;
-    let rows = lib.store().vision_docs()?;
+    let rows = lib.vision_docs()?;
     let live: HashSet<i64> = lib.documents()?.into_iter().map(|d| d.key).collect();
     let mut n = 0;
     for e in std::fs::read_dir(&dir).map_err(|e| LensError::io(&dir, e))?.flatten() {
@@ -259,7 +259,7 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
             v
         }
     };
-    let rows = lib.store().vision_docs()?;
+    let rows = lib.vision_docs()?;
     if !opts.rebuild {
         let before = docs.len();
         docs.retain(|d| rows.get(&d.key).is_none_or(|r| !matches(r, &built)));
@@ -269,7 +269,7 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
     for d in &docs {
         let partial_path = dir.join(format!("{}.partial", d.key));
         if opts.rebuild && rows.contains_key(&d.key) {
-            lib.store().remove_vision_doc(d.key)?;
+            lib.remove_vision_doc(d.key)?;
         }
         let mut part = Partial::open(&partial_path, &built)?;
         report.resumed_pages += part.done();
@@ -277,7 +277,7 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
         // this document's pages without a text layer first
         let mut pages: Vec<(bool, u32, f32, f32)> = Vec::with_capacity(d.pages as usize);
         for n in 1..=d.pages {
-            let pg = lib.store().page(&d.id, n)?;
+            let pg = lib.page(&d.id, n)?;
             pages.push((!pg.needs_ocr, n, pg.width, pg.height));
         }
         pages.sort_by_key(|x| (x.0, x.1));
@@ -312,7 +312,7 @@ pub fn build(lib: &Library, enc: &VisionEncoder, opts: &BuildOptions, cancel: &A
             bytes: done.bytes,
             built_at: String::new(),
         };
-        if !lib.store().add_vision_doc(d.key, &row)? {
+        if !lib.add_vision_doc(d.key, &row)? {
             // removed or replaced while it was embedded: its file goes with the next sweep
             continue;
         }
@@ -395,7 +395,7 @@ pub struct Coverage {
 
 /// Coverage of every document.
 pub fn coverage(lib: &Library) -> Result<Vec<Coverage>> {
-    let rows = lib.store().vision_docs()?;
+    let rows = lib.vision_docs()?;
     let dir = lib.dir().map(|d| d.join("vision"));
     let mut out = Vec::new();
     for d in lib.documents()? {

@@ -49,7 +49,7 @@ fn a_stopped_build_resumes_to_the_same_index() {
     })
     .unwrap_err();
     assert_eq!(e.code(), "cancelled");
-    assert!(lib.store().vision_docs().unwrap().is_empty(), "nothing published before the document is whole");
+    assert!(lib.vision_docs().unwrap().is_empty(), "nothing published before the document is whole");
     let r = library::build(&lib, &enc, &BuildOptions::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!((r.resumed_pages, r.pages, r.docs_built), (2, 2, 1));
     let resumed = std::fs::read(a.path().join(format!("vision/{key}.lvx"))).unwrap();
@@ -95,7 +95,7 @@ fn vision_and_hybrid_search_and_replacement() {
     assert!(r.notes.iter().any(|n| n == "hybrid of bm25 + vision"), "{:?}", r.notes);
     assert!(r.notes.iter().any(|n| n == "1 of 2 documents in scope have a vision index"), "{:?}", r.notes);
     // bytes per page at this edge
-    let row = lib.store().vision_docs().unwrap().into_values().next().unwrap();
+    let row = lib.vision_docs().unwrap().into_values().next().unwrap();
     assert!(row.bytes / row.pages as u64 > 0);
     // the document replaced by another file of the same name: its vectors stop counting, the
     // file is swept by the next build
@@ -105,7 +105,7 @@ fn vision_and_hybrid_search_and_replacement() {
     std::fs::write(copy.join(format!("{FOOT}.pdf")), bytes).unwrap();
     ingest(&mut lib, &[copy.join(format!("{FOOT}.pdf"))], &IngestOptions::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_ne!(lib.document(FOOT).unwrap().key, old);
-    assert!(lib.store().vision_docs().unwrap().is_empty(), "the replaced version's row went with it");
+    assert!(lib.vision_docs().unwrap().is_empty(), "the replaced version's row went with it");
     req.retriever = Retriever::Vision;
     assert!(lib.search(&req).unwrap_err().to_string().contains("no document in scope has a vision index"));
     let rep = library::build(&lib, &enc, &BuildOptions::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();

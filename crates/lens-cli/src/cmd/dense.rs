@@ -16,7 +16,7 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             let emb = embedder(&lib, &cli.models)?;
             let cancel = std::sync::atomic::AtomicBool::new(false);
             let only = if docs.is_empty() { None } else { Some(docs.as_slice()) };
-            let rep = lens_core::dense::build(lib.store_mut(), &*emb, only, &cancel, &mut |p| {
+            let rep = lib.build_dense(&*emb, only, &cancel, &mut |p| {
                 if !json {
                     println!(
                         "dense     {} ({}/{}): {} pages, {} windows in {:.1}s ({:.1} pages/s)",
@@ -40,10 +40,10 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             }
         }
         DenseCmd::Status { json } => {
-            let st = Settings::load(lib.store())?;
-            let done = lib.store().dense_doc_keys(&st.embedder)?;
+            let st = lib.settings()?;
+            let done = lib.dense_doc_keys(&st.embedder)?;
             let docs = lib.documents()?;
-            let (bytes, pages) = lib.store().dense_size(&st.embedder)?;
+            let (bytes, pages) = lib.dense_size(&st.embedder)?;
             let with: Vec<&str> = docs.iter().filter(|d| done.contains(&d.key)).map(|d| d.id.as_str()).collect();
             let per_page = if pages > 0 { bytes as f64 / pages as f64 } else { 0.0 };
             if json {

@@ -13,7 +13,7 @@ pub struct Args {
 pub fn run(cli: &Global, args: Args) -> Result<()> {
     let Args { limit, json } = args;
     let lib = open(&cli.library)?;
-    let log = lib.store().question_log(limit)?;
+    let log = lib.question_log(limit)?;
     if json {
         for e in &log {
             println!("{}", serde_json::to_string(e)?);

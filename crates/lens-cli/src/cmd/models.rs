@@ -15,7 +15,7 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     let models_dir = match &cli.models {
         Some(m) => m.clone(),
         None => match open(&cli.library) {
-            Ok(lib) => PathBuf::from(Settings::load(lib.store())?.models_dir),
+            Ok(lib) => PathBuf::from(lib.settings()?.models_dir),
             Err(_) => lens_core::settings::default_models_dir(),
         },
     };

@@ -26,7 +26,7 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     let img = lens_core::render::render_page(&lib.page_source(&page)?, page.page, dpi, &ev.boxes)?;
     lens_core::render::save_png(&img, &out)?;
     println!("{}: {}x{} px, evidence found by {}, {} box(es)", out.display(), img.width(), img.height(), ev.found_by, ev.boxes.len());
-    let pg = lib.store().page(&page.doc_id, page.page)?;
+    let pg = lib.page(&page.doc_id, page.page)?;
     let asked = (pg.width * dpi / 72.0).round();
     if (img.width() as f32) < asked - 1.0 {
         println!("  scaled down from {asked:.0} px wide to stay within {} M pixels", lens_core::pdf::MAX_PIXELS / 1e6);

@@ -143,7 +143,8 @@ fn annotator_name(a: &str) -> Result<String> {
 }
 
 /// Every set with its size.
-pub fn sets(store: &Store) -> Result<Vec<SetInfo>> {
+pub fn sets(lib: &Library) -> Result<Vec<SetInfo>> {
+    let store = lib.store();
     let c = store.conn();
     let mut st = c.prepare("SELECT id, name, created_at FROM label_sets ORDER BY name")?;
     let rows: Vec<(i64, String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
@@ -166,14 +167,16 @@ pub fn sets(store: &Store) -> Result<Vec<SetInfo>> {
 }
 
 /// Create a set (an existing one is left as it is).
-pub fn create_set(store: &Store, name: &str) -> Result<String> {
+pub fn create_set(lib: &Library, name: &str) -> Result<String> {
+    let store = lib.store();
     let name = valid_name("set name", name)?;
     store.conn().execute("INSERT OR IGNORE INTO label_sets(name) VALUES(?1)", [&name])?;
     Ok(name)
 }
 
 /// Remove a set and everything graded in it.
-pub fn remove_set(store: &Store, name: &str) -> Result<()> {
+pub fn remove_set(lib: &Library, name: &str) -> Result<()> {
+    let store = lib.store();
     let id = set_id(store, name)?;
     store.conn().execute("DELETE FROM label_sets WHERE id=?1", [id])?;
     Ok(())
@@ -289,22 +292,25 @@ fn load(store: &Store, set_name: &str, key: i64) -> Result<Question> {
 }
 
 /// Every question of a set, in the order they were added.
-pub fn questions(store: &Store, set: &str) -> Result<Vec<Question>> {
+pub fn questions(lib: &Library, set: &str) -> Result<Vec<Question>> {
+    let store = lib.store();
     let id = set_id(store, set)?;
     question_keys(store, id)?.into_iter().map(|k| load(store, set.trim(), k)).collect()
 }
 
-pub fn question(store: &Store, set: &str, qid: &str) -> Result<Question> {
+pub fn question(lib: &Library, set: &str, qid: &str) -> Result<Question> {
+    let store = lib.store();
     load(store, set.trim(), question_key(store, set, qid)?)
 }
 
 /// Add a typed (or promoted) question; the set is created if needed. Returns it.
-pub fn add_question(store: &Store, set: &str, query: &str, qid: Option<&str>, origin: Option<Value>) -> Result<Question> {
+pub fn add_question(lib: &Library, set: &str, query: &str, qid: Option<&str>, origin: Option<Value>) -> Result<Question> {
+    let store = lib.store();
     let query = query.trim();
     if query.is_empty() {
         return Err(LensError::BadInput("the question is empty".into()));
     }
-    let set = create_set(store, set)?;
+    let set = create_set(lib, set)?;
     let id = set_id(store, &set)?;
     let qid = match qid {
         Some(q) => valid_name("question id", q)?,
@@ -330,11 +336,12 @@ pub fn add_question(store: &Store, set: &str, query: &str, qid: Option<&str>, or
     if n == 0 {
         return Err(LensError::BadInput(format!("set `{set}` already has a question `{qid}`")));
     }
-    question(store, &set, &qid)
+    question(lib, &set, &qid)
 }
 
 /// Promote a logged question (with its answer, feedback and pages) to a set.
-pub fn add_from_log(store: &Store, set: &str, log_id: i64) -> Result<Question> {
+pub fn add_from_log(lib: &Library, set: &str, log_id: i64) -> Result<Question> {
+    let store = lib.store();
     let e = store.log_entry(log_id)?;
     let origin = json!({
         "log": e.id,
@@ -346,7 +353,7 @@ pub fn add_from_log(store: &Store, set: &str, log_id: i64) -> Result<Question> {
         "note": e.feedback_note,
         "answerer": e.answer.answerer.name(),
     });
-    add_question(store, set, &e.question, Some(&format!("log-{}", e.id)), Some(origin))
+    add_question(lib, set, &e.question, Some(&format!("log-{}", e.id)), Some(origin))
 }
 
 /// A page as annotators type it (`DOC#PAGE`), or a message saying so.
@@ -359,7 +366,8 @@ fn page_key(page: &str) -> Result<String> {
 }
 
 /// Record an annotator's grade of a page (`None` clears it: an undo back to ungraded).
-pub fn grade(store: &Store, set: &str, qid: &str, page: &str, annotator: &str, grade: Option<u8>) -> Result<Question> {
+pub fn grade(lib: &Library, set: &str, qid: &str, page: &str, annotator: &str, grade: Option<u8>) -> Result<Question> {
+    let store = lib.store();
     if grade.is_some_and(|g| g > 2) {
         return Err(LensError::BadInput("a grade is 0 (not relevant), 1 (holds part of the answer) or 2 (holds all of it)".into()));
     }
@@ -371,7 +379,8 @@ pub fn grade(store: &Store, set: &str, qid: &str, page: &str, annotator: &str, g
 }
 
 /// Save an annotator's reference answer and the question's types.
-pub fn save_answer(store: &Store, set: &str, qid: &str, annotator: &str, a: &SaveAnswer) -> Result<Question> {
+pub fn save_answer(lib: &Library, set: &str, qid: &str, annotator: &str, a: &SaveAnswer) -> Result<Question> {
+    let store = lib.store();
     let annotator = annotator_name(annotator)?;
     let key = question_key(store, set, qid)?;
     let mut q = load(store, set.trim(), key)?;
@@ -406,7 +415,8 @@ fn set_list(f: &mut Map<String, Value>, key: &str, v: &[String]) {
 }
 
 /// Store an evidence box an annotator drew; returns its id.
-pub fn add_box(store: &Store, set: &str, qid: &str, annotator: &str, b: &LabelBox) -> Result<i64> {
+pub fn add_box(lib: &Library, set: &str, qid: &str, annotator: &str, b: &LabelBox) -> Result<i64> {
+    let store = lib.store();
     let annotator = annotator_name(annotator)?;
     let page = page_key(&b.page)?;
     if ![b.l, b.b, b.r, b.t].iter().all(|x| x.is_finite()) || b.r <= b.l || b.t <= b.b {
@@ -420,7 +430,8 @@ pub fn add_box(store: &Store, set: &str, qid: &str, annotator: &str, b: &LabelBo
     Ok(store.conn().last_insert_rowid())
 }
 
-pub fn remove_box(store: &Store, set: &str, qid: &str, box_id: i64) -> Result<()> {
+pub fn remove_box(lib: &Library, set: &str, qid: &str, box_id: i64) -> Result<()> {
+    let store = lib.store();
     let key = question_key(store, set, qid)?;
     let n = store.conn().execute("UPDATE label_boxes SET removed=1 WHERE id=?1 AND question=?2", params![box_id, key])?;
     if n == 0 {
@@ -430,7 +441,8 @@ pub fn remove_box(store: &Store, set: &str, qid: &str, box_id: i64) -> Result<()
 }
 
 /// Gold pages whose document is not in the library or whose page number is past its end.
-pub fn missing_pages(store: &Store, gold: impl IntoIterator<Item = String>) -> Result<Vec<String>> {
+pub fn missing_pages(lib: &Library, gold: impl IntoIterator<Item = String>) -> Result<Vec<String>> {
+    let store = lib.store();
     let docs: HashMap<String, u32> = store.documents()?.into_iter().map(|d| (d.id, d.pages)).collect();
     Ok(gold
         .into_iter()
@@ -443,7 +455,8 @@ pub fn missing_pages(store: &Store, gold: impl IntoIterator<Item = String>) -> R
 
 /// Import parsed label lines into a set, all in one transaction: a question id already in the
 /// set is updated (its fields replaced, the annotator's grades set to the file's).
-pub fn import(store: &Store, set: &str, lines: &[jsonl::LabelLine], annotator: Option<&str>) -> Result<ImportReport> {
+pub fn import(lib: &Library, set: &str, lines: &[jsonl::LabelLine], annotator: Option<&str>) -> Result<ImportReport> {
+    let store = lib.store();
     let annotator = match annotator {
         Some(a) => annotator_name(a)?,
         None => IMPORTED.to_string(),
@@ -503,16 +516,16 @@ pub fn import(store: &Store, set: &str, lines: &[jsonl::LabelLine], annotator: O
                 )?;
             }
         }
-        missing.extend(missing_pages(store, l.gold.iter().filter(|(_, g)| **g > 0).map(|(k, _)| k.clone()))?.into_iter().map(|p| format!("{}: {p}", l.id)));
+        missing.extend(missing_pages(lib, l.gold.iter().filter(|(_, g)| **g > 0).map(|(k, _)| k.clone()))?.into_iter().map(|p| format!("{}: {p}", l.id)));
     }
     tx.commit()?;
     Ok(ImportReport { set, added, updated, grades, missing })
 }
 
 /// The set as label lines (the eval format), one JSON object per question.
-pub fn export(store: &Store, set: &str) -> Result<Vec<Value>> {
+pub fn export(lib: &Library, set: &str) -> Result<Vec<Value>> {
     let mut out = Vec::new();
-    for q in questions(store, set)? {
+    for q in questions(lib, set)? {
         let mut labeler = Map::new();
         let names: BTreeSet<&str> =
             q.grades.iter().map(|g| g.annotator.as_str()).chain(q.answers.iter().map(|a| a.annotator.as_str())).filter(|a| !a.is_empty()).collect();
@@ -532,8 +545,8 @@ pub fn export(store: &Store, set: &str) -> Result<Vec<Value>> {
 }
 
 /// The set as eval labels.
-pub fn eval_labels(store: &Store, set: &str) -> Result<Vec<Label>> {
-    export(store, set)?.into_iter().map(|v| serde_json::from_value(v).map_err(|e| LensError::BadInput(format!("set `{set}`: {e}")))).collect()
+pub fn eval_labels(lib: &Library, set: &str) -> Result<Vec<Label>> {
+    export(lib, set)?.into_iter().map(|v| serde_json::from_value(v).map_err(|e| LensError::BadInput(format!("set `{set}`: {e}")))).collect()
 }
 
 /// Two annotators' agreement on one set.
@@ -581,8 +594,8 @@ pub fn who(a: &str) -> String {
 }
 
 /// Agreement between every two annotators of a set, and the pages and answers they disagree on.
-pub fn agreement(store: &Store, set: &str) -> Result<Agreement> {
-    let qs = questions(store, set)?;
+pub fn agreement(lib: &Library, set: &str) -> Result<Agreement> {
+    let qs = questions(lib, set)?;
     let mut names = BTreeSet::new();
     for q in &qs {
         names.extend(q.grades.iter().map(|g| who(&g.annotator)));
@@ -661,7 +674,7 @@ pub struct Score {
 
 /// Run the retrieval eval on a set (as `lens eval --labels` would on its export).
 pub fn score(lib: &Library, set: &str, opts: &EvalOptions) -> Result<Score> {
-    let labels = eval_labels(lib.store(), set)?;
+    let labels = eval_labels(lib, set)?;
     let (rows, summary) = eval::run(lib, &labels, opts)?;
     let misses = rows
         .iter()
@@ -680,8 +693,8 @@ pub fn score(lib: &Library, set: &str, opts: &EvalOptions) -> Result<Score> {
 mod tests {
     use super::*;
 
-    fn store() -> Store {
-        Store::open_in_memory().unwrap()
+    fn store() -> Library {
+        Library::in_memory().unwrap()
     }
 
     #[test]
@@ -706,7 +719,7 @@ mod tests {
         let q4 = grade(&s, "Dev set", &q.qid, "A#3", "ann", Some(1)).unwrap();
         assert!(q4.disagreements.is_empty());
         // every event is kept
-        let n: i64 = s.conn().query_row("SELECT count(*) FROM label_grades", [], |r| r.get(0)).unwrap();
+        let n: i64 = s.store().conn().query_row("SELECT count(*) FROM label_grades", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 5);
         let e = grade(&s, "Dev set", &q.qid, "A#3", "ann", Some(3)).unwrap_err();
         assert_eq!(e.code(), "bad_input");
@@ -754,9 +767,9 @@ mod tests {
     #[test]
     fn concurrent_annotators_lose_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lib.sqlite");
+        let path = dir.path().join("lib");
         {
-            let s = Store::open(&path).unwrap();
+            let s = Library::open(&path).unwrap();
             add_question(&s, "s", "q", Some("q1"), None).unwrap();
         }
         let threads: Vec<_> = ["ann", "bob"]
@@ -764,7 +777,7 @@ mod tests {
             .map(|who| {
                 let path = path.clone();
                 std::thread::spawn(move || {
-                    let s = Store::open(&path).unwrap();
+                    let s = Library::open(&path).unwrap();
                     for p in 1..=60 {
                         grade(&s, "s", "q1", &format!("D#{p}"), who, Some((p % 3) as u8)).unwrap();
                     }
@@ -774,7 +787,7 @@ mod tests {
         for t in threads {
             t.join().unwrap();
         }
-        let s = Store::open(&path).unwrap();
+        let s = Library::open(&path).unwrap();
         let q = question(&s, "s", "q1").unwrap();
         assert_eq!(q.grades.len(), 120);
         assert!(q.disagreements.is_empty());
