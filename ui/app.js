@@ -90,14 +90,17 @@
   }).observe(document.body, { childList: true, subtree: true });
 
   // ---- views
+  // index.html lists each view once: its tab, its section and its script; a view's script
+  // registers what showing it does (`register(name, { load })`)
+  const views = {};
+  function register(name, view) {
+    if (!document.querySelector('.tab[data-view="' + name + '"]')) throw new Error('no tab for the view ' + name);
+    views[name] = view;
+  }
   function show(view) {
     for (const b of document.querySelectorAll('.tab')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
-    // the views are the tabs' (index.html lists each once, as a tab and its section)
     for (const b of document.querySelectorAll('.tab')) $('view-' + b.dataset.view).hidden = b.dataset.view !== view;
-    if (view === 'library') loadDocs();
-    if (view === 'log') loadLog();
-    if (view === 'settings') loadSettings();
-    if (view === 'label' && window.lensLabeler) window.lensLabeler.load();
+    if (views[view] && views[view].load) views[view].load();
   }
   function showTab(view) { show(view); if (view === 'ask') $('q').focus(); }
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => showTab(b.dataset.view));
@@ -688,62 +691,7 @@
   $('fb-up').addEventListener('click', () => feedback(1));
   $('fb-down').addEventListener('click', () => feedback(-1));
 
-  // ---- log
-  let logRows = [];
-  async function loadLog() {
-    const tbody = $('log').querySelector('tbody');
-    tbody.textContent = '';
-    try { logRows = await api.call('log', { limit: 500 }); } catch (e) { tbody.appendChild(el('tr', 'error', errText(e))); return; }
-    const f = $('log-filter').value;
-    const ans = $('log-answerer').value;
-    const since = $('log-since').value;
-    const answerers = new Set(logRows.map((r) => r.answerer));
-    const sel = $('log-answerer');
-    for (const a of answerers) if (![...sel.options].some((o) => o.value === a)) sel.appendChild(new Option(a, a));
-    for (const r of logRows) {
-      if (ans && r.answerer !== ans) continue;
-      if (since && r.time.slice(0, 10) < since) continue;
-      if (f === '1' && r.feedback !== 1) continue;
-      if (f === '-1' && r.feedback !== -1) continue;
-      if (f === 'none' && r.feedback != null) continue;
-      const tr = el('tr');
-      tr.dataset.id = r.id;
-      // ticked rows go into a workpaper together
-      const pick = el('td');
-      const box = el('input');
-      box.type = 'checkbox';
-      box.checked = ticked.has(r.id);
-      box.setAttribute('aria-label', 'Pick answer ' + r.id + ' for a workpaper');
-      box.addEventListener('change', () => { if (box.checked) ticked.add(r.id); else ticked.delete(r.id); tickedChanged(); });
-      pick.appendChild(box);
-      tr.appendChild(pick);
-      const fb = r.feedback === 1 ? '✓ right' : r.feedback === -1 ? '✗ wrong' : '';
-      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer]) tr.appendChild(el('td', null, String(v)));
-      // the cited page: one click reopens the answer with its page and boxes
-      const cited = el('td');
-      if (r.citations && r.citations.length) {
-        const b = el('button', 'link', r.citations[0] + (r.cited_shown ? ' · ' + r.cited_shown : ''));
-        b.setAttribute('aria-label', 'Reopen answer ' + r.id + ' at ' + r.citations[0]);
-        b.addEventListener('click', () => reopen(r.id));
-        cited.appendChild(b);
-      }
-      tr.appendChild(cited);
-      for (const v of [r.quote ? '“' + r.quote + '”' : '', r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
-      // one click turns a logged question (a thumbs-down above all) into a question to label
-      const lab = el('td');
-      const lb = el('button', 'secondary', 'Label');
-      lb.setAttribute('aria-label', 'Label question ' + r.id);
-      lb.addEventListener('click', () => window.lensLabeler && window.lensLabeler.fromLog(r.id));
-      lab.appendChild(lb);
-      tr.appendChild(lab);
-      tbody.appendChild(tr);
-    }
-  }
-  const ticked = new Set();
-  function tickedChanged() {
-    for (const id of ['log-wp-html', 'log-wp-pdf']) $(id).disabled = ticked.size === 0;
-    for (const f of ['html', 'pdf']) $('log-wp-' + f).textContent = 'Workpaper of ' + (ticked.size ? plural(ticked.size, 'answer') : 'ticked') + ' (' + f.toUpperCase() + ')';
-  }
+  // the Ask view's workpaper of the answer shown
   // ids in the log's order (newest first, as listed)
   async function workpaper(ids, format, msgId) {
     const msg = $(msgId);
@@ -754,153 +702,21 @@
       msg.textContent = saved ? 'Workpaper saved: ' + saved : '';
     } catch (e) { msg.className = 'error'; showErr(msg, e, 'No workpaper: '); }
   }
-  for (const f of ['html', 'pdf']) {
-    $('wp-' + f).addEventListener('click', () => current && current.log_id && workpaper([current.log_id], f, 'wp-msg'));
-    $('log-wp-' + f).addEventListener('click', () => {
-      const ids = logRows.map((r) => r.id).filter((id) => ticked.has(id));
-      if (ids.length) workpaper(ids, f, 'log-msg');
-    });
+  for (const f of ['html', 'pdf']) $('wp-' + f).addEventListener('click', () => current && current.log_id && workpaper([current.log_id], f, 'wp-msg'));
+  // an answer shown again in the Ask view (from the Log): answer, quote, pages read, the cited page boxed
+  function showAnswer(r, note) {
+    show('ask');
+    $('q').value = r.question;
+    current = r;
+    renderAnswer(r);
+    $('ask-msg').className = 'muted';
+    $('ask-msg').textContent = note;
   }
-  // a logged answer shown again in the Ask view: answer, quote, pages read, the cited page boxed
-  async function reopen(id) {
-    try {
-      const r = await api.call('reopen', { id });
-      show('ask');
-      $('q').value = r.question;
-      current = r;
-      renderAnswer(r);
-      $('ask-msg').className = 'muted';
-      $('ask-msg').textContent = 'Answer #' + id + ' from the log.';
-    } catch (e) { showErr($('log-msg'), e); }
-  }
-  $('log-filter').addEventListener('change', loadLog);
-  $('log-answerer').addEventListener('change', loadLog);
-  $('log-since').addEventListener('change', loadLog);
 
-  // ---- settings
-  // the answerers this setup offers and the language models found: refreshed after Save and,
-  // while Settings is open, every few seconds (a model file copied into the models folder shows)
-  function renderModels(r) {
-    const sel = $('s-answerer');
-    const chosen = sel.value || r.settings.answerer;
-    sel.textContent = '';
-    for (const x of r.answerers) sel.appendChild(new Option(x, x));
-    sel.value = r.answerers.includes(chosen) ? chosen : r.settings.answerer;
-    const dl = $('s-models-found');
-    dl.textContent = '';
-    for (const m of r.models || []) if (m.supported) dl.appendChild(new Option(m.path, m.path));
-    const found = (r.models || []).map((m) => m.name + ' (' + m.arch + ', ' + (m.size_bytes / 1e6).toFixed(0) + ' MB, ' + m.found_in + (m.problem ? ', not usable: ' + sentence(m.problem) : '') + ')');
-    const info = $('s-models-info');
-    info.textContent = found.length ? 'Found: ' + found.join('; ') + '.' : 'No language model found.';
-    if (r.qwen_missing) {
-      info.appendChild(document.createTextNode(' The qwen answerer is not offered: put a Qwen .gguf file (or a model folder) in the models folder above, then Save.'));
-      withDetails(info, r.qwen_missing);
-    }
-    lastModels = modelsKey(r);
-  }
-  // what the model list shows, to redraw it only when it changed
-  const modelsKey = (r) => JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]);
-  let lastModels = '';
-  setInterval(async () => {
-    if ($('view-settings').hidden) return;
-    try {
-      const r = await api.call('get_settings');
-      if (modelsKey(r) !== lastModels) renderModels(r);
-    } catch (_) { /* the next tick tries again */ }
-  }, 4000);
-  async function loadSettings() {
-    try {
-      const r = await api.call('get_settings');
-      const st = r.settings;
-      $('s-library').value = r.library_dir;
-      $('s-models').value = st.models_dir;
-      $('s-model').value = st.model;
-      $('s-embedder').value = st.embedder;
-      $('s-vision-model').value = st.vision_model;
-      $('s-vision-edge').value = String(st.vision_edge);
-      $('s-vision-pooled').checked = !!st.vision_pooled;
-      const sel = $('s-retriever');
-      sel.textContent = '';
-      for (const x of r.retrievers) sel.appendChild(new Option(x, x));
-      sel.value = st.retriever;
-      $('s-answerer').value = '';
-      renderModels(r);
-      $('s-topk').value = st.top_k;
-      $('s-ocr').value = st.ocr_langs;
-      $('s-threads').value = st.threads;
-      $('s-model-threads').value = st.model_threads;
-      $('s-device').value = st.device || 'auto';
-      $('settings-msg').textContent = '';
-    } catch (e) { showErr($('settings-msg'), e); }
-    loadWatches();
-  }
-  async function loadWatches() {
-    const ul = $('watches');
-    ul.textContent = '';
-    try {
-      const ws = await api.call('watch_status');
-      if (!ws.length) ul.appendChild(el('li', 'muted', 'none'));
-      for (const { folder: w, paused } of ws) {
-        const li = el('li', null, w + ' ');
-        if (paused) {
-          // a folder that could not be read is not followed until it is added again
-          li.appendChild(el('span', 'error', 'paused: ' + paused + ' '));
-          const again = el('button', 'secondary', 'Resume');
-          again.addEventListener('click', async () => { try { await api.call('add_watch', { folder: w }); loadWatches(); } catch (e) { showErr($('watch-msg'), e); } });
-          li.appendChild(again);
-        }
-        const rm = el('button', 'secondary', 'Stop watching');
-        rm.setAttribute('aria-label', 'Stop watching ' + w);
-        rm.addEventListener('click', async () => { try { await api.call('remove_watch', { folder: w }); loadWatches(); } catch (e) { showErr($('watch-msg'), e); } });
-        li.appendChild(rm);
-        ul.appendChild(li);
-      }
-    } catch (e) { showErr($('watch-msg'), e); }
-  }
-  $('watch-add').addEventListener('click', async () => {
-    const f = $('watch-path').value.trim();
-    if (!f) { $('watch-msg').textContent = 'Type a folder path first.'; return; }
-    try { await api.call('add_watch', { folder: f }); $('watch-path').value = ''; $('watch-msg').textContent = 'Watching.'; loadWatches(); } catch (e) { showErr($('watch-msg'), e); }
-  });
-
-  $('settings-form').addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    const msg = $('settings-msg');
-    try {
-      const r = await api.call('set_settings', {
-        library_dir: $('s-library').value,
-        settings: {
-          models_dir: $('s-models').value, model: $('s-model').value, embedder: $('s-embedder').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
-          vision_model: $('s-vision-model').value.trim(), vision_edge: Number($('s-vision-edge').value), vision_pooled: $('s-vision-pooled').checked,
-          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value), device: $('s-device').value,
-        },
-      });
-      // what the new settings make available (a models folder with a model: the qwen answerer)
-      await loadSettings();
-      msg.className = 'done';
-      msg.textContent = 'Saved.' + (r.restart_needed ? ' The new library folder is used from the next start.' : '');
-      $('k').value = String(r.settings.top_k);
-    } catch (e) { msg.className = 'error'; showErr(msg, e); }
-  });
-  async function exportLog() {
-    const msg = $('log-msg');
-    try {
-      const saved = await api.saveText('lens-question-log.jsonl', logRows.map((r) => JSON.stringify(r)).join('\n') + '\n', 'application/x-ndjson');
-      if (!saved) return; // the save dialog was closed
-      msg.className = 'done';
-      msg.textContent = 'Exported ' + plural(logRows.length, 'question') + ' to ' + saved + '.';
-    } catch (e) { msg.className = 'error'; showErr(msg, e); }
-  }
-  $('log-export').addEventListener('click', exportLog);
-  // Ctrl+E exports the Log's rows as JSONL
-  document.addEventListener('keydown', (ev) => {
-    if ($('view-log').hidden || !(ev.ctrlKey || ev.metaKey) || ev.altKey || ev.key.toLowerCase() !== 'e') return;
-    ev.preventDefault();
-    exportLog();
-  });
-
-  // what labeler.js shares with this file
-  window.lensUi = { $, el, errText, showErr, plural, show, marked };
+  register('ask', {});
+  register('library', { load: loadDocs });
+  // what the views in their own files (log.js, settings.js, labeler.js) share with this one
+  window.lensUi = { $, el, errText, showErr, plural, show, marked, sentence, withDetails, showAnswer, workpaper, register };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   api.call('documents').then((d) => emptyHint(d.length)).catch(() => {});

@@ -5,7 +5,7 @@
 // through window.lensApi (transport.js).
 (function () {
   const api = window.lensApi;
-  const { $, el, errText, plural, show, marked } = window.lensUi;
+  const { $, el, errText, plural, show, marked, register } = window.lensUi;
   const QUERY_TYPES = ['numerical', 'boolean', 'extractive', 'compare-contrast', 'multi-hop'];
   const CONTENT_TYPES = ['text', 'table', 'chart'];
 
@@ -476,5 +476,7 @@
     }
   }
 
+  register('label', { load });
+  // the Log's Label button
   window.lensLabeler = { load, fromLog };
 })();

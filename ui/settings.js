@@ -1,0 +1,112 @@
+// The Settings view: the library's settings (models, retriever, answerer, OCR, threads, device),
+// the models found, and the watched folders. A view in its own file, as labeler.js.
+(function () {
+  const api = window.lensApi;
+  const { $, el, showErr, sentence, withDetails, register } = window.lensUi;
+  // the answerers this setup offers and the language models found: refreshed after Save and,
+  // while Settings is open, every few seconds (a model file copied into the models folder shows)
+  function renderModels(r) {
+    const sel = $('s-answerer');
+    const chosen = sel.value || r.settings.answerer;
+    sel.textContent = '';
+    for (const x of r.answerers) sel.appendChild(new Option(x, x));
+    sel.value = r.answerers.includes(chosen) ? chosen : r.settings.answerer;
+    const dl = $('s-models-found');
+    dl.textContent = '';
+    for (const m of r.models || []) if (m.supported) dl.appendChild(new Option(m.path, m.path));
+    const found = (r.models || []).map((m) => m.name + ' (' + m.arch + ', ' + (m.size_bytes / 1e6).toFixed(0) + ' MB, ' + m.found_in + (m.problem ? ', not usable: ' + sentence(m.problem) : '') + ')');
+    const info = $('s-models-info');
+    info.textContent = found.length ? 'Found: ' + found.join('; ') + '.' : 'No language model found.';
+    if (r.qwen_missing) {
+      info.appendChild(document.createTextNode(' The qwen answerer is not offered: put a Qwen .gguf file (or a model folder) in the models folder above, then Save.'));
+      withDetails(info, r.qwen_missing);
+    }
+    lastModels = modelsKey(r);
+  }
+  // what the model list shows, to redraw it only when it changed
+  const modelsKey = (r) => JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]);
+  let lastModels = '';
+  setInterval(async () => {
+    if ($('view-settings').hidden) return;
+    try {
+      const r = await api.call('get_settings');
+      if (modelsKey(r) !== lastModels) renderModels(r);
+    } catch (_) { /* the next tick tries again */ }
+  }, 4000);
+  async function loadSettings() {
+    try {
+      const r = await api.call('get_settings');
+      const st = r.settings;
+      $('s-library').value = r.library_dir;
+      $('s-models').value = st.models_dir;
+      $('s-model').value = st.model;
+      $('s-embedder').value = st.embedder;
+      $('s-vision-model').value = st.vision_model;
+      $('s-vision-edge').value = String(st.vision_edge);
+      $('s-vision-pooled').checked = !!st.vision_pooled;
+      const sel = $('s-retriever');
+      sel.textContent = '';
+      for (const x of r.retrievers) sel.appendChild(new Option(x, x));
+      sel.value = st.retriever;
+      $('s-answerer').value = '';
+      renderModels(r);
+      $('s-topk').value = st.top_k;
+      $('s-ocr').value = st.ocr_langs;
+      $('s-threads').value = st.threads;
+      $('s-model-threads').value = st.model_threads;
+      $('s-device').value = st.device || 'auto';
+      $('settings-msg').textContent = '';
+    } catch (e) { showErr($('settings-msg'), e); }
+    loadWatches();
+  }
+  async function loadWatches() {
+    const ul = $('watches');
+    ul.textContent = '';
+    try {
+      const ws = await api.call('watch_status');
+      if (!ws.length) ul.appendChild(el('li', 'muted', 'none'));
+      for (const { folder: w, paused } of ws) {
+        const li = el('li', null, w + ' ');
+        if (paused) {
+          // a folder that could not be read is not followed until it is added again
+          li.appendChild(el('span', 'error', 'paused: ' + paused + ' '));
+          const again = el('button', 'secondary', 'Resume');
+          again.addEventListener('click', async () => { try { await api.call('add_watch', { folder: w }); loadWatches(); } catch (e) { showErr($('watch-msg'), e); } });
+          li.appendChild(again);
+        }
+        const rm = el('button', 'secondary', 'Stop watching');
+        rm.setAttribute('aria-label', 'Stop watching ' + w);
+        rm.addEventListener('click', async () => { try { await api.call('remove_watch', { folder: w }); loadWatches(); } catch (e) { showErr($('watch-msg'), e); } });
+        li.appendChild(rm);
+        ul.appendChild(li);
+      }
+    } catch (e) { showErr($('watch-msg'), e); }
+  }
+  $('watch-add').addEventListener('click', async () => {
+    const f = $('watch-path').value.trim();
+    if (!f) { $('watch-msg').textContent = 'Type a folder path first.'; return; }
+    try { await api.call('add_watch', { folder: f }); $('watch-path').value = ''; $('watch-msg').textContent = 'Watching.'; loadWatches(); } catch (e) { showErr($('watch-msg'), e); }
+  });
+
+  $('settings-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const msg = $('settings-msg');
+    try {
+      const r = await api.call('set_settings', {
+        library_dir: $('s-library').value,
+        settings: {
+          models_dir: $('s-models').value, model: $('s-model').value, embedder: $('s-embedder').value, retriever: $('s-retriever').value, answerer: $('s-answerer').value,
+          vision_model: $('s-vision-model').value.trim(), vision_edge: Number($('s-vision-edge').value), vision_pooled: $('s-vision-pooled').checked,
+          top_k: Number($('s-topk').value), ocr_langs: $('s-ocr').value.trim(), threads: Number($('s-threads').value), model_threads: Number($('s-model-threads').value), device: $('s-device').value,
+        },
+      });
+      // what the new settings make available (a models folder with a model: the qwen answerer)
+      await loadSettings();
+      msg.className = 'done';
+      msg.textContent = 'Saved.' + (r.restart_needed ? ' The new library folder is used from the next start.' : '');
+      $('k').value = String(r.settings.top_k);
+    } catch (e) { msg.className = 'error'; showErr(msg, e); }
+  });
+
+  register('settings', { load: loadSettings });
+})();
