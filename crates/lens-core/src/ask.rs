@@ -257,6 +257,41 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
 }
 
 /// The boxes of a worked answer: each operand's row label and cell, on its own page.
+/// Phase 3's judgement, shared by the ask and the answer evals (so an eval scores what the app
+/// shows): the evidence located on the cited page (a cited document gone since the pages were
+/// read leaves a note and no box), a quote that is not on its page said, support judged, and
+/// an off-topic question refused ("Not found") when `refuse`. Returns the boxes to draw.
+pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) -> Result<Vec<PageBox>> {
+    // the library may have changed while the answerer ran
+    let (ev, boxes) = match evidence_for(lib, a) {
+        Ok(found) => found,
+        Err(e @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
+            r.notes.push(format!("the evidence was not located: {e} (it changed while the answer was written)"));
+            (Evidence::none(), Vec::new())
+        }
+        Err(e) => return Err(e),
+    };
+    a.found_by = ev.found_by;
+    // a model's quote that is not on the page it cites is said, never boxed elsewhere
+    if let (Some(q), Some(c)) = (&a.quote, a.citations.first()) {
+        if a.calculation.is_none() && ev.found_by != crate::evidence::FoundBy::Quote {
+            r.notes.push(if a.model.is_some() {
+                format!("the model's quote \"{q}\" is not on {c}: nothing is boxed, check the page")
+            } else {
+                format!("the quoted words \"{q}\" are not on {c}: check the page (boxes, if any, mark the answer's numbers)")
+            });
+        }
+    }
+    if !a.not_found && a.citations.is_empty() {
+        r.notes.push("the answer cites no page: nothing on a page supports it, check before using it".into());
+    }
+    (a.support, a.support_reasons) = judge_support(lib, &r.read, r.filter.as_ref(), &r.scope, a)?;
+    if refuse && refuse_off_topic(&r.read, names_library(&r.scope, r.filter.as_ref()), a) {
+        return Ok(Vec::new());
+    }
+    Ok(boxes)
+}
+
 pub fn calculation_boxes(c: &Calculation) -> Vec<PageBox> {
     c.operands.iter().flat_map(|o| o.boxes.iter().map(|b| PageBox { doc_id: o.page.doc_id.clone(), page: o.page.page, rect: b.clone() })).collect()
 }
@@ -299,29 +334,11 @@ impl Library {
 
     /// Phase 3: locate the evidence for `a` and log the question; the response to show.
     pub fn finish_ask(&self, mut r: Retrieved, mut a: Answer) -> Result<AskResponse> {
-        // the library may have changed while the answerer ran: a cited document that is gone
-        // leaves the answer without a box, and says so
-        let (ev, boxes) = self.evidence_if_there(&a, &mut r.notes, " (it changed while the answer was written)")?.unwrap_or((Evidence::none(), Vec::new()));
-        a.found_by = ev.found_by;
-        // a model's quote that is not on the page it cites is said, never boxed elsewhere
-        if let (Some(q), Some(c)) = (&a.quote, a.citations.first()) {
-            if a.calculation.is_none() && ev.found_by != crate::evidence::FoundBy::Quote {
-                r.notes.push(if a.model.is_some() {
-                    format!("the model's quote \"{q}\" is not on {c}: nothing is boxed, check the page")
-                } else {
-                    format!("the quoted words \"{q}\" are not on {c}: check the page (boxes, if any, mark the answer's numbers)")
-                });
-            }
-        }
-        if !a.not_found && a.citations.is_empty() {
-            r.notes.push("the answer cites no page: nothing on a page supports it, check before using it".into());
-        }
+        let boxes = settle(self, &mut r, &mut a, true)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         if let Some(m) = &a.model {
             r.notes.extend(m.notes.iter().cloned());
         }
-        (a.support, a.support_reasons) = judge_support(self, &r.read, r.filter.as_ref(), &r.scope, &a)?;
-        let boxes = if refuse_off_topic(&r.read, names_library(&r.scope, r.filter.as_ref()), &mut a) { Vec::new() } else { boxes };
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);

@@ -267,24 +267,20 @@ pub fn run(
         // the ask's phases 1 and 2 on the run's pages: the calculator, else the answerer
         let calculation = if ids.is_empty() { None } else { crate::calc::work(lib, &read, &ids)? };
         let pages = page_inputs(lib, &ids)?;
-        let r = Retrieved {
+        let mut r = Retrieved {
             question: l.query.clone(),
             read: read.clone(),
             scope: Vec::new(),
             pages,
-            filter: None,
+            filter: filter.clone(),
             notes: Vec::new(),
             retriever: Default::default(),
             retrieve_ms: 0.0,
             calculation,
         };
+        // and phase 3's judgement, as the app makes it
         let mut a = ask::answer_pages(answerer, &r, &mut |_| true)?;
-        let (ev, boxes) = ask::evidence_for(lib, &a)?;
-        a.found_by = ev.found_by;
-        (a.support, a.support_reasons) = ask::judge_support(lib, &read, filter.as_ref(), &[], &a)?;
-        if opts.refuse_off_topic {
-            ask::refuse_off_topic(&read, ask::names_library(&[], filter.as_ref()), &mut a);
-        }
+        let boxes = ask::settle(lib, &mut r, &mut a, opts.refuse_off_topic)?;
         let seconds = t0.elapsed().as_secs_f64();
         if gold.is_empty() {
             refusals.push(a.not_found);
