@@ -6,7 +6,7 @@ use crate::text::plain_words;
 use regex::Regex;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 /// What the filter knows about one complete document.
 #[derive(Debug, Clone)]
@@ -23,18 +23,19 @@ pub struct DocInfo {
 
 /// The quarter a document id names: `AMCOR_2023Q2_10Q` -> 2.
 pub fn id_quarter(id: &str) -> Option<u8> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| Regex::new(r"(?i)(?:(?:19|20)[0-9]{2}[ _-]?q([1-4])(?:[^a-z0-9]|$)|(?:^|[^a-z0-9])q([1-4])[ _-]?(?:19|20)[0-9]{2})").unwrap());
+    static RE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)(?:(?:19|20)[0-9]{2}[ _-]?q([1-4])(?:[^a-z0-9]|$)|(?:^|[^a-z0-9])q([1-4])[ _-]?(?:19|20)[0-9]{2})").unwrap());
+    let re = &*RE;
     re.captures(id).and_then(|c| c.get(1).or(c.get(2))).and_then(|m| m.as_str().parse().ok())
 }
 
 /// Quarters a question names: Q2, Q2'23, 2Q23, second quarter.
 pub fn question_quarters(q: &str) -> Vec<u8> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    let re = RE.get_or_init(|| {
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)\bq([1-4])(?:\b|(?:19|20)[0-9]{2}\b)|\bq([1-4])\s*'|\b([1-4])q\s*'?[0-9]{2}\b|\b(first|second|third|fourth)\s+(?:fiscal\s+)?quarter")
             .unwrap()
     });
+    let re = &*RE;
     let mut out = Vec::new();
     for c in re.captures_iter(q) {
         let n = if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) {
@@ -134,13 +135,13 @@ impl Companies {
 
 /// Years a question names: 2018, FY2018, FY 2018, FY'18, FY18, fiscal 2022, 2019-2021.
 pub fn question_years(q: &str) -> Vec<i32> {
-    static FULL: OnceLock<Regex> = OnceLock::new();
-    static SHORT: OnceLock<Regex> = OnceLock::new();
-    static RANGE: OnceLock<Regex> = OnceLock::new();
+    static FULL: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)(?:\bfy\s*'?|\bq[1-4]|\b)((?:19|20)[0-9]{2})\b").unwrap());
+    static SHORT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bfy\s*'?([0-9]{2})\b").unwrap());
+    static RANGE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b((?:19|20)[0-9]{2})\s*(?:-|–|to|through)\s*((?:19|20)[0-9]{2})\b").unwrap());
     // "FY2018", "2018", and a quarter glued to its year ("Q22023")
-    let full = FULL.get_or_init(|| Regex::new(r"(?i)(?:\bfy\s*'?|\bq[1-4]|\b)((?:19|20)[0-9]{2})\b").unwrap());
-    let short = SHORT.get_or_init(|| Regex::new(r"(?i)\bfy\s*'?([0-9]{2})\b").unwrap());
-    let range = RANGE.get_or_init(|| Regex::new(r"\b((?:19|20)[0-9]{2})\s*(?:-|–|to|through)\s*((?:19|20)[0-9]{2})\b").unwrap());
+    let full = &*FULL;
+    let short = &*SHORT;
+    let range = &*RANGE;
     let mut out: Vec<i32> = Vec::new();
     let mut push = |y: i32| {
         if !out.contains(&y) {

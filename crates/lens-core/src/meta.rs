@@ -3,7 +3,7 @@
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct DocMeta {
@@ -39,11 +39,6 @@ const CORP_SUFFIXES: &[&str] = &[
     "se",
 ];
 
-/// A regex compiled once into `cell` (a `static` of the caller's).
-pub(crate) fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
-    cell.get_or_init(|| Regex::new(pat).expect("valid regex"))
-}
-
 /// Normalise a name for alias matching: lowercase words, no punctuation.
 pub use crate::text::normalize_name;
 
@@ -72,17 +67,17 @@ pub fn normalize_form(s: &str) -> Option<&'static str> {
 
 /// Guess metadata. `stem` is the file name without `.pdf`; `first_pages` the text of the first pages.
 pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
-    static YEAR: OnceLock<Regex> = OnceLock::new();
-    static FORM_FILE: OnceLock<Regex> = OnceLock::new();
-    static FY_TEXT: OnceLock<Regex> = OnceLock::new();
-    static FORM_TEXT: OnceLock<Regex> = OnceLock::new();
-    let year_re = re(&YEAR, r"(?:^|[^0-9])((?:19|20)[0-9]{2})(?:Q[1-4])?(?:[^0-9]|$)");
-    let form_file = re(&FORM_FILE, r"(?i)(?:^|[_\- ])(10-?K|10-?Q|8-?K|EARNINGS|ANNUAL[_ -]?REPORT)(?:[_\- .]|$)");
-    let fy_text = re(
-        &FY_TEXT,
-        r"(?i)fiscal\s+year\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})|quarterly\s+period\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})",
-    );
-    let form_text = re(&FORM_TEXT, r"(?i)\bFORM\s+(10-K|10-Q|8-K)\b");
+    static YEAR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?:^|[^0-9])((?:19|20)[0-9]{2})(?:Q[1-4])?(?:[^0-9]|$)").expect("valid regex"));
+    static FORM_FILE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)(?:^|[_\- ])(10-?K|10-?Q|8-?K|EARNINGS|ANNUAL[_ -]?REPORT)(?:[_\- .]|$)").expect("valid regex"));
+    static FY_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)fiscal\s+year\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})|quarterly\s+period\s+ended\s+[A-Za-z]+\s+[0-9]{1,2}\s*,\s*((?:19|20)[0-9]{2})").expect("valid regex")
+    });
+    static FORM_TEXT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bFORM\s+(10-K|10-Q|8-K)\b").expect("valid regex"));
+    let year_re = &*YEAR;
+    let form_file = &*FORM_FILE;
+    let fy_text = &*FY_TEXT;
+    let form_text = &*FORM_TEXT;
 
     let mut meta = DocMeta { title: stem.replace('_', " "), ..Default::default() };
 
@@ -150,8 +145,8 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
 /// The registrant's name on an SEC cover page: the last line with letters before the
 /// "(Exact name of registrant as specified in its charter)" caption.
 pub fn registrant_in(head: &str) -> Option<String> {
-    static REGISTRANT: OnceLock<Regex> = OnceLock::new();
-    let m = re(&REGISTRANT, r"(?i)exact\s+name\s+of\s+registrant").find(head)?;
+    static REGISTRANT: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)exact\s+name\s+of\s+registrant").expect("valid regex"));
+    let m = REGISTRANT.find(head)?;
     head[..m.start()]
         .lines()
         .rev()
@@ -241,8 +236,8 @@ fn pretty_name(s: &str) -> String {
 /// The period a document covers, as an analyst names it: "FY2022" (annual report), "Q2 FY2023"
 /// (quarterly filing or release), "8-K, 2022-07-01" (a current report with its date), or the year.
 pub fn period(id: &str, year: Option<i32>, form: Option<&str>) -> Option<String> {
-    static DATED: OnceLock<Regex> = OnceLock::new();
-    if let Some(c) = re(&DATED, r"(?i)dated[-_ ]?((?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9])").captures(id) {
+    static DATED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)dated[-_ ]?((?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9])").expect("valid regex"));
+    if let Some(c) = DATED.captures(id) {
         return Some(c[1].to_string());
     }
     let y = year?;

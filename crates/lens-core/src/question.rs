@@ -10,12 +10,11 @@
 //! seen.
 
 use crate::figures::catalogue::{has_words, norm, Catalogue};
-use crate::meta::re;
 use crate::text::{is_stop_word, tokenize};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 named_enum!(
     /// What the question asks to be done.
@@ -333,24 +332,20 @@ const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did"
 /// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
 /// "... in USD millions", "Round your answer ...", "what is the total amount ...".
 pub fn asks_for_figure(question: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    re(
-        &RE,
-        r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bwhat\s+(?:is|was|are|were)\s+the\s+total\s+(?:amount|number|value|sum)\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b",
-    )
-    .is_match(question)
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bwhat\s+(?:is|was|are|were)\s+the\s+total\s+(?:amount|number|value|sum)\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b").expect("valid regex")
+    });
+    RE.is_match(question)
 }
 
 /// Whether the question asks for a ratio, a rate or a figure to some decimal places: "current
 /// ratio", "X as a % of Y", "operating margin", "return on equity", "inventory turnover",
 /// "... round your answer to three decimal places".
 pub fn asks_for_ratio(question: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    re(
-        &RE,
-        r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal",
-    )
-    .is_match(question)
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\bratio\b|\bas\s+an?\s+(?:%|percent(?:age)?)\s+of\b|\bmargin\b|\breturn\s+on\s+(?:assets|equity|capital|invested)\b|\bturnover\b|\b(?:roa|roe|roic|roce)\b|\bround\w*\b[^.?]*\b(?:one|two|three|four|[1-4])\s+decimal").expect("valid regex")
+    });
+    RE.is_match(question)
 }
 
 /// Decimal places asked for ("round to two decimal places").
@@ -384,9 +379,9 @@ pub fn scale_asked(q: &str) -> Option<&'static str> {
 }
 
 fn halves(q: &str) -> Vec<u8> {
-    static RE: OnceLock<Regex> = OnceLock::new();
+    static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bh([12])\b|\b(first|second)\s+half\b|\b([12])h\s*'?[0-9]{2}\b").expect("valid regex"));
     let mut out = Vec::new();
-    for c in re(&RE, r"(?i)\bh([12])\b|\b(first|second)\s+half\b|\b([12])h\s*'?[0-9]{2}\b").captures_iter(q) {
+    for c in RE.captures_iter(q) {
         let n = match (c.get(1).or(c.get(3)), c.get(2)) {
             (Some(m), _) => m.as_str().parse().unwrap_or(1),
             (None, Some(m)) if m.as_str().eq_ignore_ascii_case("second") => 2,
@@ -400,13 +395,10 @@ fn halves(q: &str) -> Vec<u8> {
 }
 
 fn as_of(q: &str) -> Option<String> {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    re(
-        &RE,
-        r"(?i)\b(?:as\s+of|on|dated)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?\s+\d{4})",
-    )
-    .captures(q)
-    .map(|c| c[1].to_string())
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:as\s+of|on|dated)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?\s+\d{4})").expect("valid regex")
+    });
+    RE.captures(q).map(|c| c[1].to_string())
 }
 
 fn direction_of(l: &str) -> Option<Direction> {
@@ -509,8 +501,10 @@ impl Question {
         .any(|w| proper.contains(w))
             || first == "why";
         let or_choice = {
-            static RE: OnceLock<Regex> = OnceLock::new();
-            re(&RE, r"(?i)\b(?:improv\w*|increas\w*|ris\w*|grow\w*)\s+or\s+(?:declin\w*|decreas\w*|fall\w*|drop\w*)\b|\b(?:declin\w*|decreas\w*)\s+or\s+(?:improv\w*|increas\w*)\b").is_match(&l)
+            static RE: LazyLock<Regex> = LazyLock::new(|| {
+                Regex::new(r"(?i)\b(?:improv\w*|increas\w*|ris\w*|grow\w*)\s+or\s+(?:declin\w*|decreas\w*|fall\w*|drop\w*)\b|\b(?:declin\w*|decreas\w*)\s+or\s+(?:improv\w*|increas\w*)\b").expect("valid regex")
+            });
+            RE.is_match(&l)
         };
         // the question's own words, not its definitions ("DPO is defined as: ... change in inventory")
         let asked = l.split(" is defined as").next().unwrap_or(&l).to_string();

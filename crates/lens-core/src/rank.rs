@@ -57,8 +57,8 @@ pub struct PageProfile {
 }
 
 fn item_re() -> &'static regex::Regex {
-    static R: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    crate::meta::re(&R, r"(?i)^item\s+\d{1,2}\.\d{2}\b")
+    static R: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"(?i)^item\s+\d{1,2}\.\d{2}\b").expect("valid regex"));
+    &R
 }
 
 /// What the question asks for.

@@ -17,12 +17,11 @@
 //! question's rare words; see README, Honest confidence.)
 
 use crate::evidence::{numbers, same_number, FoundBy};
-use crate::meta::re;
 use crate::question::{Operation, Question, ValueType};
 use crate::text::tokenize;
 use regex::Regex;
 use std::collections::HashSet;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 named_enum!(
     /// How well the cited page supports the answer.
@@ -74,9 +73,8 @@ pub fn term_share(terms: &HashSet<String>, text: &str) -> f64 {
 /// Whether a text states a ratio-like figure: a percentage, a multiple ("3.2x") or a number with
 /// decimals below 100 ("1.02", "0.715").
 pub fn states_ratio(text: &str) -> bool {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    re(&RE, r"(?i)\d\s*%|\d(?:\.\d+)?x\b|\bpercent").is_match(text)
-        || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
+    static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\d\s*%|\d(?:\.\d+)?x\b|\bpercent").expect("valid regex"));
+    RE.is_match(text) || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
 }
 
 /// Whether a line is a table row: a short label followed by two or more figures.
@@ -127,14 +125,11 @@ pub fn is_boilerplate(text: &str) -> bool {
 /// How many phrases of legal form text (`hereby`, `for value received`, `whereas` ...) `text`
 /// holds.
 pub fn boilerplate_markers(text: &str) -> usize {
-    static RE: OnceLock<Regex> = OnceLock::new();
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\bfor value received\b|\bhereby\b|\bherein(?:after)?\b|\bhereof\b|\bhereto\b|\bhereunder\b|\bthereof\b|\bthereto\b|\bwhereas\b|\bin witness whereof\b|\bpursuant to (?:section|the terms)\b|\bthe undersigned\b|\bshall be deemed\b|\bnotwithstanding\b|\bforward-looking statements?\b|\bsafe harbor\b|\bpromises to pay\b").expect("valid regex")
+    });
     let l = text.to_lowercase();
-    re(
-        &RE,
-        r"(?i)\bfor value received\b|\bhereby\b|\bherein(?:after)?\b|\bhereof\b|\bhereto\b|\bhereunder\b|\bthereof\b|\bthereto\b|\bwhereas\b|\bin witness whereof\b|\bpursuant to (?:section|the terms)\b|\bthe undersigned\b|\bshall be deemed\b|\bnotwithstanding\b|\bforward-looking statements?\b|\bsafe harbor\b|\bpromises to pay\b",
-    )
-    .find_iter(&l)
-    .count()
+    RE.find_iter(&l).count()
 }
 
 /// Word starts that say a figure is a change ("increased", "growth", "lower").

@@ -4,7 +4,7 @@
 
 use lens_core::answer::NOT_FOUND;
 use regex::Regex;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reply {
@@ -20,18 +20,19 @@ pub struct Reply {
 }
 
 fn field_re() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"(?im)^[\s*\-#>]*\**\s*(answer|pages?|citations?|cited pages?|cite|sources?|quote|evidence)\s*\**\s*[:：]\**").unwrap())
+    static R: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?im)^[\s*\-#>]*\**\s*(answer|pages?|citations?|cited pages?|cite|sources?|quote|evidence)\s*\**\s*[:：]\**").unwrap());
+    &R
 }
 
 fn space_punct_re() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"\s+([.,;:])").unwrap())
+    static R: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+([.,;:])").unwrap());
+    &R
 }
 
 fn label_re() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"(?i)\bP\s?(\d{1,3})\b").unwrap())
+    static R: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bP\s?(\d{1,3})\b").unwrap());
+    &R
 }
 
 /// Where the answer's text ends in a reply written so far (the next field's label), so a

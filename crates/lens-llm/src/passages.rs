@@ -11,7 +11,7 @@ use lens_core::question::Question;
 use lens_core::support::is_table_row;
 use regex::Regex;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::LazyLock;
 
 /// Most passages given to the model for one question.
 pub const MAX_PASSAGES: usize = 24;
@@ -41,13 +41,13 @@ impl Passage {
 }
 
 fn year_re() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"\b(?:19|20)\d\d\b").unwrap())
+    static R: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(?:19|20)\d\d\b").unwrap());
+    &R
 }
 
 fn id_re() -> &'static Regex {
-    static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| Regex::new(r"(?i)\bP\s?(\d{1,3})\s?[.\-]\s?([SR])\s?(\d{1,4})\b").unwrap())
+    static R: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bP\s?(\d{1,3})\s?[.\-]\s?([SR])\s?(\d{1,4})\b").unwrap());
+    &R
 }
 
 /// Every passage of every page, with its id, in page order.
