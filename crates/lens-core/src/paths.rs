@@ -131,6 +131,30 @@ pub fn hf_caches() -> Vec<PathBuf> {
     v
 }
 
+/// The snapshot folders (`models--ORG--NAME/snapshots/*`) of every repository in the Hugging
+/// Face caches whose folder name, lowercased, `repo` accepts: caches in [`hf_caches`] order,
+/// repositories and snapshots sorted by name. The one walk of the caches (language models,
+/// the vision model).
+pub fn hf_snapshots(repo: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for cache in hf_caches() {
+        let Ok(rd) = std::fs::read_dir(&cache) else { continue };
+        let mut repos: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().map(|n| n.to_string_lossy().to_lowercase()).is_some_and(|n| n.starts_with("models--") && repo(&n)))
+            .collect();
+        repos.sort();
+        for r in repos {
+            let Ok(snaps) = std::fs::read_dir(r.join("snapshots")) else { continue };
+            let mut snaps: Vec<PathBuf> = snaps.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+            snaps.sort();
+            out.extend(snaps);
+        }
+    }
+    out
+}
+
 /// The files in `dir` (not below) whose extension is `ext`, sorted (sharded weights in order).
 pub fn files_with_extension(dir: &Path, ext: &str) -> crate::error::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)

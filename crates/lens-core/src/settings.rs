@@ -6,7 +6,7 @@ use crate::error::{LensError, Result};
 use crate::retrieve::Retriever;
 use crate::store::Store;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
@@ -75,24 +75,10 @@ impl Settings {
             return local;
         }
         let want = self.vision_model.to_lowercase();
-        for cache in crate::paths::hf_caches() {
-            let Ok(repos) = std::fs::read_dir(&cache) else { continue };
-            let mut repos: Vec<PathBuf> = repos.flatten().map(|e| e.path()).collect();
-            repos.sort();
-            for r in repos {
-                let name = r.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-                if !name.starts_with("models--") || !name.contains(&want) {
-                    continue;
-                }
-                let Ok(snaps) = std::fs::read_dir(r.join("snapshots")) else { continue };
-                let mut snaps: Vec<PathBuf> = snaps.flatten().map(|e| e.path()).filter(|p| vision_installed(p)).collect();
-                snaps.sort();
-                if let Some(s) = snaps.pop() {
-                    return s;
-                }
-            }
-        }
-        local
+        // the first repository with an installed snapshot, its last snapshot
+        let snaps: Vec<PathBuf> = crate::paths::hf_snapshots(|n| n.contains(&want)).into_iter().filter(|p| vision_installed(p)).collect();
+        let first_repo = snaps.first().and_then(|p| p.parent().map(Path::to_path_buf));
+        snaps.into_iter().rfind(|p| p.parent().map(Path::to_path_buf) == first_repo).unwrap_or(local)
     }
 }
 

@@ -176,16 +176,14 @@ pub fn find_all(models_dir: &Path) -> Vec<ModelInfo> {
     let mut paths = Vec::new();
     candidates_in(models_dir, 2, &mut paths);
     found.extend(paths.iter().filter_map(|p| describe(p, "models dir")));
-    for cache in hf_caches() {
-        let Ok(rd) = std::fs::read_dir(&cache) else { continue };
-        let mut repos: Vec<PathBuf> =
-            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("models--"))).collect();
-        repos.sort();
-        for repo in repos {
-            let mut paths = Vec::new();
-            candidates_in(&repo.join("snapshots"), 1, &mut paths);
-            found.extend(paths.iter().filter_map(|p| describe(p, "hf cache")));
+    for snap in lens_core::paths::hf_snapshots(|_| true) {
+        // a snapshot that is a model folder, then the GGUF files and model folders in it
+        let mut paths = Vec::new();
+        if snap.join("config.json").is_file() {
+            paths.push(snap.clone());
         }
+        candidates_in(&snap, 0, &mut paths);
+        found.extend(paths.iter().filter_map(|p| describe(p, "hf cache")));
     }
     found
 }
