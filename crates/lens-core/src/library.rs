@@ -4,7 +4,7 @@
 use crate::dense::{DenseCache, TextEmbedder};
 use crate::error::{LensError, Result};
 use crate::evidence::{self, Evidence, EvidenceBox};
-use crate::filter::{self, Companies, DocInfo};
+use crate::filter::{Companies, DocInfo};
 use crate::index::{PageIndex, PageWriter};
 use crate::lexicon::Lexicon;
 use crate::pageref::PageRef;
@@ -31,9 +31,8 @@ pub struct Library {
     embedder: RwLock<Option<Arc<dyn TextEmbedder>>>,
     /// The vision index with its query encoder, when one is registered (`lens-vision`).
     vision: RwLock<Option<Arc<dyn crate::vision::VisionIndex>>>,
-    /// Rerank profiles of pages seen so far (a page's text never changes under its key; OCR
-    /// replaces a page in place, so `ocr` clears the cache).
-    profiles: RwLock<HashMap<(i64, u32), Arc<rank::PageProfile>>>,
+    /// Rerank profiles of pages seen so far.
+    pub(crate) profiles: rank::ProfileCache,
     /// Statement tables of pages read by worked answers (same lifetime as the profiles).
     tables: RwLock<HashMap<(i64, u32), PageTables>>,
 }
@@ -139,13 +138,7 @@ impl Library {
     }
 
     pub(crate) fn page_profile(&self, key: i64, page: u32) -> Result<Arc<rank::PageProfile>> {
-        if let Some(p) = self.profiles.read().unwrap().get(&(key, page)) {
-            return Ok(p.clone());
-        }
-        let text = self.store.page_text_by_key(key, page)?.unwrap_or_default();
-        let p = Arc::new(rank::profile(&text, &self.lexicon));
-        self.profiles.write().unwrap().insert((key, page), p.clone());
-        Ok(p)
+        self.profiles.get(&self.store, &self.lexicon, key, page)
     }
 
     /// The statement tables of a page ([`crate::figures::table::tables`]), computed on first use and
@@ -165,7 +158,7 @@ impl Library {
 
     /// Forget cached page profiles and tables (after pages were re-read, e.g. by OCR).
     pub fn forget_profiles(&self) {
-        self.profiles.write().unwrap().clear();
+        self.profiles.clear();
         self.tables.write().unwrap().clear();
     }
 
@@ -429,22 +422,7 @@ impl Library {
 
     /// What the filter knows of each document; `tickers` adds the company list's short forms.
     pub fn doc_infos_with(&self, tickers: bool) -> Result<Vec<DocInfo>> {
-        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
-        for (a, d, _) in self.store.aliases()? {
-            aliases.entry(d).or_default().push(a);
-        }
-        Ok(self
-            .store
-            .documents()?
-            .into_iter()
-            .map(|d| {
-                let mut a = aliases.remove(&d.id).unwrap_or_default();
-                if tickers {
-                    a.extend(self.companies.extra_aliases(&a, d.company.as_deref()));
-                }
-                DocInfo { key: d.key, aliases: a, quarter: filter::id_quarter(&d.id), id: d.id, company: d.company, year: d.year, form: d.form }
-            })
-            .collect())
+        self.store.doc_infos(&self.companies, tickers)
     }
 
     /// The companies the library holds filings of (a document without a company counts as its

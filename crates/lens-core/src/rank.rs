@@ -158,6 +158,27 @@ fn toc_share(lines: &[&str]) -> f32 {
     nums.len() as f32 / lines.len() as f32
 }
 
+/// Rerank profiles of the pages seen so far, made on first use (a page's text never changes
+/// under its key; OCR replaces a page in place, so it clears the cache).
+#[derive(Default)]
+pub struct ProfileCache(std::sync::RwLock<std::collections::HashMap<(i64, u32), std::sync::Arc<PageProfile>>>);
+
+impl ProfileCache {
+    pub fn get(&self, store: &crate::store::Store, lexicon: &Lexicon, key: i64, page: u32) -> crate::error::Result<std::sync::Arc<PageProfile>> {
+        if let Some(p) = self.0.read().unwrap_or_else(|p| p.into_inner()).get(&(key, page)) {
+            return Ok(p.clone());
+        }
+        let text = store.page_text_by_key(key, page)?.unwrap_or_default();
+        let p = std::sync::Arc::new(profile(&text, lexicon));
+        self.0.write().unwrap_or_else(|p| p.into_inner()).insert((key, page), p.clone());
+        Ok(p)
+    }
+
+    pub fn clear(&self) {
+        self.0.write().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
 /// Profile one page's text against the lexicon's statements.
 pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();

@@ -366,6 +366,34 @@ impl Store {
         boxes::decode(&data).ok_or_else(|| LensError::Index(format!("stored boxes of {}#{} are unreadable", doc.id, page)))
     }
 
+    /// What the document filter knows of every document: its aliases (with the tickers and
+    /// short names of `companies` when `tickers`), company, year, form and quarter.
+    pub fn doc_infos(&self, companies: &crate::filter::Companies, tickers: bool) -> Result<Vec<crate::filter::DocInfo>> {
+        let mut aliases: std::collections::HashMap<String, Vec<String>> = std::collections::HashMap::new();
+        for (a, d, _) in self.aliases()? {
+            aliases.entry(d).or_default().push(a);
+        }
+        Ok(self
+            .documents()?
+            .into_iter()
+            .map(|d| {
+                let mut a = aliases.remove(&d.id).unwrap_or_default();
+                if tickers {
+                    a.extend(companies.extra_aliases(&a, d.company.as_deref()));
+                }
+                crate::filter::DocInfo {
+                    key: d.key,
+                    aliases: a,
+                    quarter: crate::filter::id_quarter(&d.id),
+                    id: d.id,
+                    company: d.company,
+                    year: d.year,
+                    form: d.form,
+                }
+            })
+            .collect())
+    }
+
     /// All aliases: (alias, doc id).
     pub fn aliases(&self) -> Result<Vec<(String, String, String)>> {
         let mut st = self.conn.prepare_cached("SELECT alias,doc_id,source FROM aliases ORDER BY doc_id,alias")?;

@@ -2,17 +2,16 @@
 //! extra weighted terms, then statement/table-aware reranking of the top candidates
 //! ([`crate::rank`]).
 
-use super::{Query, SearchRequest};
+use super::{Query, SearchRequest, Sources};
 use crate::error::Result;
 use crate::filter::DocFilter;
 use crate::index::IndexHit;
-use crate::library::Library;
 use crate::rank;
 use std::collections::{HashMap, HashSet};
 
 /// One ranked list per group; each holds at most `max(rank depth, k)` pages.
 pub fn ranked(
-    lib: &Library,
+    src: &Sources,
     q: &Query,
     applied: Option<&DocFilter>,
     groups: &[Option<Vec<i64>>],
@@ -26,7 +25,7 @@ pub fn ranked(
     if let Some(f) = applied {
         if req.params.drop_company_terms {
             for a in &f.companies {
-                name_terms.extend(lib.index.query_terms(a));
+                name_terms.extend(src.index.query_terms(a));
             }
         }
     }
@@ -35,21 +34,21 @@ pub fn ranked(
     let mut weighted: Vec<(String, f32)> = kept.iter().map(|t| ((*t).clone(), 1.0)).collect();
     let mut heading_extra: Vec<(String, f32)> = Vec::new();
     // one lexicon pass serves the query expansion and the reranker's intent
-    let e = lib.lexicon.expand(&q.text);
+    let e = src.lexicon.expand(&q.text);
     if req.params.expansion_weight > 0.0 {
-        for t in lib.index.query_terms(&e.line_items.join(" ")) {
+        for t in src.index.query_terms(&e.line_items.join(" ")) {
             if !q.terms.contains(&t) {
                 weighted.push((t, req.params.expansion_weight));
             }
         }
-        for t in lib.index.query_terms(&e.headings.join(" ")) {
+        for t in src.index.query_terms(&e.headings.join(" ")) {
             heading_extra.push((t, req.params.expansion_weight * req.params.heading_boost));
         }
     }
     let intent = rank::intent_of(&q.text, e);
     let mut lists = Vec::with_capacity(groups.len());
     for g in groups {
-        let hits = lib.index.search_weighted(&weighted, &heading_extra, g.as_deref(), (k + 8).max(req.rank.depth), req.params)?;
+        let hits = src.index.search_weighted(&weighted, &heading_extra, g.as_deref(), (k + 8).max(req.rank.depth), req.params)?;
         let mut hits: Vec<IndexHit> = hits.into_iter().filter(|h| complete.contains_key(&h.doc_key)).collect();
         // equal scores are ordered by document id and page, so rankings do not depend on the
         // order documents happened to be ingested in
@@ -60,7 +59,7 @@ pub fn ranked(
             let top = hits[0].score.max(f32::MIN_POSITIVE);
             let n = req.rank.depth.max(k).min(hits.len());
             for h in &mut hits[..n] {
-                let prof = lib.page_profile(h.doc_key, h.page)?;
+                let prof = src.profiles.get(src.store, src.lexicon, h.doc_key, h.page)?;
                 h.score = rank::score(h.score / top, &prof, &intent, &req.rank);
             }
             hits[..n].sort_by(order);

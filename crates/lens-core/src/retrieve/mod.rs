@@ -173,7 +173,35 @@ pub struct Query {
     pub terms: Vec<String>,
 }
 
-fn prepare_query(lib: &Library, raw: &str, notes: &mut Vec<String>) -> Result<Query> {
+/// What the retrieval steps read, and only that: each step takes these, not the [`Library`],
+/// so a step can change (or be tested) without the rest. Made once per search.
+pub struct Sources<'a> {
+    pub index: &'a crate::index::PageIndex,
+    pub store: &'a crate::store::Store,
+    pub lexicon: &'a crate::lexicon::Lexicon,
+    pub companies: &'a filter::Companies,
+    pub profiles: &'a crate::rank::ProfileCache,
+    pub dense: &'a crate::dense::DenseCache,
+    pub embedder: Option<std::sync::Arc<dyn crate::dense::TextEmbedder>>,
+    pub vision: Option<std::sync::Arc<dyn crate::vision::VisionIndex>>,
+}
+
+impl<'a> Sources<'a> {
+    pub fn of(lib: &'a Library) -> Sources<'a> {
+        Sources {
+            index: &lib.index,
+            store: lib.store(),
+            lexicon: &lib.lexicon,
+            companies: &lib.companies,
+            profiles: &lib.profiles,
+            dense: &lib.dense,
+            embedder: lib.embedder(),
+            vision: lib.vision(),
+        }
+    }
+}
+
+fn prepare_query(src: &Sources, raw: &str, notes: &mut Vec<String>) -> Result<Query> {
     let q = raw.trim();
     if q.is_empty() {
         return Err(LensError::BadInput("the question is empty".into()));
@@ -184,7 +212,7 @@ fn prepare_query(lib: &Library, raw: &str, notes: &mut Vec<String>) -> Result<Qu
     } else {
         q.to_string()
     };
-    let mut terms = lib.index.query_terms(&text);
+    let mut terms = src.index.query_terms(&text);
     if terms.len() > MAX_TERMS {
         terms.truncate(MAX_TERMS);
         notes.push(format!("only the first {MAX_TERMS} distinct words were used"));
@@ -197,19 +225,24 @@ fn prepare_query(lib: &Library, raw: &str, notes: &mut Vec<String>) -> Result<Qu
 
 /// Ranked pages for a question.
 pub fn search(lib: &Library, req: &SearchRequest) -> Result<SearchResponse> {
+    search_in(&Sources::of(lib), req)
+}
+
+/// [`search`] over the parts of a library it reads.
+pub fn search_in(src: &Sources, req: &SearchRequest) -> Result<SearchResponse> {
     let t0 = Instant::now();
     let mut notes = Vec::new();
-    let q = prepare_query(lib, &req.query, &mut notes)?;
-    let complete = lib.store.complete_keys()?;
-    let scoped = scope::scope(lib, &q.text, req)?;
+    let q = prepare_query(src, &req.query, &mut notes)?;
+    let complete = src.store.complete_keys()?;
+    let scoped = scope::scope(src, &q.text, req)?;
     let filter_ms = t0.elapsed().as_secs_f64() * 1000.0;
 
     let t1 = Instant::now();
     let k = req.k.clamp(1, 1000);
     let depth = (k + 8).max(req.rank.depth);
-    let bm25 = lexical::ranked(lib, &q, scoped.filter.as_ref(), &scoped.groups, &complete, req, k)?;
-    let dense = semantic::ranked(lib, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
-    let vision = visual::ranked(lib.vision(), lib.store(), &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
+    let bm25 = lexical::ranked(src, &q, scoped.filter.as_ref(), &scoped.groups, &complete, req, k)?;
+    let dense = semantic::ranked(src, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
+    let vision = visual::ranked(src, &q.text, &scoped.groups, &complete, req.retriever, depth, &mut notes)?;
     let only = |r: Retriever| req.retriever == r;
     let lexical_list = !(only(Retriever::Dense) || only(Retriever::Vision));
     let used = match (lexical_list, dense.is_some(), vision.is_some()) {
@@ -254,13 +287,13 @@ pub fn search(lib: &Library, req: &SearchRequest) -> Result<SearchResponse> {
     let t2 = Instant::now();
     let mut hits = Vec::with_capacity(merged.len());
     for (i, h) in merged.into_iter().enumerate() {
-        let text = lib.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
+        let text = src.store.page_text_by_key(h.doc_key, h.page)?.unwrap_or_default();
         hits.push(SearchHit {
             rank: i + 1,
             doc_id: complete[&h.doc_key].clone(),
             page: h.page,
             score: h.score,
-            snippet: snippet::snippet(&lib.index, &text, &q.terms, 220),
+            snippet: snippet::snippet(src.index, &text, &q.terms, 220),
         });
     }
     let snippet_ms = t2.elapsed().as_secs_f64() * 1000.0;

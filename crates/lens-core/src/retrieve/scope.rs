@@ -2,10 +2,9 @@
 //! filter finds companies, years and forms named in the question and returns one group of
 //! document keys per company (searched separately, then interleaved); else everything.
 
-use super::SearchRequest;
+use super::{SearchRequest, Sources};
 use crate::error::Result;
 use crate::filter::{self, DocFilter};
-use crate::library::Library;
 
 /// Document key groups to search (`None`: the whole library) and the filter that made them.
 pub struct Scope {
@@ -13,16 +12,16 @@ pub struct Scope {
     pub filter: Option<DocFilter>,
 }
 
-pub fn scope(lib: &Library, question: &str, req: &SearchRequest) -> Result<Scope> {
+pub fn scope(src: &Sources, question: &str, req: &SearchRequest) -> Result<Scope> {
     if !req.docs.is_empty() {
         let mut keys = Vec::new();
         for id in &req.docs {
-            keys.push(lib.store.document(id)?.key);
+            keys.push(src.store.document(id)?.key);
         }
         return Ok(Scope { groups: vec![Some(keys)], filter: None });
     }
     if req.filter {
-        let infos = lib.doc_infos_with(req.filter_opts.tickers)?;
+        let infos = src.store.doc_infos(src.companies, req.filter_opts.tickers)?;
         if let Some(f) = filter::detect_with(question, &infos, &req.filter_opts) {
             let groups = if req.filter_opts.decompose { f.key_groups.iter().cloned().map(Some).collect() } else { vec![Some(f.key_groups.concat())] };
             return Ok(Scope { groups, filter: Some(f) });

@@ -1,10 +1,9 @@
 //! Step 3: dense retrieval. One query vector; per group, the pages whose best window is
 //! closest ([`crate::dense`]). Only documents with vectors for the loaded model take part.
 
-use super::Retriever;
+use super::{Retriever, Sources};
 use crate::error::{LensError, Result};
 use crate::index::IndexHit;
-use crate::library::Library;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -12,7 +11,7 @@ use std::path::PathBuf;
 /// read vectors, or hybrid found no model or no vectors in scope (a note says which). The dense
 /// retriever errs where hybrid falls back.
 pub fn ranked(
-    lib: &Library,
+    src: &Sources,
     question: &str,
     groups: &[Option<Vec<i64>>],
     complete: &HashMap<i64, String>,
@@ -24,7 +23,7 @@ pub fn ranked(
         return Ok(None);
     }
     let strict = retriever == Retriever::Dense;
-    let Some(emb) = lib.embedder() else {
+    let Some(emb) = src.embedder.clone() else {
         if strict {
             return Err(LensError::ModelMissing {
                 what: "an embedding model".into(),
@@ -35,7 +34,7 @@ pub fn ranked(
         notes.push("no embedding model is loaded: no dense list".into());
         return Ok(None);
     };
-    let with_vectors = lib.store.dense_doc_keys(emb.name())?;
+    let with_vectors = src.store.dense_doc_keys(emb.name())?;
     let has = |keys: &[i64]| Ok(keys.iter().copied().filter(|k| with_vectors.contains(k)).collect());
     let Some(scoped) = super::with_vectors(groups, complete, has, "dense vectors", notes)? else {
         if strict {
@@ -45,5 +44,5 @@ pub fn ranked(
         return Ok(None);
     };
     let qv = emb.embed_query(question)?;
-    scoped.iter().map(|keys| lib.dense.search(&lib.store, emb.name(), &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
+    scoped.iter().map(|keys| src.dense.search(src.store, emb.name(), &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
 }

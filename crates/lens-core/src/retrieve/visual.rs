@@ -1,24 +1,19 @@
 //! Step 3b: vision retrieval (late interaction over page images). The index and its model live
-//! in `lens-vision`, which registers a [`VisionIndex`] on the library (`Library::set_vision`),
+//! in `lens-vision`, which registers a [`crate::vision::VisionIndex`] on the library (`Library::set_vision`),
 //! as the answerer seam does for models; this step only asks it for one list per group. Only
 //! documents with a published vision index for the registered model take part.
 
-use super::Retriever;
+use super::{Retriever, Sources};
 use crate::error::{LensError, Result};
 use crate::index::IndexHit;
-use crate::store::Store;
-use crate::vision::VisionIndex;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// One vision list per group, or `None` when the retriever does not read vision vectors or
 /// (hybrid) none are at hand, with a note saying which. The vision retriever errs where hybrid
 /// falls back.
-#[allow(clippy::too_many_arguments)]
 pub fn ranked(
-    vision: Option<Arc<dyn VisionIndex>>,
-    store: &Store,
+    src: &Sources,
     question: &str,
     groups: &[Option<Vec<i64>>],
     complete: &HashMap<i64, String>,
@@ -30,7 +25,7 @@ pub fn ranked(
         return Ok(None);
     }
     let strict = retriever == Retriever::Vision;
-    let Some(vis) = vision else {
+    let Some(vis) = src.vision.clone() else {
         if strict {
             return Err(LensError::ModelMissing {
                 what: "a vision model".into(),
@@ -40,7 +35,7 @@ pub fn ranked(
         }
         return Ok(None);
     };
-    let Some(scoped) = super::with_vectors(groups, complete, |keys| vis.covered(store, keys), "a vision index", notes)? else {
+    let Some(scoped) = super::with_vectors(groups, complete, |keys| vis.covered(src.store, keys), "a vision index", notes)? else {
         if strict {
             return Err(LensError::NotFound(format!("no document in scope has a vision index for {} yet (run `lens vision build`)", vis.name())));
         }
@@ -48,5 +43,5 @@ pub fn ranked(
         return Ok(None);
     };
     let qv = vis.embed_query(question)?;
-    scoped.iter().map(|keys| vis.rank(store, &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
+    scoped.iter().map(|keys| vis.rank(src.store, &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
 }
