@@ -18,6 +18,39 @@ use std::sync::{Arc, RwLock};
 /// The statement tables of one page, shared.
 pub type PageTables = Arc<Vec<crate::figures::table::Table>>;
 
+/// The document holding `page`, or why there is none (unknown document, page out of range).
+pub fn check_page(store: &Store, doc_id: &str, page: u32) -> Result<Document> {
+    let d = store.document(doc_id)?;
+    if page == 0 || page > d.pages {
+        return Err(LensError::UnknownPage { doc: d.id, page, pages: d.pages });
+    }
+    Ok(d)
+}
+
+/// Statement tables of the pages read by worked answers ([`crate::figures::table::tables`]),
+/// computed on first use; an unknown page has none.
+#[derive(Default)]
+pub struct TableCache(RwLock<HashMap<(i64, u32), PageTables>>);
+
+impl TableCache {
+    pub fn get(&self, store: &Store, page: &PageRef) -> PageTables {
+        let Ok(d) = check_page(store, &page.doc_id, page.page) else { return Arc::default() };
+        if let Some(t) = self.0.read().unwrap_or_else(|p| p.into_inner()).get(&(d.key, page.page)) {
+            return t.clone();
+        }
+        let t = match (store.page_of(&d, page.page), store.page_boxes(&d, page.page)) {
+            (Ok(p), Ok(b)) => Arc::new(crate::figures::table::tables(&p.text, &b)),
+            _ => Arc::default(),
+        };
+        self.0.write().unwrap_or_else(|p| p.into_inner()).insert((d.key, page.page), t.clone());
+        t
+    }
+
+    pub fn clear(&self) {
+        self.0.write().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
 pub struct Library {
     dir: Option<PathBuf>,
     pub(crate) store: Store,
@@ -34,7 +67,7 @@ pub struct Library {
     /// Rerank profiles of pages seen so far.
     pub(crate) profiles: rank::ProfileCache,
     /// Statement tables of pages read by worked answers (same lifetime as the profiles).
-    tables: RwLock<HashMap<(i64, u32), PageTables>>,
+    pub(crate) tables: TableCache,
 }
 
 /// A document with what the app shows of it.
@@ -137,29 +170,16 @@ impl Library {
         self.embedder.read().unwrap().clone()
     }
 
-    pub(crate) fn page_profile(&self, key: i64, page: u32) -> Result<Arc<rank::PageProfile>> {
-        self.profiles.get(&self.store, &self.lexicon, key, page)
-    }
-
     /// The statement tables of a page ([`crate::figures::table::tables`]), computed on first use and
     /// cached; an unknown page has none.
     pub fn page_tables(&self, page: &PageRef) -> PageTables {
-        let Ok(d) = self.check_page(&page.doc_id, page.page) else { return Arc::default() };
-        if let Some(t) = self.tables.read().unwrap().get(&(d.key, page.page)) {
-            return t.clone();
-        }
-        let t = match (self.store.page_of(&d, page.page), self.store.page_boxes(&d, page.page)) {
-            (Ok(p), Ok(b)) => Arc::new(crate::figures::table::tables(&p.text, &b)),
-            _ => Arc::default(),
-        };
-        self.tables.write().unwrap().insert((d.key, page.page), t.clone());
-        t
+        self.tables.get(&self.store, page)
     }
 
     /// Forget cached page profiles and tables (after pages were re-read, e.g. by OCR).
     pub fn forget_profiles(&self) {
         self.profiles.clear();
-        self.tables.write().unwrap().clear();
+        self.tables.clear();
     }
 
     /// The metric catalogue of worked answers (built in, plus `<library>/metrics.json`).
@@ -384,11 +404,7 @@ impl Library {
 
     /// Check a page reference: the document exists and has that page.
     pub fn check_page(&self, doc_id: &str, page: u32) -> Result<Document> {
-        let d = self.store.document(doc_id)?;
-        if page == 0 || page > d.pages {
-            return Err(LensError::UnknownPage { doc: d.id, page, pages: d.pages });
-        }
-        Ok(d)
+        check_page(&self.store, doc_id, page)
     }
 
     /// See index changes made by another `Library` on the same folder (a background ingest).

@@ -90,7 +90,7 @@ fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
 
 /// Finds operands on the candidate pages.
 struct Finder<'a, 'b> {
-    lib: &'a Library,
+    lib: &'a Context<'a>,
     cat: &'b Catalogue,
     candidates: Vec<PageRef>,
     docs: Vec<String>,
@@ -316,9 +316,58 @@ fn problem_text(e: &EvalError, cat: &Catalogue) -> String {
     }
 }
 
+/// What worked answers read, not the whole [`Library`]: the retrieval's sources (they run
+/// searches of their own), the statement-table cache, the metric catalogue and the judgement
+/// rules. Made once per calculation by [`Context::of`].
+pub struct Context<'a> {
+    pub sources: crate::retrieve::Sources<'a>,
+    pub tables: &'a crate::library::TableCache,
+    pub metrics: &'a Catalogue,
+    pub judgements: &'a crate::question::Judgements,
+}
+
+impl<'a> Context<'a> {
+    pub fn of(lib: &'a Library) -> Context<'a> {
+        Context { sources: crate::retrieve::Sources::of(lib), tables: &lib.tables, metrics: lib.metrics(), judgements: lib.judgements() }
+    }
+
+    fn search(&self, req: &SearchRequest) -> Result<crate::retrieve::SearchResponse> {
+        crate::retrieve::search_in(&self.sources, req)
+    }
+
+    fn page_tables(&self, p: &PageRef) -> crate::library::PageTables {
+        self.tables.get(self.sources.store, p)
+    }
+
+    fn document(&self, id: &str) -> Result<crate::store::Document> {
+        self.sources.store.document(id)
+    }
+
+    fn page_profile(&self, key: i64, page: u32) -> Result<std::sync::Arc<crate::rank::PageProfile>> {
+        self.sources.profiles.get(self.sources.store, self.sources.lexicon, key, page)
+    }
+
+    fn store(&self) -> &crate::store::Store {
+        self.sources.store
+    }
+
+    fn metrics(&self) -> &'a Catalogue {
+        self.metrics
+    }
+
+    fn judgements(&self) -> &'a crate::question::Judgements {
+        self.judgements
+    }
+}
+
 /// The worked answer to a question from `pages` (and the rest of their filings), or `None` when
 /// it asks for no figure the catalogue knows.
 pub fn work(lib: &Library, q: &Question, pages: &[PageRef]) -> Result<Option<Calculation>> {
+    work_in(&Context::of(lib), q, pages)
+}
+
+/// [`work`] over the parts of a library it reads.
+pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<Calculation>> {
     if q.operation == crate::question::Operation::Rank {
         return Ok(rank::rank(lib, q, pages));
     }
@@ -352,7 +401,7 @@ pub fn work(lib: &Library, q: &Question, pages: &[PageRef]) -> Result<Option<Cal
     Ok(Some(work_plan(lib, &plan, pages)))
 }
 
-fn work_plan(lib: &Library, plan: &Plan, pages: &[PageRef]) -> Calculation {
+fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef]) -> Calculation {
     let cat = lib.metrics();
     let mut docs: Vec<String> = Vec::new();
     for p in pages {

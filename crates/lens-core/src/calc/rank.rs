@@ -4,9 +4,9 @@
 //! ("Total liabilities" sums the liabilities) or, without one, every row that is not a total.
 //! The winner and the runner-up are the operands, each boxed; a table of one row says so.
 
+use super::Context;
 use super::{Calculation, Operand};
 use crate::figures::table::{Row, Table};
-use crate::library::Library;
 use crate::pageref::PageRef;
 use crate::question::{Extreme, Question};
 
@@ -40,7 +40,7 @@ fn section<'a>(t: &'a Table, words: &[String]) -> Option<Vec<&'a Row>> {
 }
 
 /// The ranking a question asks for over `pages`, or a calculation naming why there is none.
-pub fn rank(lib: &Library, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
+pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
     let extreme = q.extreme?;
     let ranking = q.ranking.clone().unwrap_or_default();
     // the question's words of what to look in, less the companies it names
