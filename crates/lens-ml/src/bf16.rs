@@ -3,14 +3,14 @@
 //!
 //! Two kernels, chosen at run time ([`kernel`]): AMX (`tdpbf16ps`, 16 × 16 × 32 products per
 //! instruction, on CPUs with AMX-BF16 and a kernel that grants the tile state), and AVX-512 BF16
-//! (`vdpbf16ps`). Both read the same packing: the weight matrix in panels of 16 output columns,
+//! (`vdpbf16ps`; only when forced, see [`kernel`]). Both read the same packing: the weight matrix in panels of 16 output columns,
 //! each panel `k / 2` rows of 64 bytes holding, for each of its 16 columns, the pair
 //! `W[2r][c], W[2r + 1][c]` — one AMX `B` tile per 32 rows of `k`, and one AVX-512 register per
 //! row pair. `LENS_BF16_KERNEL` (or `LENS_KERNEL`) = `amx` | `avx512bf16` | `f32` forces one the
 //! CPU can run; `f32` means none: the caller keeps its f32 path.
 //!
-//! Rounding each input to bf16 (8 bits of mantissa) costs about 3 significant digits per product;
-//! sums stay in f32. The models' parity tests state the tolerance this gives.
+//! Each input is rounded to bf16 (8 bits of mantissa: about 3 significant digits kept); sums
+//! stay in f32. The models' parity tests state the tolerance this gives.
 
 use rayon::prelude::*;
 use std::sync::OnceLock;
