@@ -263,14 +263,7 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
 /// an off-topic question refused ("Not found") when `refuse`. Returns the boxes to draw.
 pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) -> Result<Vec<PageBox>> {
     // the library may have changed while the answerer ran
-    let (ev, boxes) = match evidence_for(lib, a) {
-        Ok(found) => found,
-        Err(e @ (LensError::UnknownDocument(_) | LensError::UnknownPage { .. })) => {
-            r.notes.push(format!("the evidence was not located: {e} (it changed while the answer was written)"));
-            (Evidence::none(), Vec::new())
-        }
-        Err(e) => return Err(e),
-    };
+    let (ev, boxes) = lib.evidence_if_there(a, &mut r.notes, " (it changed while the answer was written)")?.unwrap_or((Evidence::none(), Vec::new()));
     a.found_by = ev.found_by;
     // a model's quote that is not on the page it cites is said, never boxed elsewhere
     if let (Some(q), Some(c)) = (&a.quote, a.citations.first()) {
