@@ -517,15 +517,6 @@ fn rms_norm(x: &mut [f32], w: &[f32], eps: f32) {
     }
 }
 
-/// `v ← softmax(scale · v)` in place.
-fn softmax_scaled(v: &mut [f32], scale: f32) {
-    lens_ml::math::softmax(v, scale);
-}
-
-fn silu(x: f32) -> f32 {
-    x / (1.0 + (-x).exp())
-}
-
 /// What one generation did: token counts, seconds, and speeds.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct GenStats {
@@ -877,7 +868,7 @@ impl Model {
                 for j in 0..kern {
                     s += d.conv[c * kern + j] * ext[(i + j) * ch + c];
                 }
-                mixed[i * ch + c] = silu(s);
+                mixed[i * ch + c] = lens_ml::math::silu(s);
             }
         }
         *conv_state = ext[n * ch..].to_vec();
@@ -925,7 +916,7 @@ impl Model {
                 let r = 1.0 / (ms + self.cfg.eps).sqrt();
                 let at = i * vd + hv * dv;
                 for j in 0..dv {
-                    out[at + j] = src[j] * r * d.norm[j] * silu(z[at + j]);
+                    out[at + j] = src[j] * r * d.norm[j] * lens_ml::math::silu(z[at + j]);
                 }
             }
         }
@@ -979,7 +970,7 @@ impl Model {
                     for i in 0..bn {
                         let row = &mut s[i * cols..(i + 1) * cols];
                         let seen = pos0 + i0 + i + 1;
-                        softmax_scaled(&mut row[..seen], scale);
+                        lens_ml::math::softmax(&mut row[..seen], scale);
                         row[seen..].iter_mut().for_each(|v| *v = 0.0);
                     }
                     match bf16 {

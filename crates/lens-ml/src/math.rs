@@ -58,10 +58,16 @@ crate::simd_fn! {
     }
 }
 
+/// `silu(x) = x / (1 + e^−x)`.
+#[inline(always)]
+pub fn silu(x: f32) -> f32 {
+    x / (1.0 + exp(-x))
+}
+
 crate::simd_fn! {
-    /// `silu(g) · u` element by element (the gated MLP), `silu(x) = x / (1 + e^−x)`.
+    /// `silu(g) · u` element by element (the gated MLP).
     pub fn silu_mul(g: &[f32], u: &[f32]) -> Vec<f32> {
-        g.iter().zip(u).map(|(g, u)| g / (1.0 + exp(-g)) * u).collect()
+        g.iter().zip(u).map(|(g, u)| silu(*g) * u).collect()
     }
 }
 
