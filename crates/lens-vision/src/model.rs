@@ -365,7 +365,7 @@ impl Linear {
         }
     }
 
-    /// Pack the `[in, out]` f32 weights for `kernel` (the f32 copy is dropped).
+    /// Pack the `[in, out]` f32 weights and the bias for `kernel` (the f32 copies are dropped).
     fn pack(&mut self, kernel: lens_ml::bf16::Kernel) -> Result<()> {
         let w = self.f32_mut()?;
         let (k, n) = w.dims2().ctx()?;
@@ -375,7 +375,8 @@ impl Linear {
                 *d = v[i * n + j];
             }
         });
-        let bias = match &self.b {
+        // the bias moves into the packed form (its tensor is the f32 form's)
+        let bias = match self.b.take() {
             Some(b) => Some(b.to_vec1::<f32>().ctx()?),
             None => None,
         };
