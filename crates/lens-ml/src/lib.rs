@@ -41,25 +41,28 @@ pub fn sgemm(
     }
 }
 
-/// The widest vectors this CPU runs: 2 = AVX-512 (F, BW, DQ, VL), 1 = AVX2 + FMA, 0 = the
-/// build's baseline. For [`simd_fn!`].
+/// The widest vectors element-wise loops run at: 2 = AVX-512 (F, BW, DQ, VL), 1 = AVX2 + FMA,
+/// 0 = the build's baseline; the best this CPU has, unless `LENS_SIMD_KERNEL` or `LENS_KERNEL`
+/// names another it can run (`avx512`, `avx2`, `portable`: see [`choose_kernel`]). For
+/// [`simd_fn!`].
 pub fn simd_level() -> u8 {
     static LEVEL: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
     *LEVEL.get_or_init(|| {
         #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx512f")
+        let (wide, mid) = (
+            is_x86_feature_detected!("avx512f")
                 && is_x86_feature_detected!("avx512bw")
                 && is_x86_feature_detected!("avx512dq")
-                && is_x86_feature_detected!("avx512vl")
-            {
-                return 2;
-            }
-            if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-                return 1;
-            }
+                && is_x86_feature_detected!("avx512vl"),
+            is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let (wide, mid) = (false, false);
+        match choose_kernel("LENS_SIMD_KERNEL", &[("avx512", wide), ("avx2", mid), ("portable", true)]) {
+            Some("avx512") => 2,
+            Some("avx2") => 1,
+            _ => 0,
         }
-        0
     })
 }
 
