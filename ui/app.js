@@ -691,8 +691,8 @@
   $('fb-up').addEventListener('click', () => feedback(1));
   $('fb-down').addEventListener('click', () => feedback(-1));
 
-  // the Ask view's workpaper of the answer shown
-  // ids in the log's order (newest first, as listed)
+  // a workpaper of logged answers `ids` (the Log passes them in its order, newest first); the
+  // Ask view's buttons make one of the answer shown
   async function workpaper(ids, format, msgId) {
     const msg = $(msgId);
     msg.className = 'muted';
