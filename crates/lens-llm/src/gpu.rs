@@ -1,30 +1,23 @@
-//! The device-generic forward pass: Qwen2 and Qwen3 GGUF weights through candle's ops (its
-//! quantized matmul, RMSNorm, rotary embedding and softmax attention; Qwen3's q/k norms) on any
-//! candle device. A GPU runs
-//! this; the CPU keeps this crate's own kernels ([`crate::model`]), and the parity test runs
-//! this pass on the CPU device against them, so what a GPU runs is checked on machines without
-//! one.
+//! The device-generic forward passes a GPU runs: a Qwen2 or Qwen3 GGUF file through
+//! candle-transformers' quantised models (candle's quantised matmul, RMSNorm, rotary embedding
+//! and softmax attention; Qwen3's q/k norms), and a model folder (Qwen2, Qwen3, Qwen3.5) through
+//! [`crate::folder_pass`]. The CPU keeps this crate's own kernels ([`crate::model`]); the parity
+//! tests run these passes on candle's CPU device against the reference, so what a GPU runs is
+//! checked on machines without one.
 
+use crate::folder_pass::FolderPass;
 use candle_core::quantized::gguf_file;
-use candle_core::{Device, Tensor};
+use candle_core::{DType, Device, Tensor};
 use candle_transformers::models::{quantized_qwen2, quantized_qwen3};
 use lens_core::error::{LensError, Result};
 use std::path::Path;
 use std::sync::Mutex;
 
-/// candle's weights for one of the architectures it has a quantised pass for.
+/// The weights on the device: candle's quantised models (GGUF), or a folder's in f32/bf16.
 enum Weights {
     Qwen2(quantized_qwen2::ModelWeights),
     Qwen3(quantized_qwen3::ModelWeights),
-}
-
-impl Weights {
-    fn forward(&mut self, x: &Tensor, pos: usize) -> candle_core::Result<Tensor> {
-        match self {
-            Weights::Qwen2(w) => w.forward(x, pos),
-            Weights::Qwen3(w) => w.forward(x, pos),
-        }
-    }
+    Folder(Box<FolderPass>),
 }
 
 pub struct CandleQwen {
@@ -67,13 +60,42 @@ impl CandleQwen {
         Ok(CandleQwen { weights: Mutex::new(weights), device: device.clone(), bytes })
     }
 
-    /// The logits of the last of `tokens`, run at positions `pos..` (position 0 starts a new
-    /// sequence: the cache of the one before is dropped).
-    pub fn forward(&self, tokens: &[u32], pos: usize) -> Result<Vec<f32>> {
+    /// A model folder (Qwen2, Qwen3 or Qwen3.5 safetensors) onto `device`: matrices in bf16 on
+    /// a GPU, f32 on candle's CPU device (the parity tests), or as `dtype` says.
+    pub fn load_folder(dir: &Path, device: &Device, dtype: Option<DType>) -> Result<CandleQwen> {
+        let dtype = dtype.unwrap_or(if device.is_cpu() { DType::F32 } else { DType::BF16 });
+        let pass = FolderPass::load(dir, device, dtype)?;
+        let bytes = pass.bytes();
+        Ok(CandleQwen { weights: Mutex::new(Weights::Folder(Box::new(pass))), device: device.clone(), bytes })
+    }
+
+    /// Whether [`CandleQwen::forward`] gives the logits of every position (a folder's pass
+    /// does; candle's quantised models give the last only).
+    pub fn gives_all(&self) -> bool {
+        matches!(self.weights.lock().as_deref(), Ok(Weights::Folder(_)))
+    }
+
+    /// The logits of the last of `tokens` (or of each of them, `all`, where
+    /// [`CandleQwen::gives_all`]), run at positions `pos..` (position 0 starts a new sequence:
+    /// the cache of the one before is dropped).
+    pub fn forward(&self, tokens: &[u32], pos: usize, all: bool) -> Result<Vec<f32>> {
         let err = |e: candle_core::Error| LensError::Model(format!("GPU forward pass: {e}"));
-        let x = Tensor::new(tokens, &self.device).and_then(|t| t.unsqueeze(0)).map_err(err)?;
         let mut w = self.weights.lock().map_err(|_| LensError::Model("the GPU model's lock was poisoned".into()))?;
-        let logits = w.forward(&x, pos).map_err(err)?;
-        logits.squeeze(0).and_then(|l| l.to_dtype(candle_core::DType::F32)).and_then(|l| l.to_vec1::<f32>()).map_err(err)
+        let x = || Tensor::new(tokens, &self.device).and_then(|t| t.unsqueeze(0));
+        let logits = match &mut *w {
+            Weights::Folder(p) => return p.forward(tokens, pos, all),
+            _ if all => return Err(LensError::BadInput("the logits of every position are computed on the CPU only for a GGUF model on a GPU".into())),
+            Weights::Qwen2(m) => x().and_then(|x| m.forward(&x, pos)),
+            Weights::Qwen3(m) => x().and_then(|x| m.forward(&x, pos)),
+        }
+        .map_err(err)?;
+        logits.squeeze(0).and_then(|l| l.to_dtype(DType::F32)).and_then(|l| l.to_vec1::<f32>()).map_err(err)
+    }
+
+    /// Tokens per chunk of a folder pass's delta rule (no effect on a GGUF model).
+    pub fn set_delta_chunk(&self, chunk: usize) {
+        if let Ok(Weights::Folder(p)) = self.weights.lock().as_deref_mut() {
+            p.chunk = chunk;
+        }
     }
 }

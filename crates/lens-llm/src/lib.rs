@@ -15,6 +15,7 @@ pub mod blocks;
 pub mod delta;
 pub mod device;
 pub mod discover;
+pub mod folder_pass;
 pub mod gpu;
 pub mod model;
 pub mod parse;
@@ -72,8 +73,9 @@ impl LanguageModel {
         Self::load_on(path, precision, threads, None)
     }
 
-    /// [`LanguageModel::load`] on a device: a GPU runs a GGUF Qwen2 model through the
-    /// device-generic pass ([`gpu`]); `None` or the CPU, this crate's kernels.
+    /// [`LanguageModel::load`] on a device: a GPU runs a GGUF Qwen2/Qwen3 model or a model
+    /// folder (Qwen2, Qwen3, Qwen3.5) through the device-generic passes ([`gpu`]); `None` or
+    /// the CPU, this crate's kernels.
     pub fn load_on(path: &Path, precision: Option<Precision>, threads: usize, device: Option<&device::Selected>) -> Result<LanguageModel> {
         let t0 = std::time::Instant::now();
         if !path.exists() {
@@ -89,10 +91,10 @@ impl LanguageModel {
                 return Err(LensError::ModelMissing { what: "tokenizer.json".into(), dir: path.to_path_buf(), hint: discover::HINT.into() });
             }
             let tok = Tokenizer::from_file(&tok_path).map_err(|e| LensError::Model(format!("{}: {e}", tok_path.display())))?;
-            if let Some(d) = device.filter(|d| d.is_gpu()) {
-                return Err(LensError::BadInput(format!("{}: a model folder runs on the CPU only in this build; {} runs GGUF files", path.display(), d.name)));
+            match device.filter(|d| d.is_gpu()) {
+                Some(d) => (Model::load_safetensors_on(path, d, None)?, tok),
+                None => (Model::load_safetensors(path, precision.unwrap_or(Precision::Q8), threads)?, tok),
             }
-            (Model::load_safetensors(path, precision.unwrap_or(Precision::Q8), threads)?, tok)
         } else {
             let ct = model::read_gguf(path)?;
             // the architecture first: a foreign model is refused as such, not for its tokenizer

@@ -354,20 +354,20 @@ pub struct Model {
 
 /// A tensor as read: f32 (safetensors, converted), or a GGUF tensor still in its GGML type,
 /// dequantised only as far as asked (a slab of rows at a time for large matrices).
-enum Loaded {
+pub(crate) enum Loaded {
     Dense(Tensor),
     Quant(QTensor),
 }
 
 impl Loaded {
-    fn dims(&self) -> &[usize] {
+    pub(crate) fn dims(&self) -> &[usize] {
         match self {
             Loaded::Dense(t) => t.dims(),
             Loaded::Quant(q) => q.shape().dims(),
         }
     }
 
-    fn tensor(&self) -> candle_core::Result<Tensor> {
+    pub(crate) fn tensor(&self) -> candle_core::Result<Tensor> {
         match self {
             Loaded::Dense(t) => Ok(t.clone()),
             Loaded::Quant(q) => q.dequantize(&Device::Cpu),
@@ -390,7 +390,7 @@ impl Loaded {
 }
 
 /// Where the weights come from, by GGUF tensor name (safetensors names are mapped).
-trait Source {
+pub(crate) trait Source {
     fn get(&mut self, name: &str) -> Result<Option<Loaded>>;
 }
 
@@ -558,21 +558,7 @@ impl Model {
 
     /// Load a Hugging Face directory: `config.json` and `*.safetensors`.
     pub fn load_safetensors(dir: &Path, precision: Precision, threads: usize) -> Result<Model> {
-        let cfg_path = dir.join("config.json");
-        let text = std::fs::read_to_string(&cfg_path).map_err(|e| LensError::io(&cfg_path, e))?;
-        let cfg = Config::from_json(&text, &cfg_path)?;
-        let files = lens_core::paths::files_with_extension(dir, "safetensors")?;
-        if files.is_empty() {
-            return Err(LensError::ModelMissing {
-                what: "*.safetensors".into(),
-                dir: dir.to_path_buf(),
-                hint: "a Qwen2/Qwen3 model directory holds config.json, tokenizer.json and model*.safetensors".into(),
-            });
-        }
-        // SAFETY: the files are mapped read-only; a file changed while mapped is the user's error
-        let st = unsafe { candle_core::safetensors::MmapedSafetensors::multi(&files) }.map_err(|e| LensError::Model(format!("{}: {e}", dir.display())))?;
-        let names = st.tensors().into_iter().map(|(n, _)| n).collect();
-        let mut src = SafetensorsSource { st, names, dir: dir.to_path_buf() };
+        let (cfg, mut src) = open_safetensors(dir)?;
         Model::build(cfg, &mut src, dir, precision, threads)
     }
 
@@ -679,6 +665,19 @@ impl Model {
         let cfg = Config::from_gguf(&ct, path)?;
         cfg.check(path)?;
         let g = crate::gpu::CandleQwen::load(path, ct, &device.device)?;
+        Model::on_device(cfg, path, g, &device.name)
+    }
+
+    /// A model folder (Qwen2, Qwen3, Qwen3.5) on a GPU or any candle device, through the
+    /// device-generic pass ([`crate::folder_pass`]): bf16 matrices on a GPU, f32 on the CPU
+    /// device, or `dtype`.
+    pub fn load_safetensors_on(dir: &Path, device: &crate::device::Selected, dtype: Option<DType>) -> Result<Model> {
+        let g = crate::gpu::CandleQwen::load_folder(dir, &device.device, dtype)?;
+        let (cfg, _) = open_safetensors(dir)?;
+        Model::on_device(cfg, dir, g, &device.name)
+    }
+
+    fn on_device(cfg: Config, path: &Path, g: crate::gpu::CandleQwen, name: &str) -> Result<Model> {
         let empty = Arc::new(Weight::F32 { w: Vec::new(), rows: 0, cols: 0 });
         let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().map_err(|e| LensError::Model(e.to_string()))?;
         Ok(Model {
@@ -692,8 +691,16 @@ impl Model {
             inv_freq: Vec::new(),
             pool,
             delta_chunk: 64,
-            gpu: Some((Arc::new(g), device.name.clone())),
+            gpu: Some((Arc::new(g), name.to_string())),
         })
+    }
+
+    /// Tokens per chunk of the delta rule's prefill form, on the CPU kernels or the device pass.
+    pub fn set_delta_chunk(&mut self, chunk: usize) {
+        self.delta_chunk = chunk;
+        if let Some((g, _)) = &self.gpu {
+            g.set_delta_chunk(chunk);
+        }
     }
 
     /// The GPU this model runs on (`cuda:0`), `None` on the CPU kernels.
@@ -758,10 +765,10 @@ impl Model {
             return Err(LensError::BadInput(format!("{} tokens exceed the model's context of {}", cache.len + tokens.len(), self.cfg.context)));
         }
         if let Some((g, name)) = &self.gpu {
-            if all {
-                return Err(LensError::BadInput(format!("the logits of every position are computed on the CPU only (this model runs on {name})")));
+            if all && !g.gives_all() {
+                return Err(LensError::BadInput(format!("the logits of every position are computed on the CPU only (this GGUF model runs on {name})")));
             }
-            let logits = g.forward(tokens, cache.len)?;
+            let logits = g.forward(tokens, cache.len, all)?;
             cache.len += tokens.len();
             return Ok(logits);
         }
@@ -1048,6 +1055,26 @@ impl Model {
         stats.decode_s = t1.elapsed().as_secs_f64();
         Ok((out, stats))
     }
+}
+
+/// A Hugging Face directory's config and its tensors (mapped, read as f32 when asked).
+pub(crate) fn open_safetensors(dir: &Path) -> Result<(Config, impl Source)> {
+    let cfg_path = dir.join("config.json");
+    let text = std::fs::read_to_string(&cfg_path).map_err(|e| LensError::io(&cfg_path, e))?;
+    let cfg = Config::from_json(&text, &cfg_path)?;
+    let files = lens_core::paths::files_with_extension(dir, "safetensors")?;
+    if files.is_empty() {
+        return Err(LensError::ModelMissing {
+            what: "*.safetensors".into(),
+            dir: dir.to_path_buf(),
+            hint: "a Qwen2, Qwen3 or Qwen3.5 model directory holds config.json, tokenizer.json and model*.safetensors".into(),
+        });
+    }
+    // SAFETY: the files are mapped read-only; a file changed while mapped is the user's error
+    let st = unsafe { candle_core::safetensors::MmapedSafetensors::multi(&files) }.map_err(|e| LensError::Model(format!("{}: {e}", dir.display())))?;
+    let names = st.tensors().into_iter().map(|(n, _)| n).collect();
+    cfg.check(dir)?;
+    Ok((cfg, SafetensorsSource { st, names, dir: dir.to_path_buf() }))
 }
 
 pub fn argmax(v: &[f32]) -> u32 {

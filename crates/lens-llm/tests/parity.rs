@@ -151,6 +151,74 @@ fn gguf_q8_0_against_its_dequantised_reference() {
     assert!(same >= 8, "int8 greedy {g:?} vs {:?}", r.greedy);
 }
 
+/// Where the device-generic passes run in these tests: candle's CPU device, or the GPU with
+/// `LENS_PARITY_DEVICE=cuda` (`scripts/gpu-check`).
+fn parity_device() -> lens_llm::device::Selected {
+    match std::env::var("LENS_PARITY_DEVICE").as_deref() {
+        Ok("cuda") => lens_llm::device::select(lens_llm::DeviceChoice::Cuda).unwrap(),
+        _ => lens_llm::device::Selected { device: candle_core::Device::Cpu, name: "cpu (candle)".into(), fallback: None },
+    }
+}
+
+/// The device-generic pass for model folders ([`lens_llm::folder_pass`]: candle's ops, what a
+/// GPU runs for Qwen2, Qwen3 and Qwen3.5) against the transformers reference: every position's
+/// logits within 1e-4 in f32 on candle's CPU device (1e-3 on a GPU), the reference's greedy
+/// tokens through its own caches; Qwen3.5's delta rule in chunks of 4 equal to one token at a
+/// time; a prompt run in two calls equal to one; bf16 matrices within 5% of the largest logit
+/// (the int8 GGUF's bound) and at least 8 of the 10 greedy tokens.
+#[test]
+fn the_device_generic_pass_runs_model_folders_qwen2_qwen3_and_qwen3_5() {
+    let device = parity_device();
+    let tol = if device.is_gpu() { 1e-3 } else { 1e-4 };
+    for arch in ["qwen2", "qwen3", "qwen3_5"] {
+        let r = reference(&format!("tiny-{arch}.reference.json"));
+        let dir = fixtures().join(format!("tiny-{arch}"));
+        let mut m = Model::load_safetensors_on(&dir, &device, Some(candle_core::DType::F32)).unwrap();
+        assert_eq!((m.cfg.arch.name(), m.gpu_name()), (arch, Some(device.name.as_str())));
+        let (d, scale) = max_diff(&m, &r);
+        eprintln!("{arch} folder on {}: f32 logits within {d:.2e} of the reference (largest {scale:.3})", device.name);
+        assert!(d <= tol, "{arch}: logits differ by {d} (largest logit {scale})");
+        assert_eq!(greedy(&m, &r.prompt, 10), r.greedy, "{arch}: greedy tokens");
+        let vocab = m.cfg.vocab;
+        let mut whole = m.new_cache();
+        let all = m.forward(&mut whole, &r.prompt, true).unwrap();
+        // the prompt in two calls (the second continues the caches and delta states)
+        let cut = r.prompt.len() / 2 + 1;
+        let mut c = m.new_cache();
+        m.forward(&mut c, &r.prompt[..cut], false).unwrap();
+        let last = m.forward(&mut c, &r.prompt[cut..], false).unwrap();
+        let d2 = last.iter().zip(&all[all.len() - vocab..]).fold(0f32, |d, (a, b)| d.max((a - b).abs()));
+        assert!(d2 <= tol, "{arch}: two calls vs one differ by {d2}");
+        // out of step: a position the pass does not hold is refused
+        assert!(m.forward(&mut c, &[1], false).is_ok());
+        let mut wrong = m.new_cache();
+        wrong.len = 3;
+        assert!(m.forward(&mut wrong, &[1], false).unwrap_err().to_string().contains("continue at 3"));
+        if arch == "qwen3_5" {
+            m.set_delta_chunk(4);
+            let chunked = m.forward(&mut m.new_cache(), &r.prompt, true).unwrap();
+            let mut step = m.new_cache();
+            for (i, t) in r.prompt.iter().enumerate() {
+                let one = m.forward(&mut step, &[*t], false).unwrap();
+                let d = one.iter().zip(&chunked[i * vocab..(i + 1) * vocab]).fold(0f32, |d, (a, b)| d.max((a - b).abs()));
+                assert!(d <= tol, "qwen3_5 position {i}: chunks of 4 vs one token at a time differ by {d}");
+            }
+        }
+        let b = Model::load_safetensors_on(&dir, &device, Some(candle_core::DType::BF16)).unwrap();
+        let (db, _) = max_diff(&b, &r);
+        let gb = greedy(&b, &r.prompt, 10);
+        let same = gb.iter().zip(&r.greedy).take_while(|(a, b)| a == b).count();
+        eprintln!(
+            "{arch} folder on {}: bf16 logits within {db:.3} ({:.2}% of the largest), {same} of 10 greedy tokens as the reference",
+            device.name,
+            100.0 * db / scale
+        );
+        // the int8 GGUF's bound (bf16 keeps 8 bits of mantissa; these random weights are large)
+        assert!(db <= 0.05 * scale, "{arch} bf16: logits differ by {db} (largest {scale})");
+        assert!(same >= 8, "{arch} bf16 greedy {gb:?} vs {:?}", r.greedy);
+    }
+}
+
 /// The device-generic pass a GPU runs (candle's ops, [`lens_llm::gpu`]), run here on candle's
 /// CPU device: the same reference within the int8 tolerance, the same greedy tokens through its
 /// own KV cache. `scripts/gpu-check` runs this test with the `cuda` feature on the GPU.
@@ -158,10 +226,7 @@ fn gguf_q8_0_against_its_dequantised_reference() {
 fn the_device_generic_pass_matches_the_reference() {
     let r = reference("tiny-qwen2-q8_0.reference.json");
     let path = fixtures().join("tiny-qwen2-q8_0.gguf");
-    let device = match std::env::var("LENS_PARITY_DEVICE").as_deref() {
-        Ok("cuda") => lens_llm::device::select(lens_llm::DeviceChoice::Cuda).unwrap(),
-        _ => lens_llm::device::Selected { device: candle_core::Device::Cpu, name: "cpu (candle)".into(), fallback: None },
-    };
+    let device = parity_device();
     let m = Model::load_gguf_on(&path, lens_llm::model::read_gguf(&path).unwrap(), &device).unwrap();
     assert_eq!(m.gpu_name(), Some(device.name.as_str()));
     let mut cache = m.new_cache();
@@ -400,10 +465,7 @@ fn the_device_generic_pass_runs_qwen3_too() {
     let ct = lens_llm::model::read_gguf(&path).unwrap();
     let (dc, scale) = max_diff(&Model::load_gguf(&path, &ct, Precision::F32, 2).unwrap(), &r);
     assert!(dc <= 1e-4, "the written GGUF on the CPU kernels: {dc} (largest logit {scale})");
-    let device = match std::env::var("LENS_PARITY_DEVICE").as_deref() {
-        Ok("cuda") => lens_llm::device::select(lens_llm::DeviceChoice::Cuda).unwrap(),
-        _ => lens_llm::device::Selected { device: candle_core::Device::Cpu, name: "cpu (candle)".into(), fallback: None },
-    };
+    let device = parity_device();
     let m = Model::load_gguf_on(&path, lens_llm::model::read_gguf(&path).unwrap(), &device).unwrap();
     let mut cache = m.new_cache();
     let last = m.forward(&mut cache, &r.prompt, false).unwrap();
