@@ -145,7 +145,7 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
     let chosen = lens_llm::device::select(device)?;
     let lm = lens_llm::LanguageModel::load_on(model, None, threads, Some(&chosen))?;
     let runs_on = match lm.model.gpu_name() {
-        Some(g) => format!("{g} (candle, quantised weights as stored)"),
+        Some(g) => format!("{g} (candle, {})", lm.model.gpu_form().unwrap_or_default()),
         None => format!("{}, {threads} threads", lens_llm::blocks::kernels_summary()),
     };
     println!(

@@ -238,8 +238,9 @@ impl FolderPass {
         Ok(pass)
     }
 
-    pub fn config(&self) -> &Config {
-        &self.cfg
+    /// The matrices' dtype.
+    pub fn dtype(&self) -> DType {
+        self.embed.dtype()
     }
 
     /// Bytes the weights take on the device.

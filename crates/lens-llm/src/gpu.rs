@@ -92,6 +92,14 @@ impl CandleQwen {
         logits.squeeze(0).and_then(|l| l.to_dtype(DType::F32)).and_then(|l| l.to_vec1::<f32>()).map_err(err)
     }
 
+    /// How the weights are held on the device, in words.
+    pub fn form(&self) -> String {
+        match self.weights.lock().as_deref() {
+            Ok(Weights::Folder(p)) => format!("{:?} matrices", p.dtype()).to_lowercase(),
+            _ => "quantised weights as stored".into(),
+        }
+    }
+
     /// Tokens per chunk of a folder pass's delta rule (no effect on a GGUF model).
     pub fn set_delta_chunk(&self, chunk: usize) {
         if let Ok(Weights::Folder(p)) = self.weights.lock().as_deref_mut() {

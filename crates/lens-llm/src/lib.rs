@@ -1,8 +1,9 @@
-//! The on-device language model (Qwen2 / Qwen3) and the answerer built on it.
+//! The on-device language model (Qwen2 / Qwen3 / Qwen3.5) and the answerer built on it.
 //!
 //! - [`blocks`]: GGUF block-quantised weights as stored and their matmul kernels (chosen at
 //!   run time per CPU);
 //! - [`model`]: config, loading (GGUF / safetensors), the forward pass, greedy generation;
+//! - [`gpu`], [`folder_pass`]: the device-generic passes a GPU runs (GGUF; model folders);
 //! - [`tokenizer`]: a GGUF file's tokenizer, built from its metadata;
 //! - [`discover`]: finding models offline (a path, the models dir, the Hugging Face cache);
 //! - [`prompt`]: pages P1..Pn into a chat prompt within a token budget;

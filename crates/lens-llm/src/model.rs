@@ -708,6 +708,11 @@ impl Model {
         self.gpu.as_ref().map(|(_, n)| n.as_str())
     }
 
+    /// How the weights are held on the GPU (`bf16 matrices`, `quantised weights as stored`).
+    pub fn gpu_form(&self) -> Option<String> {
+        self.gpu.as_ref().map(|(g, _)| g.form())
+    }
+
     pub fn threads(&self) -> usize {
         self.pool.current_num_threads()
     }

@@ -7,7 +7,9 @@ use lens_llm::LanguageModel;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+    // cargo sets the crate's folder at run time too; a test binary carried to another machine
+    // (scripts/gpu-check) is given it there
+    std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR"))).join("tests/fixtures")
 }
 
 struct Reference {
@@ -174,7 +176,7 @@ fn the_device_generic_pass_runs_model_folders_qwen2_qwen3_and_qwen3_5() {
         let r = reference(&format!("tiny-{arch}.reference.json"));
         let dir = fixtures().join(format!("tiny-{arch}"));
         let mut m = Model::load_safetensors_on(&dir, &device, Some(candle_core::DType::F32)).unwrap();
-        assert_eq!((m.cfg.arch.name(), m.gpu_name()), (arch, Some(device.name.as_str())));
+        assert_eq!((m.cfg.arch.name(), m.gpu_name(), m.gpu_form().as_deref()), (arch, Some(device.name.as_str()), Some("f32 matrices")));
         let (d, scale) = max_diff(&m, &r);
         eprintln!("{arch} folder on {}: f32 logits within {d:.2e} of the reference (largest {scale:.3})", device.name);
         assert!(d <= tol, "{arch}: logits differ by {d} (largest logit {scale})");

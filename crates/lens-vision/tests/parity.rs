@@ -12,7 +12,12 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny-colmodernvbert")
+    // cargo sets the crate's folder at run time too; a test binary carried to another machine
+    // (scripts/gpu-check) is given it there
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
+        .join("tests/fixtures/tiny-colmodernvbert")
 }
 
 fn png(name: &str) -> Rgb {
