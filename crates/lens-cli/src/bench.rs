@@ -171,6 +171,21 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
         st.prefill_s,
         rss
     );
+    if let Some(g) = lm.model.gpu_name() {
+        // the same weights on the CPU kernels: how far the GPU's logits and tokens agree
+        let cpu = lens_llm::LanguageModel::load(model, None, threads)?;
+        let head = &ids[..ids.len().min(256)];
+        let a = lens_llm::model::agreement(&lm.model, &cpu.model, head, 16)?;
+        println!(
+            "  {g} vs CPU kernels on a {}-token prompt: last logits within {:.4} ({:.2}% of the largest, {:.3}); {} of {} greedy tokens the same",
+            head.len(),
+            a.max_diff,
+            100.0 * a.max_diff / a.scale.max(1e-9),
+            a.scale,
+            a.greedy_same,
+            a.greedy
+        );
+    }
     let mut ids_file = None;
     for (label, script, py) in refs {
         let Some(py) = py else { continue };

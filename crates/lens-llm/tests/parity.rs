@@ -206,6 +206,10 @@ fn the_device_generic_pass_runs_model_folders_qwen2_qwen3_and_qwen3_5() {
                 assert!(d <= tol, "qwen3_5 position {i}: chunks of 4 vs one token at a time differ by {d}");
             }
         }
+        // what `lens bench llm` prints on a GPU: the device pass against the CPU kernels
+        let cpu = Model::load_safetensors(&dir, Precision::F32, 2).unwrap();
+        let ag = lens_llm::model::agreement(&m, &cpu, &r.prompt, 10).unwrap();
+        assert!(ag.max_diff <= tol && (ag.greedy_same, ag.greedy) == (10, 10), "{arch}: device pass vs CPU kernels {ag:?}");
         let b = Model::load_safetensors_on(&dir, &device, Some(candle_core::DType::BF16)).unwrap();
         let (db, _) = max_diff(&b, &r);
         let gb = greedy(&b, &r.prompt, 10);

@@ -9,7 +9,7 @@ use lens_vision::encoder::VisionEncoder;
 use lens_vision::preprocess::{self, Rgb};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn dir() -> PathBuf {
     // cargo sets the crate's folder at run time too; a test binary carried to another machine
