@@ -347,8 +347,8 @@ impl QMatrix {
     }
 
     /// `x [n][cols] · selfᵀ → [n][rows]`. A prompt of at least [`BF16_ROWS`] rows on a CPU with a
-    /// bf16 GEMM ([`lens_ml::bf16::kernel`]: AMX) runs there, each weight row dequantised as it is
-    /// packed; otherwise (a decoded token, a short prompt, no AMX) the int8 kernels.
+    /// bf16 GEMM ([`lens_ml::bf16::kernel`]: AMX or AVX-512 BF16) runs there, each weight row dequantised as it is
+    /// packed; otherwise (a decoded token, a short prompt, neither) the int8 kernels.
     pub fn matmul(&self, x: &[f32], n: usize) -> Vec<f32> {
         match lens_ml::bf16::kernel() {
             Some(b) if n >= BF16_ROWS => self.matmul_bf16(b, x, n),

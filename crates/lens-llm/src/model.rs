@@ -537,7 +537,7 @@ impl GenStats {
 }
 
 /// Prompt tokens run through the model per forward call: bounds the activations' memory and
-/// lets a cancelled answer stop mid-prefill. With the bf16 GEMM (AMX) each call dequantises
+/// lets a cancelled answer stop mid-prefill. With the bf16 GEMM (AMX, AVX-512 BF16) each call dequantises
 /// every weight once, so its chunks are longer (about a second of prefill either way).
 pub fn prefill_chunk() -> usize {
     if lens_ml::bf16::kernel().is_some() {

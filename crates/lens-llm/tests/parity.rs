@@ -100,7 +100,7 @@ fn chunked_prefill_equals_one_pass_and_token_by_token() {
 }
 
 /// A prompt of at least `BF16_ROWS` tokens runs through the bf16 GEMM where the CPU has one
-/// (AMX: weights dequantised as they are packed, attention's two products too); in chunks
+/// (AMX or AVX-512 BF16: weights dequantised as they are packed, attention's two products too); in chunks
 /// shorter than that, through the int8 kernels. Both within the int8 tolerance of the f32
 /// model, and the same next token.
 #[test]

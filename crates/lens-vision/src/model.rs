@@ -329,7 +329,7 @@ struct Linear {
 }
 
 /// A linear layer's weights: f32 `[in, out]` (candle's matmul: the generic pass, and the CPU
-/// without a bf16 kernel), or packed in bf16 for [`lens_ml::bf16`] (the CPU with AMX).
+/// without a bf16 kernel), or packed in bf16 for [`lens_ml::bf16`] (the CPU with AMX or AVX-512 BF16).
 enum Weight {
     F32(Tensor),
     Bf16(lens_ml::bf16::Kernel, lens_ml::bf16::Packed, Option<Vec<f32>>),
@@ -446,7 +446,7 @@ impl ColModernVBert {
     /// The model on `device` (weights moved there once); `generic` runs candle's ops even on
     /// the CPU (the parity tests check the GPU pass that way). On the CPU's own kernels the
     /// linear layers run in bf16 where the CPU has a bf16 kernel ([`lens_ml::bf16::kernel`]:
-    /// AMX), else in f32.
+    /// AMX or AVX-512 BF16), else in f32.
     pub fn to_device(self, device: &Device, generic: bool) -> Result<ColModernVBert> {
         let bf16 = if device.is_cpu() && !generic { lens_ml::bf16::kernel() } else { None };
         self.placed(device, generic, bf16)

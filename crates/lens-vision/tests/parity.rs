@@ -57,7 +57,7 @@ fn encoder(bf16: Option<lens_ml::bf16::Kernel>) -> VisionEncoder {
 }
 
 /// In f32: vectors within 1e-4 of transformers, MaxSim within 1e-4 relative (1e-3 through the
-/// index's f16). In bf16 (AMX, where the CPU has it: what runs by default there): every input of
+/// index's f16). In bf16 (AMX or AVX-512 BF16, where the CPU has one: what runs by default there): every input of
 /// a product rounded to 8 bits of mantissa, so vectors within 1e-2 (seen: 5e-3) and MaxSim within 2e-2
 /// relative, and each query ranks the pages as the reference does.
 #[test]
