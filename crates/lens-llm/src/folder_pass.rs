@@ -16,7 +16,7 @@
 //! Matrix products take the weights' dtype (f32 for the parity tests, bf16 on a GPU); the
 //! residual stream, norms, softmax and the delta rule stay in f32.
 
-use crate::model::{Arch, Config, LayerKind, Loaded, Source};
+use crate::weights::{Arch, Config, LayerKind, Loaded, Source};
 use candle_core::{DType, Device, Tensor, D};
 use lens_core::error::{LensError, Result};
 use std::path::Path;
@@ -163,7 +163,7 @@ fn err(e: candle_core::Error) -> LensError {
 impl FolderPass {
     /// Load a model folder's weights onto `device`, matrices in `dtype` (F32, BF16 or F16).
     pub fn load(dir: &Path, device: &Device, dtype: DType) -> Result<FolderPass> {
-        let (cfg, mut src) = crate::model::open_safetensors(dir)?;
+        let (cfg, mut src) = crate::weights::open_safetensors(dir)?;
         Self::build(cfg, &mut src, dir, device, dtype)
     }
 

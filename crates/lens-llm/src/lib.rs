@@ -2,7 +2,8 @@
 //!
 //! - [`blocks`]: GGUF block-quantised weights as stored and their matmul kernels (chosen at
 //!   run time per CPU);
-//! - [`model`]: config, loading (GGUF / safetensors), the forward pass, greedy generation;
+//! - [`weights`]: the model's shape (`Config`) and where its tensors come from (GGUF, safetensors);
+//! - [`model`]: loading onto the CPU kernels, the forward pass, greedy generation;
 //! - [`gpu`], [`folder_pass`]: the device-generic passes a GPU runs (GGUF; model folders);
 //! - [`tokenizer`]: a GGUF file's tokenizer, built from its metadata;
 //! - [`discover`]: finding models offline (a path, the models dir, the Hugging Face cache);
@@ -24,6 +25,7 @@ pub mod passages;
 pub mod prompt;
 pub mod qwen;
 pub mod tokenizer;
+pub mod weights;
 
 /// Helpers shared by the unit tests.
 #[cfg(test)]
