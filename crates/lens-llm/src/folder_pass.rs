@@ -116,14 +116,7 @@ impl Loader<'_> {
     fn get(&mut self, name: &str, dt: DType) -> Result<Option<Tensor>> {
         let Some(t) = self.src.get(name)? else { return Ok(None) };
         let Loaded::Dense(t) = t else { return Err(LensError::Model(format!("{}: {name}: not a dense tensor", self.dir.display()))) };
-        t.to_dtype(dt).and_then(|t| t.to_device(self.device)).map(Some).map_err(|e| {
-            let s = e.to_string();
-            if s.to_lowercase().contains("out of memory") {
-                LensError::Model(format!("{}: the model does not fit in the device's memory ({name}: {s})", self.dir.display()))
-            } else {
-                LensError::Model(format!("{}: {name}: {s}", self.dir.display()))
-            }
-        })
+        t.to_dtype(dt).and_then(|t| t.to_device(self.device)).map(Some).map_err(|e| crate::gpu::load_error(format_args!("{}: {name}", self.dir.display()), e))
     }
 
     fn need(&mut self, name: &str, shape: &[usize], dt: DType) -> Result<Tensor> {
@@ -236,6 +229,10 @@ impl FolderPass {
         let mut pass = FolderPass { cfg, device: device.clone(), embed, layers, norm, output, inv_freq, chunk: 64, state: Vec::new(), len: 0 };
         pass.reset().map_err(err)?;
         Ok(pass)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
     }
 
     /// The matrices' dtype.

@@ -6,6 +6,7 @@
 //! checked on machines without one.
 
 use crate::folder_pass::FolderPass;
+use crate::weights::Config;
 use candle_core::quantized::gguf_file;
 use candle_core::{DType, Device, Tensor};
 use candle_transformers::models::{quantized_qwen2, quantized_qwen3};
@@ -27,8 +28,15 @@ pub struct CandleQwen {
     pub bytes: usize,
 }
 
-fn model_err(path: &Path, e: impl std::fmt::Display) -> LensError {
-    LensError::Model(format!("{}: {e}", path.display()))
+/// A weight that could not be put on the device: out of memory said as such (the answerer's
+/// `auto` then runs the model on the CPU), anything else after `what` (the file, the tensor).
+pub(crate) fn load_error(what: impl std::fmt::Display, e: candle_core::Error) -> LensError {
+    let s = e.to_string();
+    if s.to_lowercase().contains("out of memory") {
+        LensError::Model(format!("{what}: the model does not fit in the device's memory ({s})"))
+    } else {
+        LensError::Model(format!("{what}: {s}"))
+    }
 }
 
 impl CandleQwen {
@@ -49,35 +57,23 @@ impl CandleQwen {
         } else {
             quantized_qwen2::ModelWeights::from_gguf(ct, &mut f, device).map(Weights::Qwen2)
         };
-        let weights = loaded.map_err(|e| {
-            let s = e.to_string();
-            if s.to_lowercase().contains("out of memory") {
-                LensError::Model(format!("{}: the model does not fit in the GPU's memory ({s})", path.display()))
-            } else {
-                model_err(path, s)
-            }
-        })?;
+        let weights = loaded.map_err(|e| load_error(path.display(), e))?;
         Ok(CandleQwen { weights: Mutex::new(weights), device: device.clone(), bytes })
     }
 
     /// A model folder (Qwen2, Qwen3 or Qwen3.5 safetensors) onto `device`: matrices in bf16 on
-    /// a GPU, f32 on candle's CPU device (the parity tests), or as `dtype` says.
-    pub fn load_folder(dir: &Path, device: &Device, dtype: Option<DType>) -> Result<CandleQwen> {
+    /// a GPU, f32 on candle's CPU device (the parity tests), or as `dtype` says; with the
+    /// folder's config.
+    pub fn load_folder(dir: &Path, device: &Device, dtype: Option<DType>) -> Result<(CandleQwen, Config)> {
         let dtype = dtype.unwrap_or(if device.is_cpu() { DType::F32 } else { DType::BF16 });
         let pass = FolderPass::load(dir, device, dtype)?;
-        let bytes = pass.bytes();
-        Ok(CandleQwen { weights: Mutex::new(Weights::Folder(Box::new(pass))), device: device.clone(), bytes })
+        let (bytes, cfg) = (pass.bytes(), pass.config().clone());
+        Ok((CandleQwen { weights: Mutex::new(Weights::Folder(Box::new(pass))), device: device.clone(), bytes }, cfg))
     }
 
-    /// Whether [`CandleQwen::forward`] gives the logits of every position (a folder's pass
-    /// does; candle's quantised models give the last only).
-    pub fn gives_all(&self) -> bool {
-        matches!(self.weights.lock().as_deref(), Ok(Weights::Folder(_)))
-    }
-
-    /// The logits of the last of `tokens` (or of each of them, `all`, where
-    /// [`CandleQwen::gives_all`]), run at positions `pos..` (position 0 starts a new sequence:
-    /// the cache of the one before is dropped).
+    /// The logits of the last of `tokens` (or of each of them, `all`: a folder's pass only;
+    /// candle's quantised models give the last), run at positions `pos..` (position 0 starts a
+    /// new sequence: the cache of the one before is dropped).
     pub fn forward(&self, tokens: &[u32], pos: usize, all: bool) -> Result<Vec<f32>> {
         let err = |e: candle_core::Error| LensError::Model(format!("GPU forward pass: {e}"));
         let mut w = self.weights.lock().map_err(|_| LensError::Model("the GPU model's lock was poisoned".into()))?;

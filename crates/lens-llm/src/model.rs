@@ -377,8 +377,7 @@ impl Model {
     /// device-generic pass ([`crate::folder_pass`]): bf16 matrices on a GPU, f32 on the CPU
     /// device, or `dtype`.
     pub fn load_safetensors_on(dir: &Path, device: &crate::device::Selected, dtype: Option<DType>) -> Result<Model> {
-        let g = crate::gpu::CandleQwen::load_folder(dir, &device.device, dtype)?;
-        let (cfg, _) = open_safetensors(dir)?;
+        let (g, cfg) = crate::gpu::CandleQwen::load_folder(dir, &device.device, dtype)?;
         Model::on_device(cfg, dir, g, &device.name)
     }
 
@@ -474,10 +473,7 @@ impl Model {
         if cache.len + tokens.len() > self.cfg.context {
             return Err(LensError::BadInput(format!("{} tokens exceed the model's context of {}", cache.len + tokens.len(), self.cfg.context)));
         }
-        if let Some((g, name)) = &self.gpu {
-            if all && !g.gives_all() {
-                return Err(LensError::BadInput(format!("the logits of every position are computed on the CPU only (this GGUF model runs on {name})")));
-            }
+        if let Some((g, _)) = &self.gpu {
             let logits = g.forward(tokens, cache.len, all)?;
             cache.len += tokens.len();
             return Ok(logits);
