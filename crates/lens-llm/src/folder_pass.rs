@@ -372,10 +372,10 @@ impl FolderPass {
         let past = total - n;
         let mask: Vec<f32> = (0..n).flat_map(|i| (0..total).map(move |j| if j <= past + i { 0.0 } else { f32::NEG_INFINITY })).collect();
         let scores = scores.broadcast_add(&Tensor::from_vec(mask, (n, total), &self.device)?)?;
-        let p = softmax_last(&scores)?;
+        let p = candle_nn::ops::softmax_last_dim(&scores)?;
         let att = p.to_dtype(dt)?.matmul(&v)?.to_dtype(DType::F32)?.transpose(0, 1)?.reshape((n, c.heads * hd))?;
         let att = match gate {
-            Some(g) => (att * sigmoid(&g)?)?,
+            Some(g) => (att * candle_nn::ops::sigmoid(&g)?)?,
             None => att,
         };
         a.o.forward(&att)
@@ -408,7 +408,7 @@ impl FolderPass {
         let v = mixed.narrow(1, 2 * kd, vd)?.reshape((n, nv, dv))?.transpose(0, 1)?.contiguous()?;
         // g = -exp(A_log) · softplus(a + dt_bias), β = σ(b): [v heads][n]
         let g = softplus(&a.broadcast_add(&d.dt_bias)?)?.broadcast_mul(&d.neg_a)?.t()?.contiguous()?;
-        let beta = sigmoid(&b)?.t()?.contiguous()?;
+        let beta = candle_nn::ops::sigmoid(&b)?.t()?.contiguous()?;
         let mut outs = Vec::new();
         let mut s = state.clone();
         let chunk = self.chunk.max(1);
@@ -474,25 +474,15 @@ fn delta_chunk(q: &Tensor, k: &Tensor, v: &Tensor, g: &Tensor, beta: &Tensor, s:
     Ok((o, s1))
 }
 
-/// RMSNorm over the last dimension, then `· w`.
+/// RMSNorm over the last dimension, then `· w` (candle's fused op: one kernel on a GPU).
 fn rms_norm(x: &Tensor, w: &Tensor, eps: f64) -> CResult<Tensor> {
-    let r = (x.sqr()?.mean_keepdim(D::Minus1)? + eps)?.sqrt()?.recip()?;
-    x.broadcast_mul(&r)?.broadcast_mul(w)
+    candle_nn::ops::rms_norm(x, w, eps as f32)
 }
 
 /// `x / sqrt(Σx² + 1e-6)` over the last dimension.
 fn l2norm(x: &Tensor) -> CResult<Tensor> {
     let r = (x.sqr()?.sum_keepdim(D::Minus1)? + 1e-6)?.sqrt()?.recip()?;
     x.broadcast_mul(&r)
-}
-
-fn softmax_last(x: &Tensor) -> CResult<Tensor> {
-    let e = x.broadcast_sub(&x.max_keepdim(D::Minus1)?)?.exp()?;
-    e.broadcast_div(&e.sum_keepdim(D::Minus1)?)
-}
-
-fn sigmoid(x: &Tensor) -> CResult<Tensor> {
-    (x.neg()?.exp()? + 1.0)?.recip()
 }
 
 /// `ln(1 + eˣ)`, as `max(x, 0) + ln(1 + e^{-|x|})` (no overflow).
