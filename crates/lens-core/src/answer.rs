@@ -114,6 +114,10 @@ pub struct Answer {
     /// Why the support is not strong.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub support_reasons: Vec<String>,
+    /// The verifier's checks ([`crate::verify`]): name, passed (true, false, or null when it
+    /// could not run) and detail. A failed one keeps the answer from being shown as supported.
+    #[serde(default)]
+    pub checks: Vec<crate::figures::rules::Check>,
 }
 
 impl Answer {
@@ -130,6 +134,7 @@ impl Answer {
             model: None,
             support: Default::default(),
             support_reasons: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -159,6 +164,7 @@ impl Answer {
             model: None,
             support: Default::default(),
             support_reasons: Vec::new(),
+            checks: Vec::new(),
         }
     }
 }
@@ -502,6 +508,7 @@ impl Answerer for Extractive {
             model: None,
             support: Default::default(),
             support_reasons: Vec::new(),
+            checks: Vec::new(),
         })
     }
 }

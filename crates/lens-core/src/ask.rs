@@ -282,7 +282,29 @@ pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) ->
     if refuse && refuse_off_topic(&r.read, names_library(&r.scope, r.filter.as_ref()), a) {
         return Ok(Vec::new());
     }
+    verify_answer(lib, &r.read, a);
+    if let Some(c) = &a.calculation {
+        r.notes.extend(c.tried.iter().cloned());
+    }
     Ok(boxes)
+}
+
+/// The verifier's stage ([`crate::verify`]): the answer's checks, and a failed one keeps it
+/// from being shown as supported, its detail the reason shown.
+pub fn verify_answer(lib: &Library, question: &Question, a: &mut Answer) {
+    a.checks = crate::verify::verify(question, a, lib.checks());
+    let failed: Vec<String> = a.checks.iter().filter(|c| c.failed()).map(|c| c.detail.clone()).collect();
+    if failed.is_empty() {
+        return;
+    }
+    if a.support == Support::Strong {
+        a.support = Support::Weak;
+    }
+    for d in failed {
+        if !a.support_reasons.contains(&d) {
+            a.support_reasons.push(d);
+        }
+    }
 }
 
 pub fn calculation_boxes(c: &Calculation) -> Vec<PageBox> {
@@ -405,6 +427,7 @@ impl Library {
         };
         let read = self.read_question(&e.question);
         (a.support, a.support_reasons) = judge_support(self, &read, None, &e.scope, &a)?;
+        verify_answer(self, &read, &mut a);
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         let page_info = self.page_info(&e.question, &e.pages);
         let cited = self.page_info(&e.question, &a.citations);

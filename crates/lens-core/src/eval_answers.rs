@@ -24,6 +24,9 @@ pub struct AnswerRow {
     #[serde(flatten)]
     pub answer: Answer,
     pub yes_no: Option<bool>,
+    /// For a yes/no reference: does the answer's word rest on a cited gold page or on worked
+    /// figures? (A yes/no answer counts as right only then.)
+    pub yes_no_grounded: Option<bool>,
     pub number_recall: Option<f64>,
     pub token_f1: f64,
     pub citation_precision: Option<f64>,
@@ -87,9 +90,37 @@ pub struct AnswerSummary {
     pub calc_correct: usize,
     /// Per query type: (questions, number recall over those with numbers, computed, correct).
     pub by_query_type: std::collections::BTreeMap<String, TypeScores>,
+    /// Per support level (strong, weak, none): answers, the share right, and its 90% Wilson
+    /// interval.
+    pub reliability: Vec<Reliability>,
     /// Per question shape (the operation read): questions, how often a gold page was among the
     /// pages read, and the share right.
     pub by_shape: std::collections::BTreeMap<String, ShapeScores>,
+}
+
+/// One support level's answers and how often they are right.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reliability {
+    pub support: crate::support::Support,
+    pub n: usize,
+    pub right: usize,
+    pub share: Option<f64>,
+    /// The 90% Wilson score interval of the share right.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+}
+
+/// The Wilson score interval of `k` successes in `n` at z (1.645 for 90%).
+pub fn wilson(k: usize, n: usize, z: f64) -> Option<(f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    let (k, n) = (k as f64, n as f64);
+    let p = k / n;
+    let d = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / d;
+    let half = z * ((p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt()) / d;
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -193,16 +224,52 @@ pub fn yes_no(pred: &str, reference: &str) -> Option<bool> {
     Some(first(pred) == r)
 }
 
-/// Which half of a set a question falls in ("a" or "b"), by a stable hash of its id: tune rules
-/// on one half, report the other.
-pub fn half_of(id: &str) -> char {
-    // FNV-1a: the same split on every machine and run
-    let h = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3));
-    if h % 2 == 0 {
-        'a'
-    } else {
-        'b'
+/// The company a labelled question is about: its `company` field (financebench), else its
+/// document's (the `doc` field, or the first gold page's) name before the first `_`
+/// ("3M_2018_10K" -> "3m"), lowercased. A document with no `_` is its own company.
+pub fn company_of(l: &Label) -> String {
+    if let Some(c) = l.extra.get("company").and_then(|v| v.as_str()).filter(|c| !c.trim().is_empty()) {
+        return c.trim().to_lowercase();
     }
+    let doc = l.extra.get("doc").and_then(|v| v.as_str()).map(str::to_string).or_else(|| l.gold_pages().first().map(|(r, _)| r.doc_id.clone()));
+    let doc = doc.unwrap_or_else(|| l.id.clone());
+    doc.split('_').next().unwrap_or(&doc).to_lowercase()
+}
+
+/// FNV-1a: the same on every machine and run.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// Which half ('a' or 'b') each company of a label set falls in: no company (and so no
+/// filing) is in both. Companies are taken in the order of a stable hash of their name, each
+/// to the half with fewer questions so far, so the halves are of about the same size. Tune
+/// rules on half a; report half b (and other sets) untouched.
+pub fn halves(labels: &[Label]) -> HashMap<String, char> {
+    let mut count: HashMap<String, usize> = HashMap::new();
+    for l in labels {
+        *count.entry(company_of(l)).or_default() += 1;
+    }
+    let mut companies: Vec<(&String, &usize)> = count.iter().collect();
+    companies.sort_by_key(|(c, _)| (fnv(c), c.to_string()));
+    let (mut a, mut b) = (0, 0);
+    let mut out = HashMap::new();
+    for (c, n) in companies {
+        let half = if a <= b { 'a' } else { 'b' };
+        if half == 'a' {
+            a += n;
+        } else {
+            b += n;
+        }
+        out.insert(c.clone(), half);
+    }
+    out
+}
+
+/// The questions of one half ([`halves`]).
+pub fn half(labels: Vec<Label>, which: char) -> Vec<Label> {
+    let h = halves(&labels);
+    labels.into_iter().filter(|l| h.get(&company_of(l)) == Some(&which)).collect()
 }
 
 pub struct AnswerEvalOptions {
@@ -327,6 +394,7 @@ pub fn run(
             calc_correct,
             query_type: l.types().into_iter().next().unwrap_or_else(|| "none".into()),
             yes_no: yes_no(&a.answer, &reference),
+            yes_no_grounded: None,
             number_recall: number_recall(&a.answer, &reference),
             token_f1: token_f1(&a.answer, &reference),
             reference,
@@ -342,9 +410,14 @@ pub fn run(
             decode_tps: None,
         });
         let row = rows.last_mut().expect("just pushed");
-        // a yes/no reference is right only with the same yes or no, whatever the figures
+        // a yes/no reference is right only with the same yes or no, and only when that word
+        // rests on something: a cited gold page, or worked figures that decide it (a bare "Yes"
+        // over an unrelated row is a coin flip, and the references lean yes)
+        let decided = row.answer.citations.iter().any(|c| gold_set.contains(c))
+            || row.answer.calculation.as_ref().is_some_and(|c| c.verdict.is_some() && c.result.is_some());
+        row.yes_no_grounded = row.yes_no.map(|_| decided);
         row.right = match row.yes_no {
-            Some(same) => same,
+            Some(same) => same && decided,
             None => row.calc_correct == Some(true) || row.number_recall.map_or(row.token_f1 >= 0.5, |r| r >= 1.0),
         };
         if let Some(m) = &row.answer.model {
@@ -412,6 +485,22 @@ pub fn run(
             }
             m
         },
+        reliability: [crate::support::Support::Strong, crate::support::Support::Weak, crate::support::Support::None]
+            .into_iter()
+            .map(|level| {
+                let of: Vec<&AnswerRow> = rows.iter().filter(|r| r.answer.support == level).collect();
+                let right = of.iter().filter(|r| r.right).count();
+                let ci = wilson(right, of.len(), 1.645);
+                Reliability {
+                    support: level,
+                    n: of.len(),
+                    right,
+                    share: mean_opt(of.iter().map(|r| r.right as u8 as f64).collect()),
+                    low: ci.map(|c| c.0),
+                    high: ci.map(|c| c.1),
+                }
+            })
+            .collect(),
         by_shape: {
             let mut m: std::collections::BTreeMap<String, ShapeScores> = Default::default();
             for r in &rows {
@@ -434,6 +523,40 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn label(id: &str, extra: serde_json::Value) -> Label {
+        let mut v = serde_json::json!({"id": id, "query": "q"});
+        v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn halves_split_by_company_never_by_question() {
+        let mut ls = Vec::new();
+        for (i, c) in ["3M", "Adobe", "Nike", "PepsiCo", "Corning", "Boeing"].iter().enumerate() {
+            for j in 0..=i {
+                ls.push(label(&format!("q{i}-{j}"), serde_json::json!({"company": c})));
+            }
+        }
+        // a label with no company field takes its document's name
+        ls.push(label("x", serde_json::json!({"gold": {"NIKE_2019_10K#3": 1}})));
+        ls.push(label("y", serde_json::json!({"doc": "3M_2022_10K"})));
+        assert_eq!(company_of(&ls[ls.len() - 2]), "nike");
+        assert_eq!(company_of(&ls[ls.len() - 1]), "3m");
+        let h = halves(&ls);
+        for l in &ls {
+            let other = ls.iter().filter(|m| company_of(m) == company_of(l)).all(|m| h[&company_of(m)] == h[&company_of(l)]);
+            assert!(other);
+        }
+        let a = half(ls.clone(), 'a');
+        let b = half(ls.clone(), 'b');
+        assert_eq!(a.len() + b.len(), ls.len());
+        assert!(a.len().abs_diff(b.len()) <= 6, "about even: {} / {}", a.len(), b.len());
+        let ca: HashSet<String> = a.iter().map(company_of).collect();
+        assert!(b.iter().all(|l| !ca.contains(&company_of(l))), "no company in both halves");
+        // the same split on every run
+        assert_eq!(halves(&ls), h);
+    }
     #[test]
     fn scoring_by_hand() {
         assert_eq!(token_f1("the cat sat", "the cat"), 2.0 * (2.0 / 3.0) * 1.0 / (2.0 / 3.0 + 1.0));
@@ -449,6 +572,9 @@ mod tests {
         assert_eq!(yes_no("x", "1,234"), None);
         assert_eq!(yes_no("Yes — the report names two acquisitions", "True"), Some(true));
         assert_eq!(yes_no("No", "False"), Some(true));
-        assert_eq!(half_of("financebench_id_03029"), half_of("financebench_id_03029"));
+        // 3 of 4 right: the 90% interval by hand (p = 0.75, z = 1.645)
+        let (lo, hi) = wilson(3, 4, 1.645).unwrap();
+        assert!((lo - 0.3561).abs() < 1e-3 && (hi - 0.9421).abs() < 1e-3, "{lo} {hi}");
+        assert_eq!(wilson(0, 0, 1.645), None);
     }
 }

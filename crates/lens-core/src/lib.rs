@@ -51,6 +51,7 @@ pub mod ocr;
 pub mod scan;
 pub mod settings;
 pub mod support;
+pub mod verify;
 pub mod vision;
 pub mod workpaper;
 

@@ -60,6 +60,7 @@ pub struct Library {
     metrics: crate::figures::catalogue::Catalogue,
     short_forms: crate::question::ShortForms,
     judgements: crate::question::Judgements,
+    checks: crate::figures::rules::Rules,
     pub(crate) dense: DenseCache,
     embedder: RwLock<Option<Arc<dyn TextEmbedder>>>,
     /// The vision index with its query encoder, when one is registered (`lens-vision`).
@@ -111,6 +112,7 @@ impl Library {
         let metrics = crate::figures::catalogue::Catalogue::with_user_file(&dir.join("metrics.json"))?;
         let short_forms = crate::question::ShortForms::with_user_file(&dir.join("shortforms.json"))?;
         let judgements = crate::question::Judgements::with_user_file(&dir.join("judgements.json"))?;
+        let checks = crate::figures::rules::Rules::with_user_file(&dir.join("checks.json"))?;
         Ok(Library {
             dir: Some(dir.to_path_buf()),
             store,
@@ -120,6 +122,7 @@ impl Library {
             metrics,
             short_forms,
             judgements,
+            checks,
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
             vision: RwLock::new(None),
@@ -139,6 +142,7 @@ impl Library {
             metrics: crate::figures::catalogue::Catalogue::builtin(),
             short_forms: crate::question::ShortForms::builtin(),
             judgements: crate::question::Judgements::builtin(),
+            checks: crate::figures::rules::Rules::builtin(),
             dense: DenseCache::default(),
             embedder: RwLock::new(None),
             vision: RwLock::new(None),
@@ -185,6 +189,11 @@ impl Library {
     /// The metric catalogue of worked answers (built in, plus `<library>/metrics.json`).
     pub fn metrics(&self) -> &crate::figures::catalogue::Catalogue {
         &self.metrics
+    }
+
+    /// The verifier's rules (built in, plus `<library>/checks.json`).
+    pub fn checks(&self) -> &crate::figures::rules::Rules {
+        &self.checks
     }
 
     /// Judgement rules (built in, plus `<library>/judgements.json`).

@@ -112,6 +112,7 @@ impl Store {
                         model: r.get::<_, Option<String>>(17)?.and_then(|c| serde_json::from_str(&c).ok()),
                         support: Default::default(),
                         support_reasons: Vec::new(),
+                        checks: Vec::new(),
                     },
                     retrieve_ms: r.get(10)?,
                     retriever: named(r.get(13)?),

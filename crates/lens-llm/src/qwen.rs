@@ -356,6 +356,7 @@ impl Answerer for QwenAnswerer {
             }),
             support: Default::default(),
             support_reasons: Vec::new(),
+            checks: Vec::new(),
         })
     }
 }

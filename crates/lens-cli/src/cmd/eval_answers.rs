@@ -21,8 +21,8 @@ pub struct Args {
     /// Keep answers to off-topic questions instead of "Not found" (to measure the rule)
     #[arg(long)]
     pub keep_off_topic: bool,
-    /// Only one half of the set (a or b, split by a stable hash of the question id): tune on
-    /// one, report the other
+    /// Only one half of the set (a or b, split by company: no filing is in both halves): tune
+    /// on a, report b
     #[arg(long)]
     pub half: Option<char>,
     /// Print each question's reading, its answer, and the operands or lines used
@@ -42,7 +42,7 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         if h != 'a' && h != 'b' {
             anyhow::bail!("--half is a or b (got {h})");
         }
-        labels_v.retain(|l| lens_core::eval_answers::half_of(&l.id) == h);
+        labels_v = lens_core::eval_answers::half(labels_v, h);
     }
     let p = if Path::new(&pages_from).is_file() { PathBuf::from(&pages_from) } else { runs_dir.join(&pages_from).join("retrieval.jsonl") };
     let rows = eval::read_rows(&p).with_context(|| format!("run `{pages_from}`"))?;
@@ -123,6 +123,14 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             fmt(s.first_token_p50_s),
             fmt(s.peak_rss_mb)
         );
+    }
+    println!("  reliability (share right, 90% interval):");
+    for r in &s.reliability {
+        let ci = match (r.low, r.high) {
+            (Some(l), Some(h)) => format!("[{l:.2}, {h:.2}]"),
+            _ => "-".into(),
+        };
+        println!("    {:<7} n={:<3} right {} ({}/{}) {ci}", r.support.to_string(), r.n, fmt(r.share), r.right, r.n);
     }
     for (t, g) in &s.by_query_type {
         println!(

@@ -7,6 +7,7 @@
 //! each line item), each operand is the best-labelled row's cell in the right year's column, and
 //! [`formula::Expr::eval`] computes with [`ratio::Ratio`]. A missing operand is named, never guessed.
 
+pub mod checks;
 pub mod plan;
 pub mod rank;
 
@@ -40,6 +41,46 @@ pub struct Operand {
     pub quote: String,
     /// The row label's box and the cell's box, in PDF points.
     pub boxes: Vec<EvidenceBox>,
+    /// How the row was read, for the verifier's checks ([`checks`]); empty in answers logged
+    /// before them.
+    #[serde(default)]
+    pub read: OperandRead,
+}
+
+/// Where and how an operand's row was read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct OperandRead {
+    /// The row label as printed.
+    pub row: String,
+    /// `exact`: a label the catalogue lists, or one that continues it only with a comma, a
+    /// parenthesis or a colon ("Inventories, net"), or the party a listed "attributable to"
+    /// names; `partial`: a label that only begins with one ("Sales of short-term investments");
+    /// `rate`: the rate printed on a row of the item ("Income tax expense $31 (0.6)%").
+    pub label_match: String,
+    /// The column's header and the table's title as printed.
+    pub column: String,
+    pub table: String,
+    /// The column's length in months when its header says it ("Three Months Ended").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub months: Option<u8>,
+    /// The median size of the table's figures as printed (the scale check).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typical: Option<f64>,
+    /// The same item and period printed on other statements of the same filing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readings: Vec<Reading>,
+}
+
+/// Another statement's figure for an operand's item and period.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    pub page: PageRef,
+    pub row: String,
+    /// As printed, in `unit`.
+    pub value: String,
+    pub unit: String,
+    /// Whether it is the operand's figure (within 0.5%, after the units).
+    pub agrees: bool,
 }
 
 /// A worked answer: what was computed, from what, and the result as asked for.
@@ -64,11 +105,58 @@ pub struct Calculation {
     /// A reason to check the result before trusting it (shown, and the answer is low confidence).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// The catalogue metric's or line item's id ("gross_margin"), when it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<String>,
+    /// What the metric is: amount, ratio, percent or days (empty before the checks).
+    #[serde(default)]
+    pub unit: String,
+    /// How the years combine: one, average, growth, difference, cagr, compare, series, rank.
+    #[serde(default)]
+    pub shape: String,
+    /// The period's length asked, in months (12: fiscal years).
+    #[serde(default)]
+    pub months: u8,
+    /// The result as a number (a percent as a fraction), and the metric at each year it was
+    /// evaluated for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<f64>,
+    /// The measure's name as the question says it ("cash" in "cash dividends").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_as: Option<String>,
+    /// The verifier's checks of this calculation ([`checks`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<checks::Check>,
+    /// Readings tried before this one and why each was put aside.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tried: Vec<String>,
 }
 
 /// How well a row label names an item: exact label first, then a label starting with one.
 fn label_score(label: &str, item: &catalogue::ItemDef) -> Option<i32> {
     labels_score(label, &item.labels)
+}
+
+/// `exact` when the label is one of `labels`, or continues one only with a comma, parenthesis
+/// or colon, or names the party a listed "... attributable to" leaves open; `partial` when it
+/// only begins with one ([`OperandRead::label_match`]).
+fn label_kind(label: &str, labels: &[String], qualifiers: &[String]) -> &'static str {
+    let l = norm(label);
+    let exact = labels.iter().map(|s| norm(s)).any(|s| {
+        l == s
+            || (l.starts_with(&s)
+                && (s.ends_with(" to")
+                    || s.ends_with(" of")
+                    || l[s.len()..].trim_start().starts_with([',', '(', ':'])
+                    || qualifiers.iter().any(|q| l[s.len()..].trim_start().starts_with(q.as_str()))))
+    });
+    if exact {
+        "exact"
+    } else {
+        "partial"
+    }
 }
 
 fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
@@ -100,23 +188,29 @@ struct Finder<'a, 'b> {
     cache: HashMap<(String, i32), Option<Ratio>>,
     /// rows passed over because their year's columns could not be told apart
     ambiguous: Vec<String>,
-    /// candidate page -> titled as a statement (looked up once per calculation)
-    statements: HashMap<PageRef, bool>,
+    /// candidate page -> the statements it is titled as (looked up once per calculation)
+    statements: HashMap<PageRef, Vec<String>>,
     /// The period's length in months: 12 for fiscal years, 3 for a quarter, 6 for a half.
     months: u8,
     /// item -> the page and row label its first value was read from: the other years of the
     /// item are read from the same row when it has them (a growth is not two tables' rows)
     anchors: HashMap<String, (PageRef, String)>,
+    /// Rows put aside (page, row label): a reading a check refused, so the next is tried.
+    excluded: &'a [(PageRef, String)],
 }
 
 impl Finder<'_, '_> {
     /// Is the page titled as a financial statement (rerank profile)?
     fn is_statement(&mut self, p: &PageRef) -> bool {
+        !self.statement_kinds(p).is_empty()
+    }
+
+    /// The statements a page is titled as ("balance sheet", "cash flow").
+    fn statement_kinds(&mut self, p: &PageRef) -> &[String] {
         let lib = self.lib;
-        *self
-            .statements
-            .entry(p.clone())
-            .or_insert_with(|| lib.document(&p.doc_id).ok().and_then(|d| lib.page_profile(d.key, p.page).ok()).is_some_and(|pr| !pr.statements.is_empty()))
+        self.statements.entry(p.clone()).or_insert_with(|| {
+            lib.document(&p.doc_id).ok().and_then(|d| lib.page_profile(d.key, p.page).ok()).map(|pr| pr.statements.clone()).unwrap_or_default()
+        })
     }
 
     /// Add the filing's pages BM25 finds for an item's labels (once per item).
@@ -153,13 +247,11 @@ impl Finder<'_, '_> {
             return *v;
         }
         let def = self.cat.items.get(item)?.clone();
-        let mut best = self.best_on(&def, year);
-        // not found, or found only outside the statements (a segment table, a release's
-        // quarter): the filing's statement pages are searched too, and a statement's row wins
-        if best.as_ref().is_none_or(|b| !self.is_statement(&b.2.page)) {
-            self.widen(item);
-            best = self.best_on(&def, year).or(best);
-        }
+        // the filing's statement pages are searched too: a row found only outside them (a
+        // segment table, a release's quarter) loses to a statement's, and a statement's row is
+        // compared with the same statement printed elsewhere (the readings check)
+        self.widen(item);
+        let best = self.best_on(&def, year);
         let v = best.map(|(_, value, op)| {
             self.anchors.entry(item.to_string()).or_insert_with(|| (op.page.clone(), op.quote.clone()));
             self.found.push(op);
@@ -174,6 +266,9 @@ impl Finder<'_, '_> {
     /// which is meant: it is passed over and the candidates are kept for the problem text.
     fn best_on(&mut self, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
         let mut best: Option<(i32, Ratio, Operand)> = None;
+        // every exactly labelled row of a statement page with a cell for the year: the other
+        // readings of the chosen one
+        let mut statement_rows: Vec<(Ratio, Reading)> = Vec::new();
         let id = self.cat.items.iter().find(|(_, d)| d.labels == def.labels).map(|(k, _)| k.clone()).unwrap_or_default();
         let anchor = self.anchors.get(&id).cloned();
         for (rank, p) in self.candidates.clone().iter().enumerate() {
@@ -195,7 +290,14 @@ impl Finder<'_, '_> {
                 }
                 let Some(&col) = cols.first() else { continue };
                 let rate_col = t.columns[col].is_rate();
+                let typical = {
+                    let mut v: Vec<f64> = t.rows.iter().flat_map(|r| r.cells.iter().flatten()).map(|c| c.value.to_f64().abs()).filter(|v| *v > 0.0).collect();
+                    v.sort_by(|a, b| a.total_cmp(b));
+                    v.get(v.len() / 2).copied()
+                };
                 for r in &t.rows {
+                    // a row put aside is not chosen, but still counts as another reading
+                    let put_aside = self.excluded.iter().any(|(ep, el)| ep == p && *el == r.label);
                     // a rate read from its row's rate column ("Income tax expense $31 (0.6)%"):
                     // only from a rate part or a cell printed with %
                     let rate_row = || {
@@ -203,8 +305,23 @@ impl Finder<'_, '_> {
                         (rate_col || c.text.contains('%')).then_some(())?;
                         labels_score(&r.label, &def.rate_of).map(|s| s - 100)
                     };
-                    let score = label_score(&r.label, def).or_else(|| if percent { rate_row() } else { None });
+                    let by_label = label_score(&r.label, def);
+                    let score = by_label.or_else(|| if percent { rate_row() } else { None });
                     let (Some(s), Some(Some(cell))) = (score, r.cells.get(col)) else { continue };
+                    let label_match = if by_label.is_some() { label_kind(&r.label, &def.labels, &self.lib.checks.label_qualifiers) } else { "rate" };
+                    // (an adjusted or non-GAAP table's figure is the company's own measure, not
+                    // another printing of the statement's)
+                    if statement && label_match == "exact" && def.unit != Some(Unit::Percent) && !own_measure(&t.title) {
+                        if let Some(v) = cell.value.checked_mul(t.scale) {
+                            statement_rows.push((
+                                v,
+                                Reading { page: p.clone(), row: r.label.clone(), value: cell.value.to_string(), unit: t.unit.clone(), agrees: false },
+                            ));
+                        }
+                    }
+                    if put_aside {
+                        continue;
+                    }
                     let same_row = anchor.as_ref().is_some_and(|(ap, aq)| ap == p && aq.starts_with(&r.label));
                     let s = (s + table_bonus + if same_row { 2000 } else { 0 }) * 10 - rank as i32;
                     if best.as_ref().is_some_and(|b| b.0 >= s) {
@@ -239,7 +356,15 @@ impl Finder<'_, '_> {
                     }
                     // a printed rate is a percentage whatever the table's unit
                     let value = if def.unit == Some(Unit::Percent) { cell.value.checked_div(Ratio::int(100)) } else { cell.value.checked_mul(t.scale) };
-                    let Some(value) = value else { continue };
+                    let Some(mut value) = value else { continue };
+                    // an expense the statement prints in parentheses is subtracted there: its
+                    // size is the cost
+                    if def.cost && value.to_f64() < 0.0 {
+                        match Ratio::ZERO.checked_sub(value) {
+                            Some(v) => value = v,
+                            None => continue,
+                        }
+                    }
                     // a balance that cannot be negative (cash, receivables, total assets) read as
                     // negative is another row's figure
                     if def.positive && value.to_f64() < 0.0 {
@@ -256,8 +381,39 @@ impl Finder<'_, '_> {
                         page: p.clone(),
                         quote: format!("{} {}", r.label, cell.text),
                         boxes: vec![r.label_rect.clone(), cell.rect.clone()],
+                        read: OperandRead {
+                            row: r.label.clone(),
+                            label_match: label_match.to_string(),
+                            column: t.columns[col].header.clone(),
+                            table: t.title.clone(),
+                            months: t.columns[col].months,
+                            typical,
+                            readings: Vec::new(),
+                        },
                     };
                     best = Some((s, value, op));
+                }
+            }
+        }
+        // the same statement printed again in the filing (a balance sheet's cash on another
+        // balance sheet page, not the cash flow statement's change in it) for the year
+        let kinds: Vec<String> = best.as_ref().map(|b| self.statement_kinds(&b.2.page).to_vec()).unwrap_or_default();
+        if let Some((_, v, op)) = best.as_mut() {
+            let mine = v.to_f64().abs();
+            for (other, mut reading) in statement_rows {
+                if reading.page.doc_id != op.page.doc_id || reading.page == op.page || op.read.readings.iter().any(|r| r.page == reading.page) {
+                    continue;
+                }
+                // the same statement: titled alike, its row labelled alike
+                let theirs = self.statement_kinds(&reading.page);
+                if !theirs.iter().any(|k| kinds.contains(k)) || norm(&reading.row) != norm(&op.read.row) {
+                    continue;
+                }
+                let o = other.to_f64().abs();
+                reading.agrees = (o - mine).abs() <= 0.005 * mine.max(o);
+                op.read.readings.push(reading);
+                if op.read.readings.len() >= 3 {
+                    break;
                 }
             }
         }
@@ -265,7 +421,15 @@ impl Finder<'_, '_> {
     }
 }
 
-fn group(s: &str) -> String {
+/// Whether a table's title says its figures are the company's own measures (adjusted,
+/// non-GAAP, pro forma, a reconciliation to them).
+fn own_measure(title: &str) -> bool {
+    let t = norm(title);
+    ["adjusted", "non-gaap", "non gaap", "pro forma", "reconciliation", "constant currency", "organic"].iter().any(|w| t.contains(w))
+}
+
+/// "1234567.5" -> "1,234,567.5".
+pub(crate) fn group(s: &str) -> String {
     let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
     let (int, frac) = rest.split_once('.').map_or((rest, None), |(a, b)| (a, Some(b)));
     let mut g = String::new();
@@ -292,8 +456,13 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
     }
     match plan.unit {
         Unit::Amount => {
-            let (scale, name) =
-                f.scale.unwrap_or(if units_known { (Ratio::int(1_000_000), "million") } else { (Ratio::int(1), "(in the table's unstated unit)") });
+            // a figure from a table that states no unit is shown as printed: scaling it to the
+            // unit asked would guess the unit
+            let (scale, name) = match (units_known, f.scale) {
+                (false, _) => (Ratio::int(1), "(in the table's unstated unit)"),
+                (true, Some(s)) => s,
+                (true, None) => (Ratio::int(1_000_000), "million"),
+            };
             let scaled = exact.and_then(|r| r.checked_div(scale));
             let d = f.decimals.unwrap_or(if scaled.map_or(v / scale.to_f64(), |r| r.to_f64()).abs() >= 100.0 { 0 } else { 2 });
             let s = scaled.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v / scale.to_f64()));
@@ -324,11 +493,12 @@ pub struct Context<'a> {
     pub tables: &'a crate::library::TableCache,
     pub metrics: &'a Catalogue,
     pub judgements: &'a crate::question::Judgements,
+    pub checks: &'a checks::Rules,
 }
 
 impl<'a> Context<'a> {
     pub fn of(lib: &'a Library) -> Context<'a> {
-        Context { sources: crate::retrieve::Sources::of(lib), tables: &lib.tables, metrics: lib.metrics(), judgements: lib.judgements() }
+        Context { sources: crate::retrieve::Sources::of(lib), tables: &lib.tables, metrics: lib.metrics(), judgements: lib.judgements(), checks: lib.checks() }
     }
 
     fn search(&self, req: &SearchRequest) -> Result<crate::retrieve::SearchResponse> {
@@ -393,15 +563,83 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         cat.metric_in(&q.text).or_else(|| cat.metric_in(&q.expanded)).and_then(|(_, m)| m.printed.clone()).filter(|p| cat.items.contains_key(p))
     {
         let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), ..plan.clone() };
-        let c = work_plan(lib, &as_printed, pages);
-        if c.result.is_some() {
+        let c = work_checked(lib, q, &as_printed, pages);
+        if c.result.is_some() && !checks::any_failed(&c.checks) {
             return Ok(Some(Calculation { formula: format!("{} (as printed)", c.formula), ..c }));
         }
     }
-    Ok(Some(work_plan(lib, &plan, pages)))
+    Ok(Some(work_checked(lib, q, &plan, pages)))
 }
 
-fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef]) -> Calculation {
+/// Whether a question asks for a percent ("%", "percent", "in units of percents").
+fn percent_asked(q: &Question) -> bool {
+    let l = q.text.to_lowercase();
+    q.form.percent || l.contains('%') || l.contains("percent")
+}
+
+/// The measure's name as the question says it: the longest of its names (and, for a line
+/// item, its labels) in the question.
+fn asked_as(cat: &Catalogue, q: &Question, plan: &Plan) -> Option<String> {
+    let id = plan.id.as_deref()?;
+    let text = norm(&q.text);
+    let names: Vec<&String> = match (cat.metrics.get(id), cat.items.get(id.trim_end_matches("_margin"))) {
+        (Some(m), _) => m.names.iter().collect(),
+        (None, Some(i)) => i.names.iter().chain(&i.labels).collect(),
+        (None, None) => return None,
+    };
+    names.into_iter().map(|n| norm(n)).filter(|n| catalogue::has_words(&text, n)).max_by_key(|n| n.len())
+}
+
+/// Most readings a calculation tries when a check refuses one.
+const MAX_TRIES: usize = 4;
+
+/// [`work_plan`] with the verifier's checks ([`checks`]); when a check fails in a way another
+/// reading may mend (not the type asked, not the question's own words), the calculation is
+/// made again with each operand's row put aside in turn (then all of them), and the first
+/// reading every check passes is kept, saying what was put aside. Otherwise the first reading
+/// is kept with its failed checks.
+fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef]) -> Calculation {
+    let run = |excluded: &[(PageRef, String)]| {
+        let mut c = work_plan(lib, plan, pages, excluded);
+        c.asked_as = asked_as(lib.metrics(), q, plan);
+        c.checks = checks::of_calculation(&c, &q.text, percent_asked(q), plan.format.scale.is_some(), lib.checks);
+        c
+    };
+    let first = run(&[]);
+    if !checks::any_failed(&first.checks) || !checks::another_reading_may_help(&first.checks) {
+        return first;
+    }
+    let mut rows: Vec<(PageRef, String)> = Vec::new();
+    for o in &first.operands {
+        let r = (o.page.clone(), o.read.row.clone());
+        if !rows.contains(&r) {
+            rows.push(r);
+        }
+    }
+    let mut tries: Vec<Vec<(PageRef, String)>> = rows.iter().map(|r| vec![r.clone()]).collect();
+    if rows.len() > 1 {
+        tries.push(rows.clone());
+    }
+    let why = |c: &Calculation| c.checks.iter().filter(|k| k.failed()).map(|k| k.detail.clone()).collect::<Vec<_>>().join("; ");
+    for ex in tries.into_iter().take(MAX_TRIES) {
+        let c = run(&ex);
+        if c.result.is_some() && !checks::any_failed(&c.checks) {
+            let put_aside: Vec<String> = ex.iter().map(|(p, r)| format!("\"{r}\" on {p}")).collect();
+            let mut c = c;
+            c.tried.push(format!(
+                "first read as {} ({}): {}; read instead without {}",
+                first.result.clone().unwrap_or_default(),
+                first.metric,
+                why(&first),
+                put_aside.join(", ")
+            ));
+            return c;
+        }
+    }
+    first
+}
+
+fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef, String)]) -> Calculation {
     let cat = lib.metrics();
     let mut docs: Vec<String> = Vec::new();
     for p in pages {
@@ -421,6 +659,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef]) -> Calculation {
         statements: HashMap::new(),
         months: plan.months,
         anchors: HashMap::new(),
+        excluded,
     };
     let name = |i: &str| cat.item_name(i);
     let years: Vec<i32> = match plan.shape {
@@ -429,6 +668,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef]) -> Calculation {
         Shape::Growth(a, b) | Shape::Difference(a, b) | Shape::Cagr(a, b) | Shape::Compare(a, b) => vec![a, b],
     };
     let mut values: Vec<Ratio> = Vec::new();
+    let mut value: Option<f64> = None;
     let mut problem = None;
     for y in &years {
         match plan.expr.eval(*y, &mut |i, yy| f.lookup(i, yy)) {
@@ -488,6 +728,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef]) -> Calculation {
                     (_, None) => f64::NAN,
                 };
                 if v.is_finite() {
+                    value = Some(v);
                     result = Some(match plan.shape {
                         // a change of a rate: both rates, and the change in points
                         Shape::Difference(a, b) if plan.unit == Unit::Percent => {
@@ -525,7 +766,34 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef]) -> Calculation {
     docs.dedup();
     let caveat =
         (result.is_some() && docs.len() > 1).then(|| format!("the operands come from different filings ({}): check that their periods match", docs.join(", ")));
-    Calculation { metric: plan.metric.clone(), formula, operands: f.found, result, display, problem, verdict, caveat }
+    let shape = match plan.shape {
+        Shape::One(_) => "one",
+        Shape::Average(..) => "average",
+        Shape::Growth(..) => "growth",
+        Shape::Difference(..) => "difference",
+        Shape::Cagr(..) => "cagr",
+        Shape::Compare(..) => "compare",
+        Shape::Series(..) => "series",
+    };
+    Calculation {
+        metric: plan.metric.clone(),
+        formula,
+        operands: f.found,
+        result,
+        display,
+        problem,
+        verdict,
+        caveat,
+        measure: plan.id.clone(),
+        unit: plan.unit.name().to_string(),
+        shape: shape.to_string(),
+        months: plan.months,
+        value,
+        values: values.iter().map(|v| v.to_f64()).collect(),
+        asked_as: None,
+        checks: Vec::new(),
+        tried: Vec::new(),
+    }
 }
 
 /// "+3.0" / "-2.2" / "0.0".
@@ -630,6 +898,15 @@ impl Calculation {
             problem: Some(problem),
             verdict: None,
             caveat: None,
+            measure: None,
+            unit: String::new(),
+            shape: String::new(),
+            months: 0,
+            value: None,
+            values: Vec::new(),
+            asked_as: None,
+            checks: Vec::new(),
+            tried: Vec::new(),
         }
     }
 }

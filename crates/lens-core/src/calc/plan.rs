@@ -45,6 +45,9 @@ pub struct Format {
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub metric: String,
+    /// The catalogue metric's or line item's id ("gross_margin", "inventory"); `None` for a
+    /// formula the question defines.
+    pub id: Option<String>,
     pub expr: Expr,
     pub unit: Unit,
     pub shape: Shape,
@@ -136,11 +139,11 @@ fn scale(q: &str) -> Option<(Ratio, &'static str)> {
 
 /// The metric a compare or judgement is about: the rule's, else the one the question names,
 /// else a line item.
-fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> Option<Result<(String, Expr, Unit), String>> {
+fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> Option<Result<(String, Expr, Unit, Option<String>), String>> {
     if let Some(m) = id.and_then(|id| cat.metrics.get(id).map(|m| (id, m))).or_else(|| cat.metric_in(&q.text)).or_else(|| cat.metric_in(text)) {
         return Some(
             cat.formula(&m.1.formula)
-                .map(|e| (m.1.names.first().cloned().unwrap_or_else(|| m.0.to_string()), e, m.1.unit))
+                .map(|e| (m.1.names.first().cloned().unwrap_or_else(|| m.0.to_string()), e, m.1.unit, Some(m.0.to_string())))
                 .map_err(|e| format!("metric `{}`: {e}", m.0)),
         );
     }
@@ -152,10 +155,10 @@ fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> O
         let head = &t[..i];
         let num = cat.item_in(head.rsplit(['\'', '?', ',']).next().unwrap_or(head)).filter(|n| *n != "revenue" || head.ends_with("revenue"))?;
         let e = Expr::Bin('/', Box::new(Expr::Item(num.to_string(), Year::Rel(0))), Box::new(Expr::Item("revenue".into(), Year::Rel(0))));
-        return Some(Ok((format!("{} as a percent of revenue", cat.item_name(num)), e, Unit::Percent)));
+        return Some(Ok((format!("{} as a percent of revenue", cat.item_name(num)), e, Unit::Percent, Some(format!("{num}_margin")))));
     }
     let unit = cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount);
-    Some(Ok((cat.item_name(item), Expr::Item(item.to_string(), Year::Rel(0)), unit)))
+    Some(Ok((cat.item_name(item), Expr::Item(item.to_string(), Year::Rel(0)), unit, Some(item.to_string()))))
 }
 
 /// The plan of a comparison or a judgement: the metric over the years to compare, or the year
@@ -163,7 +166,7 @@ fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> O
 fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<Plan, String>> {
     let years = if q.years.is_empty() { formula::years_in(&norm(&q.expanded)) } else { q.years.clone() };
     let rule = q.rule.as_ref().and_then(|r| rules.rules.get(r)).filter(|_| q.operation == Operation::Judgement).cloned();
-    let (metric, expr, unit) = match metric_expr(cat, q, rule.as_ref().map(|r| r.metric.as_str()), &q.expanded)? {
+    let (metric, expr, unit, id) = match metric_expr(cat, q, rule.as_ref().map(|r| r.metric.as_str()), &q.expanded)? {
         Ok(m) => m,
         Err(e) => return Some(Err(e)),
     };
@@ -183,6 +186,7 @@ fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Res
     let percent = unit == Unit::Percent;
     Some(Ok(Plan {
         metric,
+        id,
         expr,
         unit,
         shape,
@@ -229,13 +233,13 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         subs.insert(norm(name), e.clone());
         main = Some((name.clone(), e));
     }
-    let (metric, expr, unit) = match (main, cat.metric_in(question).or_else(|| cat.metric_in(&expanded))) {
+    let (metric, expr, unit, id) = match (main, cat.metric_in(question).or_else(|| cat.metric_in(&expanded))) {
         (Some((name, e)), m) => {
             let unit = m.map(|m| m.1.unit).unwrap_or(if l.contains('%') || l.contains("percent") { Unit::Percent } else { Unit::Ratio });
-            (name, e, unit)
+            (name, e, unit, m.map(|m| m.0.to_string()))
         }
         (None, Some((id, m))) => match cat.formula(&m.formula) {
-            Ok(e) => (m.names.first().cloned().unwrap_or_else(|| id.to_string()), e, m.unit),
+            Ok(e) => (m.names.first().cloned().unwrap_or_else(|| id.to_string()), e, m.unit, Some(id.to_string())),
             Err(err) => return Some(Err(format!("metric `{id}`: {err}"))),
         },
         (None, None) => {
@@ -244,7 +248,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
             if has_words(&l, "margin") && item != "revenue" {
                 // "<line item> % margin": the item over revenue
                 let e = Expr::Bin('/', Box::new(one), Box::new(Expr::Item("revenue".into(), Year::Rel(0))));
-                (format!("{} margin", cat.item_name(item)), e, Unit::Percent)
+                (format!("{} margin", cat.item_name(item)), e, Unit::Percent, Some(format!("{item}_margin")))
             } else {
                 // a single line item, asked as an amount (or a terse "FY2018 net PPNE for 3M")
                 let first = l.split_whitespace().next().unwrap_or("");
@@ -253,7 +257,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 if !asks_figure {
                     return None;
                 }
-                (cat.item_name(item), one, cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount))
+                (cat.item_name(item), one, cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount), Some(item.to_string()))
             }
         }
     };
@@ -264,7 +268,11 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     }
     let span = years.len() >= 2 && from < to;
     let percent_asked = l.contains('%') || l.contains("percent");
-    let shape = if l.contains("cagr") || l.contains("compound annual") {
+    // a metric that is itself a change ("revenue growth" = (revenue − prev(revenue)) ÷ prev)
+    // asked "from FY2017 to FY2018" is that change at the later year, not the change of it
+    let shape = if expr.is_change() {
+        Shape::One(to)
+    } else if l.contains("cagr") || l.contains("compound annual") {
         Shape::Cagr(from, to)
     } else if span && (l.contains("average") && (l.contains("year average") || l.contains("-year") || l.contains(" year "))) {
         Shape::Average(from, to)
@@ -288,7 +296,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     // tax rate? round your answer to three decimal" -> 0.202, not 20.205%)
     let fraction_asked = unit == Unit::Percent && !percent_asked && decimals.is_some() && matches!(shape, Shape::One(_) | Shape::Average(..));
     let percent = !fraction_asked && (unit == Unit::Percent || matches!(shape, Shape::Growth(..) | Shape::Cagr(..)) || (percent_asked && unit != Unit::Amount));
-    Some(Ok(Plan { metric, expr, unit, shape, format: Format { percent, decimals, scale: scale(question) }, verdict: None, months: months_of(q) }))
+    Some(Ok(Plan { metric, id, expr, unit, shape, format: Format { percent, decimals, scale: scale(question) }, verdict: None, months: months_of(q) }))
 }
 
 #[cfg(test)]
@@ -328,6 +336,9 @@ mod tests {
         assert_eq!((t.unit, t.format.percent, t.format.decimals), (Unit::Percent, false, Some(3)), "a fraction, as asked");
         assert!(p("What is Amazon's FY2017 effective tax rate in percent?").format.percent);
         assert!(p("What is Amazon's FY2017 effective tax rate?").format.percent, "no rounding asked: the rate's own form");
+        // a growth metric over a span is the growth at its end, not the growth of the growth
+        let rg = p("What is 3M's revenue growth from FY2017 to FY2018 in percent?");
+        assert_eq!((rg.shape, rg.id.as_deref(), rg.format.percent), (Shape::One(2018), Some("revenue_growth"), true));
         let cagr = p("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022 (in units of percents and round to one decimal place)?");
         assert_eq!(cagr.shape, Shape::Cagr(2020, 2022));
 

@@ -202,6 +202,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         page: page.clone(),
         quote: format!("{} {}", r.label, c.text),
         boxes: vec![r.label_rect.clone(), c.rect.clone()],
+        read: crate::calc::OperandRead { row: r.label.clone(), column: period.to_string(), table: t.title.clone(), ..Default::default() },
     };
     // (row, the cell ranked, the prior year's cell, the figure ranked by)
     let mut ranked: Vec<(&Row, &crate::figures::table::Cell, Option<&crate::figures::table::Cell>, f64)> = rows
@@ -258,6 +259,15 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         verdict: Some(win.label.clone()),
         caveat: (!sure)
             .then(|| "the ranked table was chosen by the page's words, not by a total row naming what was ranked: check it is the table meant".to_string()),
+        measure: None,
+        unit: "amount".into(),
+        shape: "rank".into(),
+        months: 12,
+        value: None,
+        values: Vec::new(),
+        asked_as: None,
+        checks: Vec::new(),
+        tried: Vec::new(),
     })
 }
 

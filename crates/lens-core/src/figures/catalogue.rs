@@ -32,6 +32,10 @@ pub struct ItemDef {
     /// its label is another row's and is passed over.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub positive: bool,
+    /// An expense or outflow the statements print in parentheses ("Cost of sales (11,969)"):
+    /// read as its size, since the sign only says the statement subtracts it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cost: bool,
     /// For a rate: rows whose rate column prints it (a tax reconciliation's "Income tax
     /// expense" row has an amount and a rate per year; the rate is the effective rate). Only a
     /// cell under a rate sub-column, or printed with %, is read from these rows.

@@ -113,6 +113,19 @@ impl Expr {
         }
     }
 
+    /// Whether the formula is itself a change from one year to another (it reads an item at
+    /// another year than the target's, or a `change()`): a growth rate. An average reads two
+    /// year ends of a level and is not one.
+    pub fn is_change(&self) -> bool {
+        match self {
+            Expr::Num(_) | Expr::Avg(..) => false,
+            Expr::Item(_, y) => *y != Year::Rel(0) && !matches!(y, Year::Abs(_)),
+            Expr::Change(..) => true,
+            Expr::Abs(e) => e.is_change(),
+            Expr::Bin(_, l, r) => l.is_change() || r.is_change(),
+        }
+    }
+
     /// Items the formula reads, in order of first use.
     pub fn items(&self, out: &mut Vec<String>) {
         match self {

@@ -343,6 +343,9 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
     let rows = visual_rows(words(text, boxes));
     let mut out: Vec<Table> = Vec::new();
     let mut pending_label: Option<(String, CharBox)> = None;
+    // the heading of the section the rows are under ("Revenues", "Expenses"): a total row
+    // printed with no label of its own is that section's total
+    let mut section: Option<String> = None;
     let mut period_spans: Vec<(f32, f32, u8)> = Vec::new();
     // rows of words alone (titles, headings) since the last row with figures
     let mut words_above: Vec<String> = Vec::new();
@@ -381,6 +384,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                 .collect();
             period_spans.clear();
             pending_label = None;
+            section = None;
             let title = words_above.iter().rev().take(6).rev().cloned().collect::<Vec<_>>().join(" ");
             words_above.clear();
             out.push(Table { columns, rows: Vec::new(), scale, unit: unit.clone(), title });
@@ -434,6 +438,13 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                 label = clean_label(&format!("{prev} {label}"));
                 row_box = row_box.union(&pb);
                 label_only = label_only.union(&pb);
+            } else {
+                section = Some(clean_label(prev.trim_end_matches(':')));
+            }
+        } else if label.is_empty() {
+            // an unlabelled row after a section's rows: the section's total
+            if let Some(h) = section.take().filter(|h| !h.is_empty() && h.chars().any(char::is_alphabetic)) {
+                label = if h.to_lowercase().starts_with("total") { h } else { format!("Total {}", h.to_lowercase()) };
             }
         }
         let mut cells: Vec<Option<Cell>> = vec![None; table.columns.len()];
@@ -462,6 +473,18 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         }
     }
     out.retain(|t| !t.rows.is_empty());
+    // a period heading that spans the whole header ("Fourth Quarter ... Three Months Ended")
+    // but was matched to one column only: every column of the table is of that length
+    for t in &mut out {
+        let mut lengths: Vec<u8> = t.columns.iter().filter_map(|c| c.months).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        if let [m] = lengths[..] {
+            for c in &mut t.columns {
+                c.months.get_or_insert(m);
+            }
+        }
+    }
     out
 }
 
@@ -483,6 +506,34 @@ pub(crate) mod tests {
             boxes.push(CharBox::default());
         }
         (text, boxes)
+    }
+
+    #[test]
+    fn an_unlabelled_total_row_is_its_sections_total() {
+        // MGM's statement of operations prints its revenue total with no label under "Revenues"
+        let (text, boxes) = page(&[
+            ("(In thousands)", 50.0, 740.0),
+            ("2020", 300.0, 720.0),
+            ("2019", 400.0, 720.0),
+            ("Revenues", 50.0, 700.0),
+            ("Casino", 60.0, 690.0),
+            ("2,871,720", 300.0, 690.0),
+            ("6,517,759", 400.0, 690.0),
+            ("Rooms", 60.0, 680.0),
+            ("830,382", 300.0, 680.0),
+            ("2,322,579", 400.0, 680.0),
+            ("5,162,082", 300.0, 670.0),
+            ("12,899,672", 400.0, 670.0),
+            ("Expenses", 50.0, 650.0),
+            ("Casino", 60.0, 640.0),
+            ("1,701,783", 300.0, 640.0),
+            ("3,623,899", 400.0, 640.0),
+            ("5,847,454", 300.0, 630.0),
+            ("9,078,978", 400.0, 630.0),
+        ]);
+        let t = &tables(&text, &boxes)[0];
+        let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, vec!["Casino", "Rooms", "Total revenues", "Casino", "Total expenses"]);
     }
 
     #[test]

@@ -1,0 +1,514 @@
+//! The verifier's checks of a worked answer: each compares the calculation with what accounting
+//! and the form of the question allow (rules as data: `resources/checks.json`, extended per
+//! library by `<library>/checks.json`), never with examples. A check passes, fails, or says it
+//! could not run (a statement with no unit line, a metric with no range listed): only a failed
+//! check keeps an answer from being shown as supported.
+//!
+//! - `type`: the result is of the type asked (a percent, an amount in the unit asked, days);
+//! - `range`: the value is possible for its measure (a gross margin at most 100%, a growth
+//!   above -100%, days within bounds);
+//! - `scale`: each operand agrees with its statement's unit and with the other figures of its
+//!   table (0.03 in a statement in millions is a misread);
+//! - `periods`: the operands are of the period asked (a quarter's column is not a fiscal year)
+//!   and the years of a change come from the same statement;
+//! - `concept`: each operand's row is the line item asked, not a row that only begins with its
+//!   name, and the question's line item is not part of a longer one ("cash dividends");
+//! - `readings`: where the filing prints the same figure on another statement, the two agree.
+//!
+//! Pure functions: tests beside.
+
+use super::Calculation;
+use crate::figures::catalogue::norm;
+pub use crate::figures::rules::{any_failed, has_phrase, Bound, Check, Rules};
+
+/// "181.5%" for a percent measure, "4.18 days", "2.50" otherwise.
+fn show_value(c: &Calculation, v: f64) -> String {
+    match c.unit.as_str() {
+        "percent" => format!("{:.1}%", v * 100.0),
+        "days" => format!("{v:.1} days"),
+        _ if c.shape == "growth" || c.shape == "cagr" => format!("{:.1}%", v * 100.0),
+        _ => format!("{v:.2}"),
+    }
+}
+
+/// The bound a calculation's value is held to, and the name it is said under.
+fn bound_of<'r>(c: &Calculation, rules: &'r Rules) -> Option<&'r Bound> {
+    if let Some(b) = rules.shapes.get(&c.shape) {
+        return Some(b);
+    }
+    let id = c.measure.as_deref()?;
+    rules
+        .ranges
+        .get(id)
+        .or_else(|| if id.ends_with("_margin") && c.unit == "percent" { rules.item_margin.as_ref() } else { None })
+        .or_else(|| rules.units.get(&c.unit))
+}
+
+/// `range`: the value (and, for a verdict, each year's value) within the measure's bounds.
+fn range(c: &Calculation, rules: &Rules) -> Check {
+    let Some(b) = bound_of(c, rules) else {
+        return Check::not_run("range", format!("no range is listed for {}", c.metric));
+    };
+    let mut values: Vec<f64> = Vec::new();
+    match c.shape.as_str() {
+        "growth" | "cagr" => values.extend(c.value),
+        // a verdict's or a series' values are the metric's at each year
+        _ => {
+            values.extend(c.values.iter().copied());
+            if values.is_empty() {
+                values.extend(c.value);
+            }
+        }
+    }
+    if values.is_empty() {
+        return Check::not_run("range", "no value to check");
+    }
+    for v in values {
+        if !v.is_finite() || v < b.min || v > b.max {
+            return Check::fail("range", format!("{} of {} is not possible: {}; check the operands", c.metric, show_value(c, v), b.says));
+        }
+    }
+    Check::pass("range", format!("{} is within the possible range", c.metric))
+}
+
+/// `scale`: each amount operand agrees with its statement's unit and its table's other figures.
+fn scale(c: &Calculation) -> Check {
+    let amounts: Vec<&super::Operand> = c.operands.iter().filter(|o| o.unit != "percent").collect();
+    if amounts.is_empty() {
+        return Check::not_run("scale", "no amount was read");
+    }
+    let units: Vec<&str> = {
+        let mut u: Vec<&str> = amounts.iter().map(|o| o.unit.as_str()).collect();
+        u.sort_unstable();
+        u.dedup();
+        u
+    };
+    // a ratio of amounts read in different units, one of them unstated, is off by the unit
+    if units.len() > 1 && units.contains(&"units") && c.unit != "amount" {
+        let o = amounts.iter().find(|o| o.unit == "units").expect("an unstated unit");
+        return Check::fail(
+            "scale",
+            format!(
+                "{} on {} comes from a table that states no unit, the others are in {}: the ratio may be off by the unit",
+                o.name,
+                o.page,
+                units.iter().filter(|u| **u != "units").cloned().collect::<Vec<_>>().join(", ")
+            ),
+        );
+    }
+    for o in &amounts {
+        let v: f64 = o.value.parse().unwrap_or(f64::NAN);
+        // a fraction of a unit in a statement in millions or thousands is a per-share figure or
+        // a rate read as an amount
+        if (o.unit == "millions" || o.unit == "thousands") && v.abs() < 1.0 && v != 0.0 {
+            return Check::fail(
+                "scale",
+                format!("{} of {} on {} is a misread: the statement is in {}, where a line item is not a fraction of one", o.name, o.value, o.page, o.unit),
+            );
+        }
+        if let Some(t) = o.read.typical.filter(|t| *t > 0.0) {
+            if v.abs() > 0.0 && (v.abs() * 10_000.0 < t || v.abs() > t * 10_000.0) {
+                return Check::fail(
+                    "scale",
+                    format!(
+                        "{} of {} on {} is many orders of magnitude from the other figures of its table (typically {}): a misread",
+                        o.name,
+                        o.value,
+                        o.page,
+                        super::group(&format!("{t:.0}"))
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(o) = amounts.iter().find(|o| o.unit == "units") {
+        return Check::not_run("scale", format!("the table {} was read from states no unit (\"in millions\"): the figure is shown as printed", o.page));
+    }
+    Check::pass("scale", format!("the figures are in {} as their statements state", units.join(" and ")))
+}
+
+/// `periods`: the operands' columns are of the period asked, and a change reads its years from
+/// one statement.
+fn periods(c: &Calculation, rules: &Rules) -> Check {
+    if c.operands.is_empty() {
+        return Check::not_run("periods", "no operand was read");
+    }
+    for o in &c.operands {
+        if let Some(m) = o.read.months.filter(|m| *m != c.months && c.months != 0) {
+            return Check::fail(
+                "periods",
+                format!("{} {} was read from a column of {m} months (\"{}\" on {}), not the period asked", o.name, o.period, o.read.column, o.page),
+            );
+        }
+        if c.months == 12 {
+            let text = norm(&format!("{} {}", o.read.column, o.read.table));
+            if let Some(w) = rules.quarter_words.iter().find(|w| has_phrase(&text, w)) {
+                return Check::fail(
+                    "periods",
+                    format!(
+                        "{} {} was read from a column of part of a year (\"{w}\" in \"{}\" on {}), not a fiscal year",
+                        o.name,
+                        o.period,
+                        o.read.column.trim(),
+                        o.page
+                    ),
+                );
+            }
+        }
+    }
+    // two columns that both print their length and differ ("Three Months" and "Six Months")
+    let mut months: Vec<u8> = c.operands.iter().filter_map(|o| o.read.months).collect();
+    months.sort_unstable();
+    months.dedup();
+    if months.len() > 1 {
+        return Check::fail(
+            "periods",
+            format!("the operands are of periods of different lengths ({} months)", months.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" and ")),
+        );
+    }
+    // a change's two years of one item read from two pages of the same filing are two tables
+    if matches!(c.shape.as_str(), "growth" | "difference" | "cagr" | "compare") {
+        for o in &c.operands {
+            if let Some(p) = c.operands.iter().find(|p| p.name == o.name && p.period != o.period && p.page.doc_id == o.page.doc_id && p.page != o.page) {
+                return Check::fail(
+                    "periods",
+                    format!(
+                        "{} {} ({}) and {} ({}) come from two tables of one filing: check that they are the same measure",
+                        o.name, o.period, o.page, p.period, p.page
+                    ),
+                );
+            }
+        }
+    }
+    Check::pass("periods", if c.months == 12 { "every operand is a fiscal year's".to_string() } else { format!("every operand is of {} months", c.months) })
+}
+
+/// `concept`: the rows are the line items asked, and the question's line item is not part of a
+/// longer name.
+fn concept(c: &Calculation, question: &str, rules: &Rules) -> Check {
+    if let Some(asked) = c.asked_as.as_deref() {
+        let q = norm(question);
+        let words: Vec<&str> = q.split(|ch: char| !ch.is_alphanumeric() && ch != '-' && ch != '&').filter(|w| !w.is_empty()).collect();
+        let name: Vec<&str> = asked.split(|ch: char| !ch.is_alphanumeric() && ch != '-' && ch != '&').filter(|w| !w.is_empty()).collect();
+        if !name.is_empty() {
+            for at in (0..words.len()).filter(|&i| words[i..].starts_with(&name)) {
+                let next = words.get(at + name.len()).copied();
+                let before = at.checked_sub(1).map(|i| words[i]);
+                if let Some(w) = next.filter(|w| rules.compound_heads.iter().any(|h| h == w)) {
+                    return Check::fail("concept", format!("the question asks for \"{asked} {w}\", another line item than {}", c.metric));
+                }
+                if let Some(w) = before.filter(|w| rules.concept_modifiers.iter().any(|m| m == w)) {
+                    return Check::fail("concept", format!("the question asks for \"{w} {asked}\", another line item than {}", c.metric));
+                }
+            }
+        }
+    }
+    for o in &c.operands {
+        if o.read.label_match == "partial" {
+            return Check::fail(
+                "concept",
+                format!("the row \"{}\" on {} only begins with a name of {}: it may be another line item", o.read.row, o.page, o.name),
+            );
+        }
+    }
+    if c.operands.iter().all(|o| o.read.label_match.is_empty()) {
+        return Check::not_run("concept", "the rows' labels were not recorded");
+    }
+    Check::pass("concept", "each operand's row is labelled as the line item")
+}
+
+/// `readings`: another statement of the same filing prints the same item and year alike.
+fn readings(c: &Calculation) -> Check {
+    let mut compared = 0;
+    for o in &c.operands {
+        for r in &o.read.readings {
+            compared += 1;
+            if !r.agrees {
+                return Check::fail(
+                    "readings",
+                    format!(
+                        "{} {} reads {} on {} (\"{}\") and {} on {} (\"{}\"): the two differ",
+                        o.name,
+                        o.period,
+                        super::group(&o.value),
+                        o.page,
+                        o.read.row,
+                        super::group(&r.value),
+                        r.page,
+                        r.row
+                    ),
+                );
+            }
+        }
+    }
+    if compared == 0 {
+        return Check::not_run("readings", "no other statement of the filing prints these figures");
+    }
+    Check::pass("readings", format!("{compared} other reading(s) in the filing agree"))
+}
+
+/// `type`: a percent asked is a percent, an amount asked in a unit is an amount, days are days.
+fn value_type(c: &Calculation, question: &str, percent_asked: bool, scale_asked: bool) -> Check {
+    let Some(result) = c.result.as_deref() else { return Check::not_run("type", "no result") };
+    if c.verdict.is_some() {
+        return Check::pass("type", "a verdict with its figures");
+    }
+    let is_percent = result.trim_end().ends_with('%') || result.contains(" points");
+    let is_amount = result.contains('$') || result.contains("unstated unit");
+    let q = norm(question);
+    if percent_asked && !is_percent && c.unit != "ratio" && c.unit != "days" {
+        return Check::fail("type", format!("the question asks for a percent and the result is {result}"));
+    }
+    if scale_asked && !percent_asked && !is_amount && c.unit != "ratio" {
+        return Check::fail("type", format!("the question asks for an amount and the result is {result}"));
+    }
+    if has_phrase(&q, "days") && c.unit != "days" {
+        return Check::fail("type", format!("the question asks for days and the result is {result}"));
+    }
+    Check::pass("type", "the result is of the type asked")
+}
+
+/// Every check of a worked answer with a result (none without one). `percent_asked`: the
+/// question asks for a percent ("%", "percent"); `scale_asked`: it names a unit ("in USD
+/// millions").
+pub fn of_calculation(c: &Calculation, question: &str, percent_asked: bool, scale_asked: bool, rules: &Rules) -> Vec<Check> {
+    if c.result.is_none() {
+        return Vec::new();
+    }
+    vec![value_type(c, question, percent_asked, scale_asked), range(c, rules), scale(c), periods(c, rules), concept(c, question, rules), readings(c)]
+}
+
+/// Whether a failed check may pass with another reading (another row, table or page): the type
+/// asked and the question's own words do not change with the reading, and two readings that
+/// disagree are not mended by choosing the other: which is meant is for the reader to see.
+pub fn another_reading_may_help(checks: &[Check]) -> bool {
+    checks.iter().filter(|c| c.failed()).all(|c| c.name != "type" && c.name != "readings")
+        && !checks.iter().any(|c| c.failed() && c.detail.starts_with("the question asks for \""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Operand, OperandRead, Reading};
+    use super::*;
+    use crate::pageref::PageRef;
+
+    fn op(name: &str, period: &str, value: &str, unit: &str, page: u32, row: &str) -> Operand {
+        Operand {
+            name: name.into(),
+            period: period.into(),
+            value: value.into(),
+            unit: unit.into(),
+            page: PageRef::new("ACME_2022_10K", page),
+            quote: format!("{row} {value}"),
+            boxes: Vec::new(),
+            read: OperandRead { row: row.into(), label_match: "exact".into(), column: period.trim_start_matches("FY").into(), ..Default::default() },
+        }
+    }
+
+    fn calc(metric: &str, measure: &str, unit: &str, shape: &str, value: f64, result: &str, operands: Vec<Operand>) -> Calculation {
+        Calculation {
+            metric: metric.into(),
+            formula: String::new(),
+            operands,
+            result: Some(result.into()),
+            display: String::new(),
+            problem: None,
+            verdict: None,
+            caveat: None,
+            measure: Some(measure.into()),
+            unit: unit.into(),
+            shape: shape.into(),
+            months: 12,
+            value: Some(value),
+            values: vec![value],
+            asked_as: None,
+            checks: Vec::new(),
+            tried: Vec::new(),
+        }
+    }
+
+    fn rules() -> Rules {
+        Rules::builtin()
+    }
+
+    fn get<'a>(checks: &'a [Check], name: &str) -> &'a Check {
+        checks.iter().find(|c| c.name == name).unwrap()
+    }
+
+    #[test]
+    fn an_impossible_margin_fails_its_range_and_says_why() {
+        let c = calc(
+            "gross margin",
+            "gross_margin",
+            "percent",
+            "one",
+            1.815,
+            "181.5%",
+            vec![op("revenue", "FY2023", "14694", "millions", 50, "Net sales"), op("cost of sales", "FY2023", "-11969", "millions", 50, "Cost of sales")],
+        );
+        let ch = of_calculation(&c, "What is Amcor's FY2023 gross margin in percent?", true, false, &rules());
+        let r = get(&ch, "range");
+        assert_eq!(r.passed, Some(false));
+        assert!(r.detail.contains("181.5% is not possible") && r.detail.contains("above 100% of revenue"), "{}", r.detail);
+        assert!(another_reading_may_help(&ch));
+        let ok = calc("gross margin", "gross_margin", "percent", "one", 0.19, "19.0%", c.operands.clone());
+        assert_eq!(get(&of_calculation(&ok, "What is Amcor's FY2023 gross margin in percent?", true, false, &rules()), "range").passed, Some(true));
+    }
+
+    #[test]
+    fn a_measure_with_no_range_listed_cannot_run_the_range_check() {
+        let c = calc(
+            "net PPNE",
+            "ppe",
+            "amount",
+            "one",
+            8.7e9,
+            "$8,738 million",
+            vec![op("ppe", "FY2022", "8738", "millions", 40, "Property, plant and equipment, net")],
+        );
+        let r = range(&c, &rules());
+        assert_eq!(r.passed, None, "{r:?}");
+        assert!(r.detail.contains("no range is listed"));
+    }
+
+    #[test]
+    fn a_fraction_of_a_million_is_a_misread_and_an_unstated_unit_cannot_run() {
+        let c = calc(
+            "accounts payable",
+            "accounts_payable",
+            "amount",
+            "one",
+            30000.0,
+            "$0.03 million",
+            vec![op("accounts payable", "FY2022", "0.03", "millions", 40, "Accounts payable")],
+        );
+        let s = scale(&c);
+        assert_eq!(s.passed, Some(false));
+        assert!(s.detail.contains("misread") && s.detail.contains("in millions"), "{}", s.detail);
+        let c = calc("cash", "cash", "amount", "one", 5596.0, "5,596 (in the table's unstated unit)", vec![op("cash", "FY2022", "5596", "units", 40, "Cash")]);
+        let s = scale(&c);
+        assert_eq!(s.passed, None, "{s:?}");
+        assert!(s.detail.contains("states no unit"));
+        // a ratio of an unstated-unit figure over one in millions is off by the unit
+        let c = calc(
+            "current ratio",
+            "current_ratio",
+            "ratio",
+            "one",
+            0.001,
+            "0.00",
+            vec![
+                op("current assets", "FY2022", "5596", "units", 40, "Total current assets"),
+                op("current liabilities", "FY2022", "4000", "millions", 41, "Total current liabilities"),
+            ],
+        );
+        assert_eq!(scale(&c).passed, Some(false));
+    }
+
+    #[test]
+    fn a_quarter_over_a_full_year_fails_the_periods_check() {
+        let mut q4 = op("revenue", "FY2023", "3500", "millions", 3, "Net sales");
+        q4.read.column = "Three Months Ended December 31, 2023".into();
+        let fy = op("revenue", "FY2022", "13800", "millions", 3, "Net sales");
+        let c = calc("revenue growth", "revenue_growth", "percent", "one", -0.747, "-74.7%", vec![q4, fy.clone()]);
+        let p = periods(&c, &rules());
+        assert_eq!(p.passed, Some(false));
+        assert!(p.detail.contains("part of a year") && p.detail.contains("three months"), "{}", p.detail);
+        // a title that names the quarter counts too
+        let mut q = fy.clone();
+        q.read.table = "Fourth Quarter".into();
+        let c = calc("revenue", "revenue", "amount", "one", 1.0, "$1 million", vec![q]);
+        assert_eq!(periods(&c, &rules()).passed, Some(false));
+        // two years of one statement pass; two pages of one filing for a growth do not
+        let a = op("revenue", "FY2023", "14000", "millions", 3, "Net sales");
+        let c = calc("revenue", "revenue", "percent", "growth", 0.01, "1.4%", vec![a.clone(), fy.clone()]);
+        assert_eq!(periods(&c, &rules()).passed, Some(true));
+        let b = op("revenue", "FY2022", "13800", "millions", 9, "Net sales");
+        let c = calc("revenue", "revenue", "percent", "growth", 0.01, "1.4%", vec![a, b]);
+        assert_eq!(periods(&c, &rules()).passed, Some(false));
+    }
+
+    #[test]
+    fn a_row_that_only_begins_with_the_name_and_a_longer_line_item_fail_the_concept_check() {
+        let mut sales = op("revenue", "FY2019", "2072", "millions", 55, "Sales of short-term investments");
+        sales.read.label_match = "partial".into();
+        let c = calc(
+            "capex as a % of revenue",
+            "capex_to_revenue",
+            "percent",
+            "one",
+            0.54,
+            "54.0%",
+            vec![op("capex", "FY2019", "-1119", "millions", 55, "Additions to PP&E"), sales],
+        );
+        let k = concept(&c, "What is Nike's FY2019 capital expenditure as a % of revenue?", &rules());
+        assert_eq!(k.passed, Some(false));
+        assert!(k.detail.contains("Sales of short-term investments"), "{}", k.detail);
+        let mut c = calc(
+            "cash and cash equivalents",
+            "cash",
+            "amount",
+            "one",
+            2.853e9,
+            "$2,853 million",
+            vec![op("cash", "FY2018", "2853", "millions", 60, "Cash and cash equivalents")],
+        );
+        c.asked_as = Some("cash".into());
+        let k = concept(&c, "How much did 3M pay in cash dividends in FY2018 in USD millions?", &rules());
+        assert_eq!(k.passed, Some(false));
+        assert!(k.detail.contains("\"cash dividends\""), "{}", k.detail);
+        let ch = of_calculation(&c, "How much did 3M pay in cash dividends in FY2018 in USD millions?", false, true, &rules());
+        assert!(!another_reading_may_help(&ch), "another row does not change what was asked");
+        c.asked_as = Some("cash and cash equivalents".into());
+        let k = concept(&c, "What were 3M's cash and cash equivalents in FY2018 in USD millions?", &rules());
+        assert_eq!(k.passed, Some(true), "{k:?}");
+        c.asked_as = Some("cash".into());
+        assert_eq!(concept(&c, "What was 3M's restricted cash in FY2018?", &rules()).passed, Some(false));
+    }
+
+    #[test]
+    fn two_readings_that_disagree_fail_and_show_both() {
+        let mut r = op("revenue", "FY2018", "32765", "millions", 60, "Net sales");
+        r.read.readings = vec![Reading {
+            page: PageRef::new("ACME_2022_10K", 75),
+            row: "Total net sales".into(),
+            value: "22221".into(),
+            unit: "millions".into(),
+            agrees: false,
+        }];
+        let c = calc("revenue", "revenue", "amount", "one", 3.2765e10, "$32,765 million", vec![r.clone()]);
+        let k = readings(&c);
+        assert_eq!(k.passed, Some(false));
+        assert!(k.detail.contains("32,765") && k.detail.contains("22,221") && k.detail.contains("ACME_2022_10K#75"), "{}", k.detail);
+        r.read.readings[0].value = "32765".into();
+        r.read.readings[0].agrees = true;
+        assert_eq!(readings(&calc("revenue", "revenue", "amount", "one", 1.0, "$1", vec![r])).passed, Some(true));
+        assert_eq!(
+            readings(&calc("revenue", "revenue", "amount", "one", 1.0, "$1", vec![op("revenue", "FY2018", "1", "millions", 1, "Net sales")])).passed,
+            None
+        );
+    }
+
+    #[test]
+    fn a_percent_asked_and_an_amount_given_fails_the_type_check() {
+        let c = calc("cost of sales", "cogs", "amount", "one", 1e9, "$1,000 million", vec![op("cogs", "FY2022", "1000", "millions", 40, "Cost of sales")]);
+        let t = value_type(&c, "What is the FY2022 cost of sales as a percent of revenue?", true, false);
+        assert_eq!(t.passed, Some(false));
+        assert!(!another_reading_may_help(&[t]));
+    }
+
+    #[test]
+    fn a_library_file_adds_and_replaces_rules_and_a_bad_one_is_refused() {
+        // (the rules live in figures/rules.rs; their loading is tested here beside their use)
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("checks.json");
+        std::fs::write(&p, r#"{"ranges": {"gross_margin": {"min": 0.0, "max": 0.9, "says": "house rule"}}, "compound_heads": ["backlog"]}"#).unwrap();
+        let r = Rules::with_user_file(&p).unwrap();
+        assert_eq!(r.ranges["gross_margin"].max, 0.9);
+        assert!(r.ranges.contains_key("current_ratio") && r.compound_heads.iter().any(|h| h == "backlog") && r.compound_heads.iter().any(|h| h == "dividends"));
+        std::fs::write(&p, r#"{"ranges": {"x": {"min": 2.0, "max": 1.0, "says": ""}}}"#).unwrap();
+        assert!(Rules::with_user_file(&p).unwrap_err().to_string().contains("min 2 above max 1"));
+        std::fs::write(&p, "{").unwrap();
+        assert!(Rules::with_user_file(&p).is_err());
+    }
+}

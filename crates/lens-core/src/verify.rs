@@ -1,0 +1,182 @@
+//! The verifier: the stage of the ask phases between the answer and its label. A worked
+//! answer carries the checks its calculation passed or failed ([`crate::calc::checks`]: type,
+//! range, scale, periods, concept, readings); any other answer is checked here for its form
+//! (`type`: a percent asked is a percent; `narrative`: a "why" answer states a cause, a list or
+//! a yes/no rests on a sentence, never on a heading or a title). A failed check keeps the answer
+//! from being shown as supported, and its detail is the reason shown. Pure: tests beside.
+
+use crate::answer::Answer;
+use crate::figures::catalogue::norm;
+use crate::figures::rules::{has_phrase, Check, Rules};
+use crate::question::{Operation, Question, ValueType};
+
+/// Words that open a question asking for a cause.
+const CAUSE_ASKS: &[&str] =
+    &["why", "what drove", "what drives", "what caused", "what led", "what explains", "explain", "reason", "reasons", "driver", "drivers", "what contributed"];
+
+/// Words that open a question asking for a list of things.
+const LIST_ASKS: &[&str] = &["which", "what are", "what were", "list", "name the", "who are", "who were"];
+
+/// Share of a yes/no question's words (the company's name aside) the line its answer rests on
+/// must hold.
+pub const YES_NO_LINE_SHARE: f64 = 0.75;
+
+/// Whether a question asks why (or what drove) something.
+pub fn asks_cause(q: &Question) -> bool {
+    let l = norm(&q.text);
+    q.operation == Operation::Narrative && CAUSE_ASKS.iter().any(|w| l.starts_with(w) || has_phrase(&l, w))
+}
+
+/// Whether a line is a heading or a title rather than a sentence: no sentence end, and most of
+/// its words capitalised ("Amcor Reports Fiscal 2023 Results and Raises Guidance"), or a label
+/// ([`crate::support::is_label`]).
+pub fn is_heading(line: &str) -> bool {
+    let line = line.trim();
+    if crate::support::is_label(line) {
+        return true;
+    }
+    if line.ends_with(['.', '!', '?', ';']) {
+        return false;
+    }
+    let words: Vec<&str> = line.split_whitespace().filter(|w| w.chars().next().is_some_and(char::is_alphabetic)).collect();
+    if words.is_empty() || words.len() > 16 {
+        return false;
+    }
+    let small = ["and", "or", "of", "the", "a", "an", "in", "on", "for", "to", "at", "by", "with", "from", "as"];
+    let capital = words.iter().filter(|w| small.contains(w) || w.chars().next().is_some_and(char::is_uppercase)).count();
+    capital * 10 >= words.len() * 8
+}
+
+/// `type` of an answer that is not computed: a percent asked, a figure with a percent given.
+fn answer_type(q: &Question, a: &Answer) -> Check {
+    let l = q.text.to_lowercase();
+    if q.asks != ValueType::Number {
+        return Check::not_run("type", "the question does not ask for a figure");
+    }
+    let percent = q.form.percent || l.contains('%') || l.contains("percent");
+    if percent && !(a.answer.contains('%') || a.answer.to_lowercase().contains("percent")) {
+        return Check::fail("type", "the question asks for a percent and the answer states none");
+    }
+    if has_phrase(&norm(&q.text), "days") && !a.answer.to_lowercase().contains("day") {
+        return Check::fail("type", "the question asks for a number of days and the answer states none");
+    }
+    Check::pass("type", "the answer is of the type asked")
+}
+
+/// `narrative`: the line a sentence answer rests on says what was asked, in a sentence.
+fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
+    if q.operation != Operation::Narrative {
+        return Check::not_run("narrative", "not a question asked in words");
+    }
+    let line = a.quote.as_deref().unwrap_or(&a.answer).trim();
+    if a.model.is_some() && a.quote.is_none() {
+        let first = crate::text::plain_words(&a.answer).into_iter().next().unwrap_or_default();
+        if first == "yes" || first == "no" || a.answer.split_whitespace().count() < 4 {
+            return Check::fail("narrative", "a bare yes or no with no sentence of the pages behind it: check the page");
+        }
+    }
+    if is_heading(line) {
+        return Check::fail(
+            "narrative",
+            format!("the answer rests on a heading or title (\"{}\"), not a sentence that says it", line.chars().take(100).collect::<String>()),
+        );
+    }
+    if q.asks == ValueType::YesNo {
+        // a yes or a no stands on a line that says what was asked, not on one about the
+        // company's other business ("spinning off a segment?" answered from "two operating
+        // segments")
+        let names: String = q.companies.join(" ").to_lowercase();
+        let terms: std::collections::HashSet<String> = q.terms.iter().filter(|t| !names.contains(t.as_str())).cloned().collect();
+        let share = crate::support::term_share(&terms, line);
+        if share < YES_NO_LINE_SHARE {
+            return Check::fail(
+                "narrative",
+                format!("the yes or no rests on a line that holds {:.0}% of the question's words: it may be about something else", share * 100.0),
+            );
+        }
+    }
+    if asks_cause(q) {
+        // the cause may be said anywhere in the answer's sentences
+        let l = norm(&format!("{line} {}", a.answer));
+        if line.split_whitespace().count() < 6 || !rules.causal_markers.iter().any(|m| has_phrase(&l, m)) {
+            return Check::fail("narrative", "the question asks why, and the line given states no cause (no \"due to\", \"driven by\", \"because\" ...)");
+        }
+        return Check::pass("narrative", "the line states a cause");
+    }
+    let l = norm(&q.text);
+    if LIST_ASKS.iter().any(|w| l.starts_with(w)) && crate::support::boilerplate_markers(line) > 0 {
+        return Check::fail("narrative", "the line given is boilerplate, not the items asked");
+    }
+    Check::pass("narrative", "the answer rests on a sentence")
+}
+
+/// The checks of an answer: a worked answer's (made with its calculation), else its type and
+/// form. None for "Not found".
+pub fn verify(q: &Question, a: &Answer, rules: &Rules) -> Vec<Check> {
+    if a.not_found {
+        return Vec::new();
+    }
+    if let Some(c) = a.calculation.as_ref().filter(|c| c.result.is_some()) {
+        return c.checks.clone();
+    }
+    vec![answer_type(q, a), narrative(q, a, rules)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::AnswererKind;
+    use crate::pageref::PageRef;
+
+    fn answer(text: &str, quote: Option<&str>) -> Answer {
+        let mut a = Answer::not_found(AnswererKind::Extractive, 0.0);
+        a.answer = text.into();
+        a.quote = quote.map(str::to_string);
+        a.not_found = false;
+        a.citations = vec![PageRef::new("AMCOR_2023Q4_EARNINGS", 1)];
+        a
+    }
+
+    fn get(v: &[Check], name: &str) -> Check {
+        v.iter().find(|c| c.name == name).cloned().unwrap()
+    }
+
+    #[test]
+    fn a_headline_is_never_the_reason() {
+        let q = Question::parse("Why did Amcor raise its guidance in FY2023?");
+        assert!(asks_cause(&q));
+        let head = "Amcor Reports Fiscal 2023 Results and Raises Guidance";
+        assert!(is_heading(head));
+        let c = get(&verify(&q, &answer(head, Some(head)), &Rules::builtin()), "narrative");
+        assert_eq!(c.passed, Some(false), "{c:?}");
+        assert!(c.detail.contains("heading or title"));
+        let because = "Guidance was raised primarily due to stronger volumes in healthcare packaging and lower raw material costs.";
+        assert!(!is_heading(because));
+        assert_eq!(get(&verify(&q, &answer(because, Some(because)), &Rules::builtin()), "narrative").passed, Some(true));
+        // a sentence that states no cause
+        let flat = "The company updated its guidance for the fiscal year in its earnings release.";
+        assert_eq!(get(&verify(&q, &answer(flat, Some(flat)), &Rules::builtin()), "narrative").passed, Some(false));
+    }
+
+    #[test]
+    fn a_yes_on_a_line_about_something_else_fails() {
+        let q = Question::parse("As of Q2'2023, is Pfizer spinning off any large business segments?").with_companies(vec!["Pfizer".into()]);
+        let line = "We manage our commercial operations through two operating segments, each led by a single manager: Biopharma and Business Innovation.";
+        let c = get(&verify(&q, &answer(&format!("Yes — {line}"), Some(line)), &Rules::builtin()), "narrative");
+        assert_eq!(c.passed, Some(false), "{c:?}");
+        let line = "In the second quarter of 2023 Pfizer completed spinning off its large consumer business segments into a separate company.";
+        assert_eq!(get(&verify(&q, &answer(&format!("Yes — {line}"), Some(line)), &Rules::builtin()), "narrative").passed, Some(true));
+    }
+
+    #[test]
+    fn a_percent_asked_and_none_given_fails_and_a_figure_question_is_not_a_narrative() {
+        let q = Question::parse("What was Best Buy's FY2019 gross margin in percent?");
+        let a = answer("Cost of sales 32,918", Some("Cost of sales 32,918"));
+        let v = verify(&q, &a, &Rules::builtin());
+        assert_eq!(get(&v, "type").passed, Some(false));
+        assert_eq!(get(&v, "narrative").passed, None, "neither passed nor failed");
+        let a = answer("Gross profit rate 23.0%", Some("Gross profit rate 23.0%"));
+        assert_eq!(get(&verify(&q, &a, &Rules::builtin()), "type").passed, Some(true));
+        assert!(verify(&q, &Answer::not_found(AnswererKind::Extractive, 0.0), &Rules::builtin()).is_empty());
+    }
+}
