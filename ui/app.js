@@ -567,6 +567,30 @@
       box.appendChild(document.createTextNode(' '));
     }
   }
+  // the verifier's checks: a line saying how many passed, failed or could not run, each one's
+  // detail in the user's words below it (a failed one is why the answer is not green)
+  function renderChecks(checks) {
+    const box = $('checks');
+    const list = $('checks-list');
+    list.textContent = '';
+    box.hidden = !checks || !checks.length;
+    if (box.hidden) return;
+    const count = (p) => checks.filter((c) => c.passed === p).length;
+    const failed = count(false);
+    const parts = [count(true) + ' passed'];
+    if (failed) parts.push(failed + ' failed');
+    if (count(null)) parts.push(count(null) + ' could not run');
+    $('checks-summary').textContent = 'Checks: ' + parts.join(', ');
+    box.classList.toggle('failed', failed > 0);
+    box.open = failed > 0;
+    for (const c of checks) {
+      const state = c.passed === true ? 'passed' : c.passed === false ? 'failed' : 'could not run';
+      const li = el('li', 'check-' + (c.passed === true ? 'pass' : c.passed === false ? 'fail' : 'none'));
+      li.appendChild(el('strong', null, c.name + ' ' + state + ': '));
+      li.appendChild(document.createTextNode(c.detail));
+      list.appendChild(li);
+    }
+  }
   function renderAnswer(r) {
     $('answer').hidden = false;
     $('answer-text').textContent = r.answer;
@@ -585,6 +609,7 @@
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
     renderCalculation(r.calculation);
+    renderChecks(r.checks);
     const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
     const m = r.model ? ' (' + r.model.model + ': ' + r.model.prompt_tokens + ' prompt tokens at ' + r.model.prefill_tps.toFixed(0) + '/s, ' + r.model.new_tokens + ' written at ' + r.model.decode_tps.toFixed(1) + '/s)' : '';
     // where the model ran when it is not where Settings asked (auto without a usable GPU)

@@ -75,6 +75,10 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForSelector('#calc:not([hidden])');
     assert.match(await page.textContent('#calc-result'), /\$1,577 million/);
     assert.match(await page.textContent('#calc-operands'), /FY2018.*-1577.*millions.*3M_2018_10K#60/s);
+    // the verifier's checks under it: a line of counts, each check's detail in words
+    await page.waitForSelector('#checks:not([hidden])');
+    assert.match(await page.textContent('#checks-summary'), /^Checks: \d+ passed/);
+    assert.match(await page.textContent('#checks-list'), /range .*: .*capital expenditure/s);
     // the operands' pages as a strip of thumbnails with their boxes
     await page.waitForFunction(() => { const i = document.querySelector('#calc-strip img'); return i && i.complete && i.naturalWidth > 0; });
     assert.match(decodeURIComponent(await page.getAttribute('#calc-strip img', 'src')), /page=60.*boxes=\[/);

@@ -58,6 +58,29 @@ pub fn map_citations(labels: &[String], pages: &[PageInput]) -> Vec<PageRef> {
     out
 }
 
+/// A passage given to a model: its id, the index of its page among the pages given, its text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GivenPassage {
+    pub id: String,
+    pub page: usize,
+    pub text: String,
+}
+
+/// What a model answerer cited, for the ask phases to locate ([`crate::cite::locate`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Cited {
+    /// The model read passages with ids (else whole pages).
+    pub passages: bool,
+    /// Passage ids the reply cited (passages mode).
+    pub ids: Vec<String>,
+    /// Page labels the reply cited ("P2").
+    pub labels: Vec<String>,
+    /// The reply's own quote (pages mode).
+    pub quote: Option<String>,
+    /// The passages the model was given (empty when it read whole pages).
+    pub given: Vec<GivenPassage>,
+}
+
 named_enum!(
     /// Which answerer writes the answer.
     #[derive(Default)]
@@ -118,6 +141,10 @@ pub struct Answer {
     /// could not run) and detail. A failed one keeps the answer from being shown as supported.
     #[serde(default)]
     pub checks: Vec<crate::figures::rules::Check>,
+    /// What a model answerer cited, until the ask phases locate it ([`crate::cite::locate`]
+    /// sets `quote` and `citations` from it); never stored.
+    #[serde(skip)]
+    pub cited: Option<Cited>,
 }
 
 impl Answer {
@@ -135,6 +162,7 @@ impl Answer {
             support: Default::default(),
             support_reasons: Vec::new(),
             checks: Vec::new(),
+            cited: None,
         }
     }
 
@@ -165,6 +193,7 @@ impl Answer {
             support: Default::default(),
             support_reasons: Vec::new(),
             checks: Vec::new(),
+            cited: None,
         }
     }
 }
@@ -509,6 +538,7 @@ impl Answerer for Extractive {
             support: Default::default(),
             support_reasons: Vec::new(),
             checks: Vec::new(),
+            cited: None,
         })
     }
 }

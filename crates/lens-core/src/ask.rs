@@ -252,6 +252,13 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
         return Ok(a);
     }
     let mut a = answerer.answer_stream(&r.read, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?;
+    // a model's answer says what it cited; where that is on the pages is decided here, once,
+    // for every model answerer (then phase 3 locates, checks and labels it as any answer)
+    let mut notes = Vec::new();
+    crate::cite::locate(&mut a, &r.pages, &mut notes);
+    if let Some(m) = a.model.as_mut() {
+        m.notes.extend(notes);
+    }
     a.calculation = r.calculation.clone();
     Ok(a)
 }

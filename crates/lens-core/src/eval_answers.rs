@@ -41,6 +41,9 @@ pub struct AnswerRow {
     pub shape: String,
     /// Is a gold page among the pages read?
     pub gold_read: bool,
+    /// The verifier's checks that kept an answer from being shown as supported (the answer
+    /// would have been strong without them): their names.
+    pub demoted_by: Vec<String>,
     pub seconds: f64,
     /// Model answerers: prompt tokens per second (prefill) and new tokens per second.
     pub prefill_tps: Option<f64>,
@@ -93,9 +96,21 @@ pub struct AnswerSummary {
     /// Per support level (strong, weak, none): answers, the share right, and its 90% Wilson
     /// interval.
     pub reliability: Vec<Reliability>,
+    /// Per check: the answers it alone kept from green, and how many of those were right (its
+    /// cost).
+    pub check_costs: std::collections::BTreeMap<String, (usize, usize)>,
     /// Per question shape (the operation read): questions, how often a gold page was among the
     /// pages read, and the share right.
     pub by_shape: std::collections::BTreeMap<String, ShapeScores>,
+}
+
+/// The checks that alone made an answer weak: every reason it shows is a failed check's.
+pub fn demoted_by(checks: &[crate::figures::rules::Check], reasons: &[String], support: crate::support::Support) -> Vec<String> {
+    let failed: Vec<&crate::figures::rules::Check> = checks.iter().filter(|c| c.failed()).collect();
+    if support != crate::support::Support::Weak || failed.is_empty() || !reasons.iter().all(|r| failed.iter().any(|c| c.detail == *r)) {
+        return Vec::new();
+    }
+    failed.iter().map(|c| c.name.clone()).collect()
 }
 
 /// One support level's answers and how often they are right.
@@ -388,6 +403,7 @@ pub fn run(
             Some(inside as f64 / boxes.len() as f64)
         };
         let calc_correct = a.calculation.as_ref().and_then(|c| c.result.as_deref()).map(|res| calc_correct(res, &reference));
+        let (a_checks, a_reasons, a_support) = (a.checks.clone(), a.support_reasons.clone(), a.support);
         rows.push(AnswerRow {
             id: l.id.clone(),
             query: l.query.clone(),
@@ -405,6 +421,7 @@ pub fn run(
             reading: read.reading(),
             shape: read.operation.name().to_string(),
             gold_read: ids.iter().any(|r| gold_set.contains(r)),
+            demoted_by: demoted_by(&a_checks, &a_reasons, a_support),
             seconds,
             prefill_tps: None,
             decode_tps: None,
@@ -501,6 +518,17 @@ pub fn run(
                 }
             })
             .collect(),
+        check_costs: {
+            let mut m: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+            for r in &rows {
+                for n in &r.demoted_by {
+                    let e = m.entry(n.clone()).or_default();
+                    e.0 += 1;
+                    e.1 += usize::from(r.right);
+                }
+            }
+            m
+        },
         by_shape: {
             let mut m: std::collections::BTreeMap<String, ShapeScores> = Default::default();
             for r in &rows {

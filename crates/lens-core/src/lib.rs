@@ -39,6 +39,7 @@ pub mod retrieve;
 pub mod answer;
 pub mod ask;
 pub mod calc;
+pub mod cite;
 pub mod eval;
 pub mod eval_answers;
 pub mod eval_survival;

@@ -113,6 +113,7 @@ impl Store {
                         support: Default::default(),
                         support_reasons: Vec::new(),
                         checks: Vec::new(),
+                        cited: None,
                     },
                     retrieve_ms: r.get(10)?,
                     retriever: named(r.get(13)?),

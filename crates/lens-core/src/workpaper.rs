@@ -202,6 +202,15 @@ fn fit(img: RgbaImage, edge: u32) -> RgbaImage {
     image::imageops::resize(&img, w, h, image::imageops::FilterType::Triangle)
 }
 
+/// "passed", "failed" or "could not run".
+fn check_state(c: &crate::figures::rules::Check) -> &'static str {
+    match c.passed {
+        Some(true) => "passed",
+        Some(false) => "failed",
+        None => "could not run",
+    }
+}
+
 /// The support level as the workpaper states it.
 pub fn support_text(a: &Answer) -> &'static str {
     if a.not_found {
@@ -300,6 +309,13 @@ pub fn html(w: &Workpaper) -> Result<String> {
             let _ = write!(h, " <span class=\"muted\">{}</span>", esc(&e.answer.support_reasons.join("; ")));
         }
         h.push_str("</p>\n");
+        if !e.answer.checks.is_empty() {
+            h.push_str("<p class=\"muted\">Checks:</p><ul class=\"checks\">\n");
+            for c in &e.answer.checks {
+                let _ = writeln!(h, "<li><strong>{} {}</strong>: {}</li>", esc(&c.name), check_state(c), esc(&c.detail));
+            }
+            h.push_str("</ul>\n");
+        }
         if let Some(c) = &e.answer.calculation {
             let _ = writeln!(h, "<h3>Worked calculation: {}</h3>", esc(&c.metric));
             let _ = writeln!(h, "<p>{}</p>", esc(&c.formula));
@@ -468,6 +484,9 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
             _ => GREY,
         };
         f.para(&support, 10.0, Font::Bold, color, 0.0);
+        for c in &e.answer.checks {
+            f.para(&format!("• check {} {}: {}", c.name, check_state(c), c.detail), 9.0, Font::Regular, if c.failed() { color } else { GREY }, 10.0);
+        }
         if let Some(c) = &e.answer.calculation {
             f.gap(6.0);
             f.para(&format!("Worked calculation: {}", c.metric), 11.0, Font::Bold, BLACK, 0.0);

@@ -6,9 +6,9 @@ use crate::parse::{answer_so_far, parse};
 use crate::passages::{self, Passage};
 use crate::prompt::{build, PromptMode, PromptOptions, SYSTEM, SYSTEM_PASSAGES};
 use crate::LanguageModel;
-use lens_core::answer::{map_citations, Answer, Answerer, AnswererKind, ModelRun, PageInput};
+use lens_core::answer::{Answer, Answerer, AnswererKind, Cited, GivenPassage, ModelRun, PageInput};
 use lens_core::error::{LensError, Result};
-use lens_core::evidence::{normalized_string, numbers, same_number, FoundBy};
+use lens_core::evidence::FoundBy;
 use lens_core::question::Question;
 use std::sync::Arc;
 use std::time::Instant;
@@ -128,113 +128,6 @@ impl QwenAnswerer {
     }
 }
 
-/// The figures an answer states (years left out).
-fn answer_figures(answer: &str) -> Vec<f64> {
-    numbers(answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(n, ..)| n.value).collect()
-}
-
-/// Does `text` print every one of `figures`?
-fn prints_all(text: &str, figures: &[f64]) -> bool {
-    let on: Vec<f64> = numbers(text).into_iter().map(|(n, ..)| n.value).collect();
-    figures.iter().all(|f| on.iter().any(|v| same_number(*f, *v, 0.005)))
-}
-
-/// The given passage whose words the answer repeats: at least 60% of the answer's words (and
-/// 4 or more) are in it; the one holding most.
-fn copied_passage<'a>(answer: &str, given: &'a [Passage]) -> Option<&'a Passage> {
-    let words =
-        |s: &str| -> std::collections::HashSet<String> { lens_core::text::plain_words(s).into_iter().filter(|w| !lens_core::text::is_stop_word(w)).collect() };
-    let a = words(answer);
-    if a.len() < 4 {
-        return None;
-    }
-    given.iter().map(|p| (a.intersection(&words(&p.text)).count(), p)).filter(|(n, _)| *n * 10 >= a.len() * 6).max_by_key(|(n, _)| *n).map(|(_, p)| p)
-}
-
-/// The quote and the page labels of the passages a reply cites (passages mode): the quote is
-/// the cited passage holding the answer's figures (else the first cited), so it is on the cited
-/// page by construction. `None` when no cited id names a passage given.
-fn cited_passages(ids: &[String], answer: &str, given: &[Passage], pages: &[PageInput], notes: &mut Vec<String>) -> Option<(String, Vec<String>)> {
-    let valid: Vec<&Passage> = ids.iter().filter_map(|id| given.iter().find(|p| p.id == *id)).collect();
-    let unknown: Vec<&str> = ids.iter().filter(|id| !given.iter().any(|p| p.id == **id)).map(String::as_str).collect();
-    if !unknown.is_empty() {
-        notes.push(format!("the model cited {} which name no passage given to it (dropped)", unknown.join(", ")));
-    }
-    let first = match valid.first() {
-        Some(f) => *f,
-        None => {
-            // a small model often names the wrong page for a passage it copied: the given
-            // passage holding most of the answer's words, when it holds most of them
-            let p = copied_passage(answer, given)?;
-            notes.push(format!(
-                "the model cited {} but its answer is the words of {}: {} is cited",
-                if ids.is_empty() { "no passage".to_string() } else { ids.join(", ") },
-                p.id,
-                p.id
-            ));
-            return Some((p.text.clone(), vec![pages[p.page].label.clone()]));
-        }
-    };
-    let figures = answer_figures(answer);
-    let holding = valid.iter().find(|p| !figures.is_empty() && prints_all(&p.text, &figures));
-    let quote = holding.copied().unwrap_or(first);
-    let mut labels: Vec<String> = vec![pages[quote.page].label.clone()];
-    for p in &valid {
-        let l = &pages[p.page].label;
-        if !labels.contains(l) {
-            labels.push(l.clone());
-        }
-    }
-    Some((quote.text.clone(), labels))
-}
-
-/// The pages to cite: where the model's quote is printed (a small model often names the wrong
-/// label for a line it copied correctly), else the labels it gave, else the one page that
-/// prints every figure of the answer. Changes are said in `notes`.
-fn cite_where_the_evidence_is(
-    labels: &[String],
-    quote: Option<&str>,
-    answer: &str,
-    not_found: bool,
-    pages: &[PageInput],
-    notes: &mut Vec<String>,
-) -> Vec<String> {
-    if not_found {
-        return Vec::new();
-    }
-    let norm: Vec<String> = pages.iter().map(|p| normalized_string(&p.text)).collect();
-    if let Some(q) = quote.map(normalized_string).filter(|q| q.chars().filter(|c| c.is_alphanumeric()).count() >= 8) {
-        let holding: Vec<usize> = (0..pages.len()).filter(|&i| norm[i].contains(&q)).collect();
-        if let Some(&first) = holding.first() {
-            if labels.iter().any(|l| holding.iter().any(|&i| pages[i].label == *l)) {
-                return labels.to_vec();
-            }
-            let l = pages[first].label.clone();
-            notes.push(if labels.is_empty() {
-                format!("the model cited no page; its quote is on {l}")
-            } else {
-                format!("the model cited {} but its quote is on {l}: {l} is cited", labels.join(", "))
-            });
-            return vec![l];
-        }
-    }
-    if !labels.is_empty() {
-        return labels.to_vec();
-    }
-    // no citation: the page printing every figure of the answer, when exactly one does
-    let figures = answer_figures(answer);
-    if figures.is_empty() {
-        return Vec::new();
-    }
-    let printing: Vec<usize> = (0..pages.len()).filter(|&i| prints_all(&pages[i].text, &figures)).collect();
-    if let [only] = printing[..] {
-        let l = pages[only].label.clone();
-        notes.push(format!("the model cited no page; {l} prints the answer's figures"));
-        return vec![l];
-    }
-    Vec::new()
-}
-
 impl Answerer for QwenAnswerer {
     fn describe(&self) -> Option<String> {
         Some(format!(
@@ -319,25 +212,20 @@ impl Answerer for QwenAnswerer {
         } else if shown.is_empty() {
             on_text(&r.answer);
         }
-        let (quote, labels) = match by_passages {
-            true if r.not_found => (None, Vec::new()),
-            true => match cited_passages(&r.ids, &r.answer, &given, pages, &mut notes) {
-                Some((q, l)) => (Some(q), l),
-                None => {
-                    // no passage cited: the page is found as before, but nothing is quoted, so the
-                    // answer is not shown as supported
-                    notes.push("the model cited no passage id: its answer is tied to no line".to_string());
-                    (None, cite_where_the_evidence_is(&r.labels, None, &r.answer, false, pages, &mut notes))
-                }
-            },
-            false => (r.quote.clone(), cite_where_the_evidence_is(&r.labels, r.quote.as_deref(), &r.answer, r.not_found, pages, &mut notes)),
+        // what the reply cited: where that rests on the pages is decided in the ask phases
+        // (lens_core::cite::locate), as for every model answerer
+        let cited = Cited {
+            passages: by_passages,
+            ids: if by_passages { r.ids.clone() } else { Vec::new() },
+            labels: r.labels.clone(),
+            quote: if by_passages { None } else { r.quote.clone() },
+            given: if by_passages { given.iter().map(|p| GivenPassage { id: p.id.clone(), page: p.page, text: p.text.clone() }).collect() } else { Vec::new() },
         };
-        let citations = map_citations(&labels, pages);
         // a model answer that cites nothing is pinned to nothing: it is shown, not boxed
         Ok(Answer {
             answer: r.answer,
-            citations,
-            quote,
+            citations: Vec::new(),
+            quote: None,
             not_found: r.not_found,
             found_by: FoundBy::None,
             answer_ms: t0.elapsed().as_secs_f64() * 1000.0,
@@ -357,6 +245,7 @@ impl Answerer for QwenAnswerer {
             support: Default::default(),
             support_reasons: Vec::new(),
             checks: Vec::new(),
+            cited: Some(cited),
         })
     }
 }

@@ -82,6 +82,17 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         if let Some(c) = &a.calculation {
             print_calculation(c);
         }
+        if !a.checks.is_empty() {
+            let mark = |p: Option<bool>| match p {
+                Some(true) => "passed",
+                Some(false) => "FAILED",
+                None => "could not run",
+            };
+            println!("checks:");
+            for c in &a.checks {
+                println!("  {:<10} {:<13} {}", c.name, mark(c.passed), c.detail);
+            }
+        }
         println!("pages read: {}", join(&r.pages));
         if let Some(m) = &a.model {
             println!(

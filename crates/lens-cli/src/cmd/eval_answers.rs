@@ -132,6 +132,12 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         };
         println!("    {:<7} n={:<3} right {} ({}/{}) {ci}", r.support.to_string(), r.n, fmt(r.share), r.right, r.n);
     }
+    if !s.check_costs.is_empty() {
+        println!("  checks that kept an answer from green (answers demoted, of them right):");
+        for (name, (n, right)) in &s.check_costs {
+            println!("    {name:<10} {n} demoted, {right} of them right");
+        }
+    }
     for (t, g) in &s.by_query_type {
         println!(
             "    {:<20} n={:<3} right {}  strong {} (right {})  number recall {} (n={})  token F1 {}  computed {} / correct {}",

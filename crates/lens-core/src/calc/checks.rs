@@ -13,7 +13,8 @@
 //!   and the years of a change come from the same statement;
 //! - `concept`: each operand's row is the line item asked, not a row that only begins with its
 //!   name, and the question's line item is not part of a longer one ("cash dividends");
-//! - `readings`: where the filing prints the same figure on another statement, the two agree.
+//! - `readings`: where the filing prints the same figure on another statement, the two agree;
+//! - `definition`: a metric with more than one definition in use is asked with its formula.
 //!
 //! Pure functions: tests beside.
 
@@ -104,6 +105,14 @@ fn scale(c: &Calculation) -> Check {
             return Check::fail(
                 "scale",
                 format!("{} of {} on {} is a misread: the statement is in {}, where a line item is not a fraction of one", o.name, o.value, o.page, o.unit),
+            );
+        }
+        // nil (a dash) where the statement's other figures are not: another row's, or a line
+        // the company does not report
+        if v == 0.0 && o.read.typical.is_some_and(|t| t > 0.0) && c.operands.len() == 1 {
+            return Check::fail(
+                "scale",
+                format!("{} {} is printed as nil on {} (\"{}\"): check that the row is the one meant", o.name, o.period, o.page, o.quote),
             );
         }
         if let Some(t) = o.read.typical.filter(|t| *t > 0.0) {
@@ -268,6 +277,24 @@ fn value_type(c: &Calculation, question: &str, percent_asked: bool, scale_asked:
     Check::pass("type", "the result is of the type asked")
 }
 
+/// `definition`: a metric computed in more than one way in practice (return on equity over
+/// average or year-end equity), asked without its formula, is answered in one of them: said,
+/// never shown as supported.
+fn definition(c: &Calculation, rules: &Rules) -> Check {
+    let Some(id) = c.measure.as_deref() else { return Check::not_run("definition", "not a catalogue metric") };
+    match rules.definitions.get(id) {
+        Some(ways) if !c.defined => Check::fail(
+            "definition",
+            format!(
+                "{} is computed in more than one way ({ways}) and the question does not say which: this is {}; write out the formula to have it checked",
+                c.metric, c.formula
+            ),
+        ),
+        Some(_) => Check::pass("definition", "the question writes out the formula"),
+        None => Check::pass("definition", format!("{} has one definition in use", c.metric)),
+    }
+}
+
 /// Every check of a worked answer with a result (none without one). `percent_asked`: the
 /// question asks for a percent ("%", "percent"); `scale_asked`: it names a unit ("in USD
 /// millions").
@@ -275,14 +302,22 @@ pub fn of_calculation(c: &Calculation, question: &str, percent_asked: bool, scal
     if c.result.is_none() {
         return Vec::new();
     }
-    vec![value_type(c, question, percent_asked, scale_asked), range(c, rules), scale(c), periods(c, rules), concept(c, question, rules), readings(c)]
+    vec![
+        value_type(c, question, percent_asked, scale_asked),
+        range(c, rules),
+        scale(c),
+        periods(c, rules),
+        concept(c, question, rules),
+        readings(c),
+        definition(c, rules),
+    ]
 }
 
 /// Whether a failed check may pass with another reading (another row, table or page): the type
 /// asked and the question's own words do not change with the reading, and two readings that
 /// disagree are not mended by choosing the other: which is meant is for the reader to see.
 pub fn another_reading_may_help(checks: &[Check]) -> bool {
-    checks.iter().filter(|c| c.failed()).all(|c| c.name != "type" && c.name != "readings")
+    checks.iter().filter(|c| c.failed()).all(|c| c.name != "type" && c.name != "readings" && c.name != "definition")
         && !checks.iter().any(|c| c.failed() && c.detail.starts_with("the question asks for \""))
 }
 
@@ -324,6 +359,7 @@ mod tests {
             asked_as: None,
             checks: Vec::new(),
             tried: Vec::new(),
+            defined: false,
         }
     }
 
@@ -403,6 +439,11 @@ mod tests {
             ],
         );
         assert_eq!(scale(&c).passed, Some(false));
+        // a single line item read as nil where its table's figures are not
+        let mut nil = op("net income", "FY2020", "0", "thousands", 68, "Net income");
+        nil.read.typical = Some(650_000.0);
+        let c = calc("net income", "net_income", "amount", "one", 0.0, "$0.00 million", vec![nil]);
+        assert!(scale(&c).detail.contains("printed as nil"), "{:?}", scale(&c));
     }
 
     #[test]
@@ -487,6 +528,20 @@ mod tests {
             readings(&calc("revenue", "revenue", "amount", "one", 1.0, "$1", vec![op("revenue", "FY2018", "1", "millions", 1, "Net sales")])).passed,
             None
         );
+    }
+
+    #[test]
+    fn a_metric_of_several_definitions_asked_without_its_formula_is_not_green() {
+        let mut c = calc("return on equity", "roe", "ratio", "one", 0.129, "0.129", vec![op("net income", "FY2017", "3033", "millions", 38, "Net income")]);
+        c.formula = "net income FY2017 ÷ average shareholders equity FY2016–FY2017".into();
+        let d = definition(&c, &rules());
+        assert_eq!(d.passed, Some(false));
+        assert!(d.detail.contains("average or year-end") && d.detail.contains("average shareholders equity"), "{}", d.detail);
+        c.defined = true;
+        assert_eq!(definition(&c, &rules()).passed, Some(true));
+        c.measure = Some("current_ratio".into());
+        c.defined = false;
+        assert_eq!(definition(&c, &rules()).passed, Some(true));
     }
 
     #[test]

@@ -132,6 +132,9 @@ pub struct Calculation {
     /// Readings tried before this one and why each was put aside.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tried: Vec<String>,
+    /// The question wrote out the formula used.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defined: bool,
 }
 
 /// How well a row label names an item: exact label first, then a label starting with one.
@@ -410,7 +413,14 @@ impl Finder<'_, '_> {
                     continue;
                 }
                 let o = other.to_f64().abs();
-                reading.agrees = (o - mine).abs() <= 0.005 * mine.max(o);
+                // (a table that states no unit is compared as printed)
+                let printed_alike = (reading.unit == "units" || op.unit == "units") && reading.value == op.value;
+                reading.agrees = printed_alike || (o - mine).abs() <= 0.005 * mine.max(o);
+                // a smaller figure under the same label is a part (a subsidiary's, a disposed
+                // business's): the consolidated statement's is never below a part of it
+                if !reading.agrees && o < mine {
+                    continue;
+                }
                 op.read.readings.push(reading);
                 if op.read.readings.len() >= 3 {
                     break;
@@ -793,6 +803,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         asked_as: None,
         checks: Vec::new(),
         tried: Vec::new(),
+        defined: plan.defined,
     }
 }
 
@@ -907,6 +918,7 @@ impl Calculation {
             asked_as: None,
             checks: Vec::new(),
             tried: Vec::new(),
+            defined: false,
         }
     }
 }
@@ -924,6 +936,51 @@ mod tests {
         let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 1, "sha", &Default::default(), &[page]).unwrap();
         lib.store_mut().publish(key, &[]).unwrap();
         lib
+    }
+
+    #[test]
+    fn a_reading_a_check_refuses_is_put_aside_and_the_next_one_kept() {
+        // page 1 prints current assets in a table that states no unit (it wins by its size);
+        // page 2 is the balance sheet in millions
+        let mut lib = Library::in_memory().unwrap();
+        let mut p1: Vec<(&str, f32, f32)> = vec![("2019", 300.0, 700.0), ("2018", 400.0, 700.0)];
+        let rows = [("Cash", "100", "90"), ("Receivables", "200", "180"), ("Inventories", "300", "280"), ("Other", "50", "40"), ("Prepaid", "20", "10")];
+        let mut y = 690.0;
+        for (l, a, b) in rows {
+            p1.extend([(l, 50.0, y), (a, 300.0, y), (b, 400.0, y)]);
+            y -= 10.0;
+        }
+        p1.extend([("Total current assets", 50.0, y), ("5,000", 300.0, y), ("4,000", 400.0, y)]);
+        let p2 = [
+            ("(in millions)", 50.0, 720.0),
+            ("2019", 300.0, 700.0),
+            ("2018", 400.0, 700.0),
+            ("Total current assets", 50.0, 690.0),
+            ("5,000", 300.0, 690.0),
+            ("4,000", 400.0, 690.0),
+            ("Total current liabilities", 50.0, 680.0),
+            ("2,500", 300.0, 680.0),
+            ("2,000", 400.0, 680.0),
+        ];
+        let (t1, b1) = table::tests::page(&p1);
+        let (t2, b2) = table::tests::page(&p2);
+        let pages = [
+            NewPage { page: 1, text: &t1, heading: "", boxes: &b1, width: 612.0, height: 792.0, needs_ocr: false, label: None },
+            NewPage { page: 2, text: &t2, heading: "", boxes: &b2, width: 612.0, height: 792.0, needs_ocr: false, label: None },
+        ];
+        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 2, "sha", &Default::default(), &pages).unwrap();
+        lib.store_mut().publish(key, &[]).unwrap();
+        let read = [PageRef::new("ACME_2019_10K", 1), PageRef::new("ACME_2019_10K", 2)];
+        let c = work(&lib, &lib.read_question("What is ACME's FY2019 current ratio?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("2.00"), "{c:#?}");
+        assert!(!checks::any_failed(&c.checks), "{:?}", c.checks);
+        assert_eq!(c.operands[0].page, read[1], "current assets from the statement in millions");
+        assert_eq!(c.tried.len(), 1, "{:?}", c.tried);
+        assert!(
+            c.tried[0].contains("states no unit") && c.tried[0].contains("read instead without \"Total current assets\" on ACME_2019_10K#1"),
+            "{}",
+            c.tried[0]
+        );
     }
 
     #[test]

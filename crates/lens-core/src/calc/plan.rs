@@ -55,6 +55,8 @@ pub struct Plan {
     pub verdict: Option<Verdict>,
     /// The period's length: 12 for fiscal years, 3 for a quarter ("Q2 of FY2023"), 6 for a half.
     pub months: u8,
+    /// The question writes out the formula ("ROA is defined as ...").
+    pub defined: bool,
 }
 
 fn months_of(q: &Question) -> u8 {
@@ -193,6 +195,7 @@ fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Res
         format: Format { percent, decimals: q.form.decimals.or(Some(if percent { 1 } else { 2 })), scale: scale(&q.text) },
         verdict: Some(verdict),
         months: months_of(q),
+        defined: false,
     }))
 }
 
@@ -296,7 +299,17 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     // tax rate? round your answer to three decimal" -> 0.202, not 20.205%)
     let fraction_asked = unit == Unit::Percent && !percent_asked && decimals.is_some() && matches!(shape, Shape::One(_) | Shape::Average(..));
     let percent = !fraction_asked && (unit == Unit::Percent || matches!(shape, Shape::Growth(..) | Shape::Cagr(..)) || (percent_asked && unit != Unit::Amount));
-    Some(Ok(Plan { metric, id, expr, unit, shape, format: Format { percent, decimals, scale: scale(question) }, verdict: None, months: months_of(q) }))
+    Some(Ok(Plan {
+        metric,
+        id,
+        expr,
+        unit,
+        shape,
+        format: Format { percent, decimals, scale: scale(question) },
+        verdict: None,
+        months: months_of(q),
+        defined: !defs.is_empty(),
+    }))
 }
 
 #[cfg(test)]

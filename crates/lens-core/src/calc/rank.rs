@@ -268,6 +268,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         asked_as: None,
         checks: Vec::new(),
         tried: Vec::new(),
+        defined: false,
     })
 }
 

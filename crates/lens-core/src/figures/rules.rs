@@ -68,6 +68,10 @@ pub struct Rules {
     /// from continuing operations", "Net earnings including noncontrolling interests").
     #[serde(default)]
     pub label_qualifiers: Vec<String>,
+    /// Metrics computed in more than one way in practice, with the ways ("average or year-end
+    /// equity"): asked without a formula, never shown as supported.
+    #[serde(default)]
+    pub definitions: BTreeMap<String, String>,
 }
 
 const BUILTIN: &str = include_str!("../../../../resources/checks.json");
@@ -94,6 +98,7 @@ impl Rules {
             r.quarter_words.extend(u.quarter_words);
             r.causal_markers.extend(u.causal_markers);
             r.label_qualifiers.extend(u.label_qualifiers);
+            r.definitions.extend(u.definitions);
         }
         for (k, b) in r.ranges.iter().chain(&r.shapes).chain(&r.units) {
             if !(b.min <= b.max) {
