@@ -55,6 +55,10 @@ fn a_logged_answer_reopens_with_its_boxes_and_an_unknown_one_is_refused() {
     assert_eq!(again.boxes.len(), r.boxes.len());
     assert!(!again.boxes.is_empty(), "the evidence is located again");
     assert_eq!(again.answer.support, r.answer.support);
+    // what was shown, as it was shown: reasons, checks and the reading
+    assert_eq!(again.answer.support_reasons, r.answer.support_reasons);
+    assert_eq!(again.answer.checks, r.answer.checks);
+    assert_eq!(again.question.reading, r.question.reading);
     assert!(again.notes[0].starts_with("reopened from the log"));
     assert_eq!(api.reopen(r.log_id + 100).unwrap_err().code(), "not_found");
 }

@@ -411,7 +411,9 @@ impl Library {
     }
 
     /// A logged answer as the ask showed it: its evidence located again on the cited page (the
-    /// log keeps the answer, quote and calculation, not the boxes), its support judged again.
+    /// log keeps the answer, quote and calculation, not the boxes), its label, reasons, checks
+    /// and reading as recorded when it was asked (an entry logged before that record was kept
+    /// is judged again, and says so).
     pub fn reopen(&self, id: i64) -> Result<AskResponse> {
         let e = self.store().log_entry(id)?;
         let asked = format!("reopened from the log (asked {})", e.time);
@@ -432,9 +434,20 @@ impl Library {
             }
             None => Vec::new(),
         };
-        let read = self.read_question(&e.question);
-        (a.support, a.support_reasons) = judge_support(self, &read, None, &e.scope, &a)?;
-        verify_answer(self, &read, &mut a);
+        let read = match &e.shown {
+            // as shown: the label, its reasons and checks came back with the entry
+            Some(s) => {
+                notes.extend(s.notes.iter().cloned());
+                s.question.clone()
+            }
+            None => {
+                let read = self.read_question(&e.question);
+                (a.support, a.support_reasons) = judge_support(self, &read, None, &e.scope, &a)?;
+                verify_answer(self, &read, &mut a);
+                notes.push("this entry was logged before the app kept what it showed: its label is judged again now".to_string());
+                read
+            }
+        };
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         let page_info = self.page_info(&e.question, &e.pages);
         let cited = self.page_info(&e.question, &a.citations);
@@ -475,6 +488,13 @@ impl Library {
             feedback: None,
             feedback_note: None,
             cancelled,
+            shown: Some(crate::log::Shown {
+                support: a.support,
+                support_reasons: a.support_reasons.clone(),
+                checks: a.checks.clone(),
+                question: r.read.clone(),
+                notes: r.notes.clone(),
+            }),
         };
         self.store().log_question(&entry)
     }

@@ -26,13 +26,30 @@ pub struct LogEntry {
     /// Stopped before the answer was finished (the answer holds what was written by then).
     #[serde(default)]
     pub cancelled: bool,
+    /// What the user was shown when it was asked; `None` for entries logged before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<Shown>,
+}
+
+/// The answer as shown when asked: its label and why, the verifier's checks, the question as
+/// read, the notes. A reopened answer and a workpaper show this, never a new judgement.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Shown {
+    pub support: crate::support::Support,
+    #[serde(default)]
+    pub support_reasons: Vec<String>,
+    #[serde(default)]
+    pub checks: Vec<crate::figures::rules::Check>,
+    pub question: crate::question::Question,
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 impl Store {
     /// Append to the question log; returns the entry id.
     pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
         self.conn.execute(
-            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
             params![
                 e.question,
                 serde_json::to_string(&e.scope).expect("strings serialise"),
@@ -48,7 +65,8 @@ impl Store {
                 e.retriever.name(),
                 e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise")),
                 e.answer.model.as_ref().map(|m| serde_json::to_string(m).expect("model runs serialise")),
-                e.cancelled
+                e.cancelled,
+                e.shown.as_ref().map(|s| serde_json::to_string(s).expect("the shown record serialises"))
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -83,7 +101,7 @@ impl Store {
 
     fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
         let mut st = self.conn.prepare(&format!(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled FROM question_log {tail}"
+            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled,shown FROM question_log {tail}"
         ))?;
         // rows are read leniently: a value this build does not know reads as its default
         fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
@@ -94,6 +112,7 @@ impl Store {
         }
         let rows = st
             .query_map([arg], |r| {
+                let shown: Option<Shown> = r.get::<_, Option<String>>(19)?.and_then(|c| serde_json::from_str(&c).ok());
                 Ok(LogEntry {
                     id: r.get(0)?,
                     time: r.get(1)?,
@@ -110,9 +129,9 @@ impl Store {
                         answerer: named(r.get(12)?),
                         calculation: r.get::<_, Option<String>>(16)?.and_then(|c| serde_json::from_str(&c).ok()),
                         model: r.get::<_, Option<String>>(17)?.and_then(|c| serde_json::from_str(&c).ok()),
-                        support: Default::default(),
-                        support_reasons: Vec::new(),
-                        checks: Vec::new(),
+                        support: shown.as_ref().map(|s| s.support).unwrap_or_default(),
+                        support_reasons: shown.as_ref().map(|s| s.support_reasons.clone()).unwrap_or_default(),
+                        checks: shown.as_ref().map(|s| s.checks.clone()).unwrap_or_default(),
                         cited: None,
                     },
                     retrieve_ms: r.get(10)?,
@@ -120,6 +139,7 @@ impl Store {
                     feedback: r.get(14)?,
                     feedback_note: r.get(15)?,
                     cancelled: r.get(18)?,
+                    shown,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;

@@ -4,15 +4,6 @@ use common::*;
 use lens_core::calc;
 use lens_core::figures::table;
 use lens_core::Library;
-use std::sync::atomic::AtomicBool;
-
-fn lib_with(docs: &[&str]) -> (tempfile::TempDir, Library) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut lib = Library::open(dir.path()).unwrap();
-    let paths: Vec<_> = docs.iter().map(|d| fb(d)).collect();
-    lens_core::ingest::ingest(&mut lib, &paths, &Default::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
-    (dir, lib)
-}
 
 fn page_tables(lib: &Library, doc: &str, page: u32) -> Vec<table::Table> {
     let d = lib.document(doc).unwrap();

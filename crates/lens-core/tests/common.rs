@@ -19,3 +19,12 @@ pub fn mm(name: &str) -> PathBuf {
 pub fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name)
 }
+
+/// A library in a temporary folder holding these financebench filings.
+pub fn lib_with(docs: &[&str]) -> (tempfile::TempDir, lens_core::Library) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = lens_core::Library::open(dir.path()).unwrap();
+    let paths: Vec<_> = docs.iter().map(|d| fb(d)).collect();
+    lens_core::ingest::ingest(&mut lib, &paths, &Default::default(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+    (dir, lib)
+}

@@ -5,15 +5,6 @@ use common::*;
 use lens_core::ask::{AskRequest, AskResponse};
 use lens_core::support::Support;
 use lens_core::Library;
-use std::sync::atomic::AtomicBool;
-
-fn lib_with(docs: &[&str]) -> (tempfile::TempDir, Library) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut lib = Library::open(dir.path()).unwrap();
-    let paths: Vec<_> = docs.iter().map(|d| fb(d)).collect();
-    lens_core::ingest::ingest(&mut lib, &paths, &Default::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
-    (dir, lib)
-}
 
 fn ask(lib: &Library, q: &str, docs: &[&str]) -> AskResponse {
     let mut req = AskRequest::new(q);
@@ -77,6 +68,19 @@ fn impossible_values_wrong_line_items_and_the_wrong_type_are_never_green() {
 }
 
 #[test]
+fn a_reading_a_check_refuses_is_put_aside_for_the_next_on_a_real_filing() {
+    // MGM's FY2020 net income: a row printed "—" on page 68 is refused (nil where the table's
+    // figures are not), and the cash flow statement's net loss is read instead, with the note
+    let (_d, lib) = lib_with(&["MGMRESORTS_2020_10K"]);
+    let r = ask(&lib, "What is MGM Resorts' FY2020 net income in USD millions?", &["MGMRESORTS_2020_10K"]);
+    let c = r.answer.calculation.as_ref().expect("a worked answer");
+    assert_eq!(c.result.as_deref(), Some("-$1,320 million"), "{}", c.display);
+    assert!(c.tried.iter().any(|t| t.contains("printed as nil") && t.contains("read instead without")), "{:?}", c.tried);
+    assert!(r.notes.iter().any(|n| n.contains("read instead without")), "the note is shown: {:?}", r.notes);
+    assert!(!lens_core::calc::checks::any_failed(&r.answer.checks), "{:?}", r.answer.checks);
+}
+
+#[test]
 fn a_quarter_is_never_read_for_a_fiscal_year_and_a_headline_never_answers_why() {
     let (_d, lib) = lib_with(&["JOHNSON_JOHNSON_2022Q4_EARNINGS", "AMCOR_2023Q4_EARNINGS"]);
     // the release prints the fourth quarter and the full year under the same year heads
@@ -97,4 +101,49 @@ fn a_quarter_is_never_read_for_a_fiscal_year_and_a_headline_never_answers_why() 
         assert!(!lens_core::verify::is_heading(&line), "a heading shown green: {line}");
         assert!(w.answer.checks.iter().any(|k| k.name == "narrative" && k.passed == Some(true)));
     }
+}
+
+#[test]
+fn a_reopened_answer_shows_the_label_it_was_shown_and_an_older_entry_says_it_is_judged_again() {
+    use lens_core::answer::{Answer, AnswererKind};
+    use lens_core::log::{LogEntry, Shown};
+    let lib = Library::in_memory().unwrap();
+    let mut a = Answer::not_found(AnswererKind::Extractive, 1.0);
+    a.answer = "Total current assets 16,525".into();
+    a.not_found = false;
+    a.citations = vec![lens_core::PageRef::new("NIKE_2019_10K", 40)];
+    a.support = Support::Strong;
+    let question = "What were Nike's total current assets at the end of FY2019?";
+    let entry = |shown: Option<Shown>| LogEntry {
+        id: 0,
+        time: String::new(),
+        question: question.into(),
+        scope: Vec::new(),
+        pages: a.citations.clone(),
+        answer: a.clone(),
+        retrieve_ms: 1.0,
+        retriever: Default::default(),
+        feedback: None,
+        feedback_note: None,
+        cancelled: false,
+        shown,
+    };
+    let shown = Shown {
+        support: Support::Strong,
+        support_reasons: Vec::new(),
+        checks: vec![lens_core::figures::rules::Check::pass("type", "the answer is of the type asked")],
+        question: lib.read_question(question).with_companies(vec!["nike".into()]),
+        notes: vec!["searched NIKE_2019_10K".into()],
+    };
+    let id = lib.store().log_question(&entry(Some(shown.clone()))).unwrap();
+    let r = lib.reopen(id).unwrap();
+    assert_eq!(r.answer.support, Support::Strong, "the label shown when asked, though the page is gone now");
+    assert_eq!(r.answer.checks, shown.checks);
+    assert_eq!(r.question.reading, shown.question.reading, "the reading keeps the company");
+    assert!(r.notes.iter().any(|n| n == "searched NIKE_2019_10K"), "{:?}", r.notes);
+    // an entry from before the record was kept is judged again, and says so
+    let old = lib.store().log_question(&entry(None)).unwrap();
+    let r = lib.reopen(old).unwrap();
+    assert_ne!(r.answer.support, Support::Strong);
+    assert!(r.notes.iter().any(|n| n.contains("logged before the app kept what it showed")), "{:?}", r.notes);
 }

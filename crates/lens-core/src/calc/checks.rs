@@ -356,10 +356,7 @@ mod tests {
             months: 12,
             value: Some(value),
             values: vec![value],
-            asked_as: None,
-            checks: Vec::new(),
-            tried: Vec::new(),
-            defined: false,
+            ..Default::default()
         }
     }
 

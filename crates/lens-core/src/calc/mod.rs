@@ -84,7 +84,7 @@ pub struct Reading {
 }
 
 /// A worked answer: what was computed, from what, and the result as asked for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Calculation {
     pub metric: String,
     /// The formula in words, years resolved.
@@ -413,13 +413,25 @@ impl Finder<'_, '_> {
                     continue;
                 }
                 let o = other.to_f64().abs();
-                // (a table that states no unit is compared as printed)
-                let printed_alike = (reading.unit == "units" || op.unit == "units") && reading.value == op.value;
+                // (the same figure printed alike is the same reading, whatever the unit lines
+                // of the two pages say)
+                let printed_alike = reading.value == op.value;
                 reading.agrees = printed_alike || (o - mine).abs() <= 0.005 * mine.max(o);
                 // a smaller figure under the same label is a part (a subsidiary's, a disposed
                 // business's): the consolidated statement's is never below a part of it
                 if !reading.agrees && o < mine {
                     continue;
+                }
+                // the other statement prints this figure too, on another row of it ("Property,
+                // plant and equipment" gross there, "— net" below it): they agree
+                if !reading.agrees {
+                    let tables = self.lib.page_tables(&reading.page);
+                    reading.agrees = tables.iter().any(|t| {
+                        t.rows
+                            .iter()
+                            .flat_map(|r| r.cells.iter().flatten())
+                            .any(|c| c.value.checked_mul(t.scale).is_some_and(|v| (v.to_f64().abs() - mine).abs() <= 0.005 * mine))
+                    });
                 }
                 op.read.readings.push(reading);
                 if op.read.readings.len() >= 3 {
@@ -900,26 +912,7 @@ fn verdict_of(plan: &Plan, v: &plan::Verdict, years: &[i32], values: &[Ratio], u
 impl Calculation {
     /// A calculation that could not start (an unreadable definition, no year named).
     pub fn problem(metric: String, problem: String) -> Calculation {
-        Calculation {
-            metric,
-            formula: String::new(),
-            operands: Vec::new(),
-            result: None,
-            display: problem.clone(),
-            problem: Some(problem),
-            verdict: None,
-            caveat: None,
-            measure: None,
-            unit: String::new(),
-            shape: String::new(),
-            months: 0,
-            value: None,
-            values: Vec::new(),
-            asked_as: None,
-            checks: Vec::new(),
-            tried: Vec::new(),
-            defined: false,
-        }
+        Calculation { metric, display: problem.clone(), problem: Some(problem), ..Default::default() }
     }
 }
 

@@ -139,9 +139,12 @@ fn scale(q: &str) -> Option<(Ratio, &'static str)> {
     })
 }
 
+/// A metric as planned: its name, formula, unit and catalogue id.
+type Measure = (String, Expr, Unit, Option<String>);
+
 /// The metric a compare or judgement is about: the rule's, else the one the question names,
 /// else a line item.
-fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> Option<Result<(String, Expr, Unit, Option<String>), String>> {
+fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> Option<Result<Measure, String>> {
     if let Some(m) = id.and_then(|id| cat.metrics.get(id).map(|m| (id, m))).or_else(|| cat.metric_in(&q.text)).or_else(|| cat.metric_in(text)) {
         return Some(
             cat.formula(&m.1.formula)

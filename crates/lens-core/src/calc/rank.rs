@@ -29,11 +29,12 @@ fn holds(text: &str, words: &[String]) -> usize {
     words.iter().filter(|w| text.contains(&stem(w))).count()
 }
 
-/// The rows a "total <words>" row sums: those since the previous total.
+/// The rows a "total <words>" row sums: those since the previous total. A total the table does
+/// not print a label for (named from its section's heading) names nothing a ranking asks for.
 fn section<'a>(t: &'a Table, words: &[String]) -> Option<Vec<&'a Row>> {
     let at = t.rows.iter().position(|r| {
         let l = r.label.to_lowercase();
-        l.starts_with("total") && words.iter().any(|w| w.len() > 3 && l.contains(&stem(w)))
+        !r.named_from_section && l.starts_with("total") && words.iter().any(|w| w.len() > 3 && l.contains(&stem(w)))
     })?;
     let start = t.rows[..at].iter().rposition(|r| is_total(&r.label)).map_or(0, |i| i + 1);
     Some(t.rows[start..at].iter().filter(|r| !is_total(&r.label)).collect())
@@ -259,16 +260,10 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         verdict: Some(win.label.clone()),
         caveat: (!sure)
             .then(|| "the ranked table was chosen by the page's words, not by a total row naming what was ranked: check it is the table meant".to_string()),
-        measure: None,
         unit: "amount".into(),
         shape: "rank".into(),
         months: 12,
-        value: None,
-        values: Vec::new(),
-        asked_as: None,
-        checks: Vec::new(),
-        tried: Vec::new(),
-        defined: false,
+        ..Default::default()
     })
 }
 

@@ -101,7 +101,8 @@ impl Rules {
             r.definitions.extend(u.definitions);
         }
         for (k, b) in r.ranges.iter().chain(&r.shapes).chain(&r.units) {
-            if !(b.min <= b.max) {
+            // (a NaN bound is refused too)
+            if b.min.partial_cmp(&b.max).is_none_or(|o| o == std::cmp::Ordering::Greater) {
                 return Err(LensError::BadInput(format!("checks: the range of `{k}` has min {} above max {}", b.min, b.max)));
             }
         }

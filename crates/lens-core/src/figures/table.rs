@@ -86,6 +86,10 @@ pub struct Row {
     pub rect: EvidenceBox,
     /// The box around the label alone.
     pub label_rect: EvidenceBox,
+    /// The label was not printed: it is the section's total, named from its heading ("Total
+    /// revenues" under "Revenues").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub named_from_section: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -427,6 +431,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
             continue;
         }
         let mut label = clean_label(&label_text);
+        let mut named_from_section = false;
         let mut row_box = label_box.unwrap_or(values[0].b);
         let mut label_only = row_box;
         if let Some((prev, pb)) = pending_label.take() {
@@ -445,6 +450,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
             // an unlabelled row after a section's rows: the section's total
             if let Some(h) = section.take().filter(|h| !h.is_empty() && h.chars().any(char::is_alphabetic)) {
                 label = if h.to_lowercase().starts_with("total") { h } else { format!("Total {}", h.to_lowercase()) };
+                named_from_section = true;
             }
         }
         let mut cells: Vec<Option<Cell>> = vec![None; table.columns.len()];
@@ -469,7 +475,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
             row_box = row_box.union(&v.b);
         }
         if cells.iter().any(Option::is_some) {
-            table.rows.push(Row { rect: rect(&row_box, &label), label_rect: rect(&label_only, &label), label, cells });
+            table.rows.push(Row { rect: rect(&row_box, &label), label_rect: rect(&label_only, &label), label, cells, named_from_section });
         }
     }
     out.retain(|t| !t.rows.is_empty());
