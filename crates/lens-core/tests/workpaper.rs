@@ -47,6 +47,8 @@ fn a_workpaper_holds_the_answer_its_calculation_and_the_boxed_pages() {
         "marked right",
         "Worked calculation",
         "Purchases of property",
+        "Checks:",
+        "<strong>periods passed</strong>",
         plain.question.text.as_str(),
     ] {
         let want = want.replace('&', "&amp;").replace('\'', "&#39;");
@@ -68,6 +70,7 @@ fn a_workpaper_holds_the_answer_its_calculation_and_the_boxed_pages() {
         "capital expenditure",
         "Purchases of property",
         "Supported by the cited page",
+        "check concept passed",
         "marked right: tied to the 10-K cash flow statement",
         doc.sha256.as_str(),
         &format!("page 1 of {}", pages.len()),
