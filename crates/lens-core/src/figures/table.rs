@@ -107,7 +107,9 @@ pub struct Table {
 
 /// What a page's unit line says: ("in millions", 1e6).
 pub fn page_unit(text: &str) -> (String, Ratio) {
-    let t = text.to_lowercase();
+    // words of the unit line may be split over lines ("(Dollars\nin\nmillions") or joined by
+    // no-break spaces ("(In\u{a0}millions"): any run of white space is one space
+    let t = text.to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
     for (words, scale, name) in [
         (&["in billions", "(billions", "billions of"][..], 1_000_000_000i64, "billions"),
         (
@@ -512,6 +514,15 @@ pub(crate) mod tests {
             boxes.push(CharBox::default());
         }
         (text, boxes)
+    }
+
+    #[test]
+    fn a_unit_line_split_over_lines_or_by_no_break_spaces_is_read() {
+        // Boeing's statement of financial position, Corning's balance sheet (as pdfium gives them)
+        assert_eq!(page_unit("Consolidated Statements of Financial Position \n(Dollars\nin\nmillions,\nexcept\nper\nshare\ndata)").0, "millions");
+        assert_eq!(page_unit("December\u{a0}31,\n(In\u{a0}millions,\u{a0}except\u{a0}share amounts) 2020 2019").0, "millions");
+        assert_eq!(page_unit("BALANCE\nSHEETS\n(In\u{a0}thousands,\u{a0}except\u{a0}share\u{a0}data)").0, "thousands");
+        assert_eq!(page_unit("Balance Sheet 2021 2020 Trade receivables 7,172").0, "units");
     }
 
     #[test]
