@@ -116,7 +116,10 @@ impl Loader<'_> {
     fn get(&mut self, name: &str, dt: DType) -> Result<Option<Tensor>> {
         let Some(t) = self.src.get(name)? else { return Ok(None) };
         let Loaded::Dense(t) = t else { return Err(LensError::Model(format!("{}: {name}: not a dense tensor", self.dir.display()))) };
-        t.to_dtype(dt).and_then(|t| t.to_device(self.device)).map(Some).map_err(|e| crate::gpu::load_error(format_args!("{}: {name}", self.dir.display()), e))
+        t.to_dtype(dt)
+            .and_then(|t| t.to_device(self.device))
+            .map(Some)
+            .map_err(|e| crate::weights::load_error(format_args!("{}: {name}", self.dir.display()), e))
     }
 
     fn need(&mut self, name: &str, shape: &[usize], dt: DType) -> Result<Tensor> {

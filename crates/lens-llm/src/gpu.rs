@@ -6,7 +6,7 @@
 //! checked on machines without one.
 
 use crate::folder_pass::FolderPass;
-use crate::weights::Config;
+use crate::weights::{load_error, Config};
 use candle_core::quantized::gguf_file;
 use candle_core::{DType, Device, Tensor};
 use candle_transformers::models::{quantized_qwen2, quantized_qwen3};
@@ -26,17 +26,6 @@ pub struct CandleQwen {
     pub device: Device,
     /// Bytes of the quantised tensors as stored (what the device holds).
     pub bytes: usize,
-}
-
-/// A weight that could not be put on the device: out of memory said as such (the answerer's
-/// `auto` then runs the model on the CPU), anything else after `what` (the file, the tensor).
-pub(crate) fn load_error(what: impl std::fmt::Display, e: candle_core::Error) -> LensError {
-    let s = e.to_string();
-    if s.to_lowercase().contains("out of memory") {
-        LensError::Model(format!("{what}: the model does not fit in the device's memory ({s})"))
-    } else {
-        LensError::Model(format!("{what}: {s}"))
-    }
 }
 
 impl CandleQwen {

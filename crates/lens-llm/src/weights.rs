@@ -326,6 +326,17 @@ pub(crate) fn open_safetensors(dir: &Path) -> Result<(Config, impl Source)> {
     Ok((cfg, SafetensorsSource { st, names, dir: dir.to_path_buf() }))
 }
 
+/// A weight that could not be put on the device: out of memory said as such (the answerer's
+/// `auto` then runs the model on the CPU), anything else after `what` (the file, the tensor).
+pub(crate) fn load_error(what: impl std::fmt::Display, e: candle_core::Error) -> LensError {
+    let s = e.to_string();
+    if s.to_lowercase().contains("out of memory") {
+        LensError::Model(format!("{what}: the model does not fit in the device's memory ({s})"))
+    } else {
+        LensError::Model(format!("{what}: {s}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
