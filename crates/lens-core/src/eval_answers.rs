@@ -403,7 +403,7 @@ pub fn run(
             Some(inside as f64 / boxes.len() as f64)
         };
         let calc_correct = a.calculation.as_ref().and_then(|c| c.result.as_deref()).map(|res| calc_correct(res, &reference));
-        let (a_checks, a_reasons, a_support) = (a.checks.clone(), a.support_reasons.clone(), a.support);
+        let demoted = demoted_by(&a.checks, &a.support_reasons, a.support);
         rows.push(AnswerRow {
             id: l.id.clone(),
             query: l.query.clone(),
@@ -421,7 +421,7 @@ pub fn run(
             reading: read.reading(),
             shape: read.operation.name().to_string(),
             gold_read: ids.iter().any(|r| gold_set.contains(r)),
-            demoted_by: demoted_by(&a_checks, &a_reasons, a_support),
+            demoted_by: demoted,
             seconds,
             prefill_tps: None,
             decode_tps: None,

@@ -614,6 +614,12 @@ impl Question {
         self.asks == ValueType::Number && asks_for_ratio(&self.text)
     }
 
+    /// Whether it asks for a percent ("%", "percent", "in units of percents").
+    pub fn asks_percent(&self) -> bool {
+        let l = self.text.to_lowercase();
+        self.form.percent || l.contains('%') || l.contains("percent")
+    }
+
     /// The reading in one line, as the UI shows it: "change · effective tax rate · FY2021,
     /// FY2022 · American Express · answer in points".
     pub fn reading(&self) -> String {

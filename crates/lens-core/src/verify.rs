@@ -6,8 +6,8 @@
 //! from being shown as supported, and its detail is the reason shown. Pure: tests beside.
 
 use crate::answer::Answer;
-use crate::figures::catalogue::norm;
-use crate::figures::rules::{has_phrase, Check, Rules};
+use crate::figures::catalogue::{has_words, norm};
+use crate::figures::rules::{Check, Rules};
 use crate::question::{Operation, Question, ValueType};
 
 /// Words that open a question asking for a cause.
@@ -24,7 +24,7 @@ pub const YES_NO_LINE_SHARE: f64 = 0.75;
 /// Whether a question asks why (or what drove) something.
 pub fn asks_cause(q: &Question) -> bool {
     let l = norm(&q.text);
-    q.operation == Operation::Narrative && CAUSE_ASKS.iter().any(|w| l.starts_with(w) || has_phrase(&l, w))
+    q.operation == Operation::Narrative && CAUSE_ASKS.iter().any(|w| l.starts_with(w) || has_words(&l, w))
 }
 
 /// Whether a line is a heading or a title rather than a sentence: no sentence end, and most of
@@ -49,15 +49,13 @@ pub fn is_heading(line: &str) -> bool {
 
 /// `type` of an answer that is not computed: a percent asked, a figure with a percent given.
 fn answer_type(q: &Question, a: &Answer) -> Check {
-    let l = q.text.to_lowercase();
     if q.asks != ValueType::Number {
         return Check::not_run("type", "the question does not ask for a figure");
     }
-    let percent = q.form.percent || l.contains('%') || l.contains("percent");
-    if percent && !(a.answer.contains('%') || a.answer.to_lowercase().contains("percent")) {
+    if q.asks_percent() && !(a.answer.contains('%') || a.answer.to_lowercase().contains("percent")) {
         return Check::fail("type", "the question asks for a percent and the answer states none");
     }
-    if has_phrase(&norm(&q.text), "days") && !a.answer.to_lowercase().contains("day") {
+    if has_words(&norm(&q.text), "days") && !a.answer.to_lowercase().contains("day") {
         return Check::fail("type", "the question asks for a number of days and the answer states none");
     }
     Check::pass("type", "the answer is of the type asked")
@@ -98,7 +96,7 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
     if asks_cause(q) {
         // the cause may be said anywhere in the answer's sentences
         let l = norm(&format!("{line} {}", a.answer));
-        if line.split_whitespace().count() < 6 || !rules.causal_markers.iter().any(|m| has_phrase(&l, m)) {
+        if line.split_whitespace().count() < 6 || !rules.causal_markers.iter().any(|m| has_words(&l, m)) {
             return Check::fail("narrative", "the question asks why, and the line given states no cause (no \"due to\", \"driven by\", \"because\" ...)");
         }
         return Check::pass("narrative", "the line states a cause");

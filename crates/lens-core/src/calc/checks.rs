@@ -19,8 +19,8 @@
 //! Pure functions: tests beside.
 
 use super::Calculation;
-use crate::figures::catalogue::norm;
-pub use crate::figures::rules::{any_failed, has_phrase, Bound, Check, Rules};
+use crate::figures::catalogue::{has_words, norm};
+pub use crate::figures::rules::{any_failed, Bound, Check, Rules};
 
 /// "181.5%" for a percent measure, "4.18 days", "2.50" otherwise.
 fn show_value(c: &Calculation, v: f64) -> String {
@@ -151,7 +151,7 @@ fn periods(c: &Calculation, rules: &Rules) -> Check {
         }
         if c.months == 12 {
             let text = norm(&format!("{} {}", o.read.column, o.read.table));
-            if let Some(w) = rules.quarter_words.iter().find(|w| has_phrase(&text, w)) {
+            if let Some(w) = rules.quarter_words.iter().find(|w| has_words(&text, w)) {
                 return Check::fail(
                     "periods",
                     format!(
@@ -271,7 +271,7 @@ fn value_type(c: &Calculation, question: &str, percent_asked: bool, scale_asked:
     if scale_asked && !percent_asked && !is_amount && c.unit != "ratio" {
         return Check::fail("type", format!("the question asks for an amount and the result is {result}"));
     }
-    if has_phrase(&q, "days") && c.unit != "days" {
+    if has_words(&q, "days") && c.unit != "days" {
         return Check::fail("type", format!("the question asks for days and the result is {result}"));
     }
     Check::pass("type", "the result is of the type asked")

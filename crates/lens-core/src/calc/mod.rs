@@ -293,7 +293,8 @@ impl Finder<'_, '_> {
                 }
                 let Some(&col) = cols.first() else { continue };
                 let rate_col = t.columns[col].is_rate();
-                let typical = {
+                // the median size of the table's figures, made only for a row that is taken
+                let typical = || {
                     let mut v: Vec<f64> = t.rows.iter().flat_map(|r| r.cells.iter().flatten()).map(|c| c.value.to_f64().abs()).filter(|v| *v > 0.0).collect();
                     v.sort_by(|a, b| a.total_cmp(b));
                     v.get(v.len() / 2).copied()
@@ -390,7 +391,7 @@ impl Finder<'_, '_> {
                             column: t.columns[col].header.clone(),
                             table: t.title.clone(),
                             months: t.columns[col].months,
-                            typical,
+                            typical: typical(),
                             readings: Vec::new(),
                         },
                     };
@@ -593,12 +594,6 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     Ok(Some(work_checked(lib, q, &plan, pages)))
 }
 
-/// Whether a question asks for a percent ("%", "percent", "in units of percents").
-fn percent_asked(q: &Question) -> bool {
-    let l = q.text.to_lowercase();
-    q.form.percent || l.contains('%') || l.contains("percent")
-}
-
 /// The measure's name as the question says it: the longest of its names (and, for a line
 /// item, its labels) in the question.
 fn asked_as(cat: &Catalogue, q: &Question, plan: &Plan) -> Option<String> {
@@ -621,10 +616,11 @@ const MAX_TRIES: usize = 4;
 /// reading every check passes is kept, saying what was put aside. Otherwise the first reading
 /// is kept with its failed checks.
 fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef]) -> Calculation {
+    let said = asked_as(lib.metrics(), q, plan);
     let run = |excluded: &[(PageRef, String)]| {
         let mut c = work_plan(lib, plan, pages, excluded);
-        c.asked_as = asked_as(lib.metrics(), q, plan);
-        c.checks = checks::of_calculation(&c, &q.text, percent_asked(q), plan.format.scale.is_some(), lib.checks);
+        c.asked_as = said.clone();
+        c.checks = checks::of_calculation(&c, &q.text, q.asks_percent(), plan.format.scale.is_some(), lib.checks);
         c
     };
     let first = run(&[]);

@@ -109,8 +109,3 @@ impl Rules {
         Ok(r)
     }
 }
-
-/// Whether `text` holds `word` (a word or phrase) as whole words.
-pub fn has_phrase(text: &str, word: &str) -> bool {
-    crate::figures::catalogue::has_words(text, word)
-}
