@@ -64,8 +64,8 @@ pub struct Rules {
     pub quarter_words: Vec<String>,
     #[serde(default)]
     pub causal_markers: Vec<String>,
-    /// Words that may follow a line item's label without making it another item ("Net income
-    /// from continuing operations", "Net earnings including noncontrolling interests").
+    /// Words that may follow a line item's label without making it another item ("Net earnings
+    /// including noncontrolling interests"; not "from continuing operations", which is another).
     #[serde(default)]
     pub label_qualifiers: Vec<String>,
     /// Metrics computed in more than one way in practice, with the ways ("average or year-end
