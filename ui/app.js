@@ -68,6 +68,21 @@
     frag.appendChild(document.createTextNode(text.slice(last)));
     return frag;
   }
+  // an id ("AMCOR_2022_8K_dated-2022-07-01#4") that may wrap only after its underscores and
+  // before its '#', never inside a word (<wbr> marks are not copied with the text)
+  function idNode(text) {
+    const frag = document.createDocumentFragment();
+    const parts = String(text).split(/(?<=_)|(?=#)/);
+    parts.forEach((p, i) => { if (i) frag.appendChild(document.createElement('wbr')); frag.appendChild(document.createTextNode(p)); });
+    return frag;
+  }
+  // `tag` showing an id that wraps only at its joints ([idNode])
+  function idEl(tag, cls, text) { const e = el(tag, cls); e.appendChild(idNode(text)); return e; }
+  // a figure as printed in a statement: "2912853" -> "2,912,853", "-1577" -> "-1,577"
+  function figure(v) {
+    const m = /^(-?)(\d+)(\.\d+)?$/.exec(String(v).trim());
+    return m ? m[1] + m[2].replace(/\B(?=(\d{3})+(?!\d))/g, ',') + (m[3] || '') : String(v);
+  }
   // the question's words worth marking in a snippet
 
   // every table cell carries its column's name, shown beside the value when rows become cards:
@@ -144,7 +159,7 @@
         const tr = el('tr');
         tr.dataset.doc = d.id;
         const name = el('td', null, docName(d));
-        name.appendChild(el('div', 'muted small', d.id));
+        name.appendChild(idEl('div', 'muted small', d.id));
         tr.appendChild(name);
         for (const v of [d.pages, d.display_name || d.company || '', d.period || d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
         tr.appendChild(aliasCell(d, aliases[d.id] || []));
@@ -177,7 +192,7 @@
     const td = el('td', 'aliases');
     for (const a of list) {
       const chip = el('span', 'chip' + (a.source === 'user' ? ' user' : ''), a.alias);
-      chip.title = a.source === 'user' ? 'added by you' : 'from the file name or cover page';
+      chip.title = a.source === 'user' ? 'added by you' : a.source === 'list' ? "from the app's list of companies" : 'from the file name or cover page';
       if (a.source === 'user') {
         const x = el('button', 'chip-x', '×');
         x.setAttribute('aria-label', 'Remove alias ' + a.alias + ' of ' + d.id);
@@ -507,9 +522,13 @@
     tb.textContent = '';
     for (const o of c.operands) {
       const tr = el('tr');
-      for (const t of [o.name, o.period, o.value, o.unit]) tr.appendChild(el('td', null, t));
+      tr.appendChild(el('td', null, o.name));
+      tr.appendChild(el('td', 'nowrap', o.period));
+      tr.appendChild(el('td', 'nowrap', figure(o.value)));
+      tr.appendChild(el('td', null, o.unit));
       const td = el('td');
-      const b = el('button', 'link', o.page);
+      const b = el('button', 'link');
+      b.appendChild(idNode(o.page));
       b.title = o.quote;
       b.addEventListener('click', () => { const i = o.page.lastIndexOf('#'); openPage(o.page.slice(0, i), Number(o.page.slice(i + 1))); });
       td.appendChild(b);
@@ -533,7 +552,7 @@
       img.alt = p;
       api.pageImage(doc, page, boxes, 36).then((src) => { img.src = src; }).catch(() => { img.alt = p + ' (not shown)'; });
       b.appendChild(img);
-      b.appendChild(el('span', 'muted', p));
+      b.appendChild(idEl('span', 'muted', p));
       b.addEventListener('click', () => openPage(doc, page));
       strip.appendChild(b);
     }
@@ -612,9 +631,12 @@
     renderChecks(r.checks);
     const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
     const m = r.model ? ' (' + r.model.model + ': ' + r.model.prompt_tokens + ' prompt tokens at ' + r.model.prefill_tps.toFixed(0) + '/s, ' + r.model.new_tokens + ' written at ' + r.model.decode_tps.toFixed(1) + '/s)' : '';
-    // where the model ran when it is not where Settings asked (auto without a usable GPU)
-    const where = r.model ? (r.model.notes || []).filter((n) => n.startsWith('on the CPU')) : [];
-    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + ' · evidence found by ' + r.found_by + scope + (where.length ? ' · ' + where.join('; ') : '');
+    // the notes come in a user's words (the service's wording table); the notes as written,
+    // passage ids and build details, are one click away
+    const found = { quote: 'the quoted line is highlighted', numbers: "the answer's figures are highlighted", calculation: 'each operand is highlighted', none: 'nothing is highlighted' }[r.found_by] || '';
+    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + (found ? ' · ' + found : '') + scope;
+    const details = (r.details || []).concat(r.model ? (r.model.notes || []).filter((n) => !(r.details || []).includes(n)) : []);
+    if (details.length) withDetails($('answer-meta'), details.join('\n'));
     $('fb-msg').textContent = '';
     $('wp-msg').textContent = '';
     $('fb-note').value = '';
@@ -627,7 +649,8 @@
     const terms = (r.question && r.question.terms) || [];
     for (const p of r.pages) {
       const li = el('li');
-      const b = el('button', 'link', p);
+      const b = el('button', 'link');
+      b.appendChild(idNode(p));
       const cited = r.citations.includes(p);
       if (cited) { b.classList.add('cited'); b.setAttribute('aria-label', p + ' (cited)'); }
       b.addEventListener('click', () => { const i = p.lastIndexOf('#'); openPage(p.slice(0, i), Number(p.slice(i + 1))); });
@@ -672,10 +695,16 @@
   $('v-next').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page + 1));
   $('v-zoom-in').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.min(viewing.zoom * 1.25, 4)));
   $('v-zoom-out').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.max(viewing.zoom / 1.25, 0.5)));
-  // keyboard in the Ask view: n / p pages, + / - zoom (not while typing)
+  // keyboard in the page viewer: n / p pages, + / - zoom, only while the viewer has focus (a
+  // click on the page or its buttons, or Tab), shown by its focus ring; typed letters elsewhere
+  // never turn pages
+  $('viewer-scroll').addEventListener('mousedown', () => $('viewer-scroll').focus({ preventScroll: true }));
+  $('viewer').addEventListener('focusin', () => $('viewer-scroll').classList.add('focused'));
+  $('viewer').addEventListener('focusout', (ev) => { if (!$('viewer').contains(ev.relatedTarget)) $('viewer-scroll').classList.remove('focused'); });
   document.addEventListener('keydown', (ev) => {
     if ($('view-ask').hidden || !viewing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if (ev.target.closest && ev.target.closest('input, textarea, select')) return;
+    if (!(ev.target.closest && ev.target.closest('#viewer'))) return;
+    if (ev.target.closest('input, textarea, select')) return;
     const id = { n: 'v-next', p: 'v-prev', '+': 'v-zoom-in', '=': 'v-zoom-in', '-': 'v-zoom-out' }[ev.key];
     if (id) { ev.preventDefault(); $(id).click(); }
   });
@@ -731,7 +760,7 @@
   // an answer shown again in the Ask view (from the Log): answer, quote, pages read, the cited page boxed
   function showAnswer(r, note) {
     show('ask');
-    $('q').value = r.question;
+    $('q').value = typeof r.question === 'string' ? r.question : (r.question && r.question.text) || '';
     current = r;
     renderAnswer(r);
     $('ask-msg').className = 'muted';
@@ -741,7 +770,7 @@
   register('ask', {});
   register('library', { load: loadDocs });
   // what the views in their own files (log.js, settings.js, labeler.js) share with this one
-  window.lensUi = { $, el, errText, showErr, plural, show, marked, sentence, withDetails, showAnswer, workpaper, register };
+  window.lensUi = { $, el, idNode, idEl, figure, errText, showErr, plural, show, marked, sentence, withDetails, showAnswer, workpaper, register };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   api.call('documents').then((d) => emptyHint(d.length)).catch(() => {});

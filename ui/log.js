@@ -3,7 +3,7 @@
 // labeler.js: the shared helpers come from window.lensUi, the service from window.lensApi.
 (function () {
   const api = window.lensApi;
-  const { $, el, errText, showErr, plural, showAnswer, workpaper, register } = window.lensUi;
+  const { $, el, idNode, errText, showErr, plural, showAnswer, workpaper, register } = window.lensUi;
   // ---- log
   let logRows = [];
   async function loadLog() {
@@ -38,7 +38,9 @@
       // the cited page: one click reopens the answer with its page and boxes
       const cited = el('td');
       if (r.citations && r.citations.length) {
-        const b = el('button', 'link', r.citations[0] + (r.cited_shown ? ' · ' + r.cited_shown : ''));
+        const b = el('button', 'link');
+        b.appendChild(idNode(r.citations[0]));
+        if (r.cited_shown) b.appendChild(document.createTextNode(' · ' + r.cited_shown));
         b.setAttribute('aria-label', 'Reopen answer ' + r.id + ' at ' + r.citations[0]);
         b.addEventListener('click', () => reopen(r.id));
         cited.appendChild(b);

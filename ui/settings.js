@@ -16,7 +16,9 @@
     for (const m of r.models || []) if (m.supported) dl.appendChild(new Option(m.path, m.path));
     const found = (r.models || []).map((m) => m.name + ' (' + m.arch + ', ' + (m.size_bytes / 1e6).toFixed(0) + ' MB, ' + m.found_in + (m.problem ? ', not usable: ' + sentence(m.problem) : '') + ')');
     const info = $('s-models-info');
-    info.textContent = found.length ? 'Found: ' + found.join('; ') + '.' : 'No language model found.';
+    // never "none found" while a model answers: the one in use is named
+    info.textContent = found.length ? 'Found: ' + found.join('; ') + '.' : r.model_in_use ? '' : 'No language model found.';
+    if (r.model_in_use) info.appendChild(document.createTextNode((found.length ? ' ' : '') + 'In use: ' + r.model_in_use + '.'));
     if (r.qwen_missing) {
       info.appendChild(document.createTextNode(' The qwen answerer is not offered: put a Qwen .gguf file (or a model folder) in the models folder above, then Save.'));
       withDetails(info, r.qwen_missing);
@@ -24,7 +26,7 @@
     lastModels = modelsKey(r);
   }
   // what the model list shows, to redraw it only when it changed
-  const modelsKey = (r) => JSON.stringify([r.answerers, (r.models || []).map((m) => m.path)]);
+  const modelsKey = (r) => JSON.stringify([r.answerers, (r.models || []).map((m) => m.path), r.model_in_use]);
   let lastModels = '';
   setInterval(async () => {
     if ($('view-settings').hidden) return;

@@ -33,8 +33,11 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The app on the library in `dir`; the dialogs' last folders come back from
+    /// `<library>/dialogs.json`, so the next start opens where the last session saved.
     pub fn new(dir: PathBuf) -> Self {
-        AppState { api: Api::new(dir), last_dir: Default::default() }
+        let last = load_dialog_dirs(&dir);
+        AppState { api: Api::new(dir), last_dir: Arc::new(std::sync::Mutex::new(last)) }
     }
 
     /// Where a file dialog of `kind` opens ([`dialog_dir`]).
@@ -50,10 +53,16 @@ impl AppState {
         }
     }
 
-    /// Remember the folder of a file chosen in a dialog of `kind`.
+    /// Remember the folder of a file chosen in a dialog of `kind`, for this run and the next
+    /// (`<library>/dialogs.json`; a file that cannot be written is only said).
     fn chose(&self, kind: Dialog, file: &Path) {
         if let (Some(dir), Ok(mut last)) = (file.parent(), self.last_dir.lock()) {
             last[kind as usize] = Some(dir.to_path_buf());
+            let json = serde_json::json!({ "open": last[0], "save": last[1] });
+            let path = self.api.library_dir().join(DIALOGS_FILE);
+            if let Err(e) = std::fs::write(&path, json.to_string()) {
+                eprintln!("the dialogs' folders were not kept ({}): {e}", path.display());
+            }
         }
     }
 }
@@ -63,6 +72,34 @@ impl AppState {
 enum Dialog {
     Open = 0,
     Save = 1,
+}
+
+/// Where the open and save dialogs' last folders are kept, in the library folder.
+const DIALOGS_FILE: &str = "dialogs.json";
+
+/// The dialogs' last folders kept by [`AppState::chose`] (none when the file is missing or
+/// unreadable).
+fn load_dialog_dirs(library: &Path) -> [Option<PathBuf>; 2] {
+    let v: serde_json::Value = std::fs::read_to_string(library.join(DIALOGS_FILE)).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    let dir = |k: &str| v.get(k).and_then(|d| d.as_str()).map(PathBuf::from);
+    [dir("open"), dir("save")]
+}
+
+/// The path to save to: `chosen` as typed, with `.ext` added when no extension was typed (the
+/// dialog's filter names the type, GTK does not add it); a name that would then overwrite a
+/// file the dialog did not ask about gets a number ("nike-workpaper-2.html").
+pub fn with_extension(chosen: &Path, ext: &str) -> PathBuf {
+    if chosen.extension().is_some() {
+        return chosen.to_path_buf();
+    }
+    let stem = chosen.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let mut path = chosen.with_file_name(format!("{stem}.{ext}"));
+    let mut n = 2;
+    while path.exists() {
+        path = chosen.with_file_name(format!("{stem}-{n}.{ext}"));
+        n += 1;
+    }
+    path
 }
 
 /// Where a file dialog opens: the folder last used when it is still there, else the home folder
@@ -129,6 +166,7 @@ fn save_with_dialog<R: tauri::Runtime>(
 ) -> Result<Option<String>, ApiError> {
     let dialog = state.start(app.dialog().file().set_title(title).set_file_name(name).add_filter(filter, &[ext]), Dialog::Save);
     let Some(path) = dialog.blocking_save_file().and_then(|p| p.into_path().ok()) else { return Ok(None) };
+    let path = with_extension(&path, ext);
     state.chose(Dialog::Save, &path);
     std::fs::write(&path, bytes).map_err(|e| ApiError { code: "io".into(), message: format!("{what} could not be saved to {}: {e}", path.display()) })?;
     Ok(Some(path.display().to_string()))
@@ -287,7 +325,33 @@ pub fn run() {
 
 #[cfg(test)]
 mod tests {
-    use super::dialog_dir;
+    use super::{dialog_dir, load_dialog_dirs, with_extension, AppState, Dialog};
+
+    #[test]
+    fn a_bare_name_gets_the_filters_extension_and_never_overwrites_unasked() {
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(with_extension(&d.path().join("nike-workpaper"), "html"), d.path().join("nike-workpaper.html"));
+        assert_eq!(with_extension(&d.path().join("log.jsonl"), "jsonl"), d.path().join("log.jsonl"), "typed with its extension");
+        assert_eq!(with_extension(&d.path().join("notes.txt"), "jsonl"), d.path().join("notes.txt"), "another extension typed on purpose");
+        std::fs::write(d.path().join("nike-workpaper.html"), "kept").unwrap();
+        assert_eq!(with_extension(&d.path().join("nike-workpaper"), "html"), d.path().join("nike-workpaper-2.html"));
+    }
+
+    #[test]
+    fn the_save_folder_is_kept_for_the_next_start() {
+        let lib = tempfile::tempdir().unwrap();
+        let saved = tempfile::tempdir().unwrap();
+        let st = AppState::new(lib.path().to_path_buf());
+        assert_eq!(load_dialog_dirs(lib.path()), [None, None]);
+        st.chose(Dialog::Save, &saved.path().join("wp.html"));
+        // a new start on the same library opens the save dialog where the last file was saved
+        let again = AppState::new(lib.path().to_path_buf());
+        assert_eq!(again.dialog_dir(Dialog::Save), Some(saved.path().to_path_buf()));
+        assert_eq!(load_dialog_dirs(lib.path())[0], None, "the open dialog keeps its own folder");
+        // an unreadable file is no folder
+        std::fs::write(lib.path().join("dialogs.json"), "not json").unwrap();
+        assert_eq!(load_dialog_dirs(lib.path()), [None, None]);
+    }
 
     #[test]
     fn dialogs_open_in_the_last_folder_else_home_never_the_start_folder() {

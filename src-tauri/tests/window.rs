@@ -208,9 +208,11 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     std::thread::sleep(Duration::from_secs(2)); // the answer and its page are drawn
     screenshot("app-answer.png");
     xdotool(&["key", "--clearmodifiers", "ctrl+s"]);
-    // only a file name typed: it is saved where the dialog opened, the home folder (not the
-    // folder the app was started from, nor the one the filings were added from)
-    let html = save_in_dialog("Save workpaper", "filed-workpaper.html", &home.path().join("filed-workpaper.html"), "failed-save.png");
+    // only a bare name typed: it is saved where the dialog opened, the home folder (not the
+    // folder the app was started from, nor the one the filings were added from), with the
+    // filter's extension added
+    let html = save_in_dialog("Save workpaper", "filed-workpaper", &home.path().join("filed-workpaper.html"), "failed-save.png");
+    assert!(!home.path().join("filed-workpaper").exists(), "the workpaper was saved without its extension");
     assert!(!Path::new("filed-workpaper.html").exists(), "the save dialog opened in the app's working folder");
     assert!(
         html.contains(&question.replace('\'', "&#39;")) && html.contains("data:image/png;base64,") && html.contains("AMCOR_2022_8K_dated-2022-07-01.pdf"),
@@ -226,6 +228,9 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     xdotool(&["key", "--clearmodifiers", "ctrl+e"]);
     // the next save dialog opens where the last file was saved
     let jsonl = save_in_dialog("Export", "question-log.jsonl", &home.path().join("question-log.jsonl"), "failed-export.png");
+    // the save folder is kept in the library for the next start
+    let kept = std::fs::read_to_string(lib.path().join("dialogs.json")).expect("the dialogs' folders are kept");
+    assert!(kept.contains(&*home.path().to_string_lossy()), "{kept}");
     let rows: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("each exported line is JSON")).collect();
     assert_eq!(rows.len(), 1, "one question was asked: {jsonl}");
     assert_eq!(rows[0]["question"], question, "{jsonl}");

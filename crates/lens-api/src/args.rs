@@ -117,7 +117,7 @@ pub struct AliasesArgs {
 #[derive(Debug, Clone, Serialize)]
 pub struct AliasRow {
     pub alias: String,
-    /// `meta` (found in the document), `user`
+    /// `meta` (found in the document), `list` (the company list's short forms), `user`
     pub source: String,
 }
 
@@ -160,6 +160,8 @@ pub struct SettingsView {
     pub models: Vec<lens_llm::discover::ModelInfo>,
     /// Why `qwen` is not offered, when it is not.
     pub qwen_missing: Option<String>,
+    /// The model the qwen answerer answers with (loaded, or the one it would load).
+    pub model_in_use: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

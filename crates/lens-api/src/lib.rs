@@ -156,17 +156,31 @@ impl Api {
         Ok(a)
     }
 
-    /// The answerers that can run with these settings, and why `qwen` cannot when it cannot.
-    fn answerers_available(&self, st: &Settings) -> (Vec<&'static str>, Vec<lens_llm::discover::ModelInfo>, Option<String>) {
-        let models = lens_llm::discover::find_all(Path::new(&st.models_dir));
-        let loaded = lock(&self.answerers).contains_key(&AnswererKind::Qwen);
-        let missing = match lens_llm::discover::resolve(None, &st.model, Path::new(&st.models_dir)) {
-            _ if loaded => None,
+    /// The answerers that can run with these settings, the models found, why `qwen` cannot run
+    /// when it cannot, and the model `qwen` answers with (loaded, or the one it would load): a
+    /// model named by path in Settings, or loaded from elsewhere, is listed too, so the page
+    /// never says "no model found" while one answers.
+    fn answerers_available(&self, st: &Settings) -> AnswerersAvailable {
+        let mut models = lens_llm::discover::find_all(Path::new(&st.models_dir));
+        let loaded = lock(&self.answerers).get(&AnswererKind::Qwen).and_then(|a| a.describe());
+        let resolved = lens_llm::discover::resolve(None, &st.model, Path::new(&st.models_dir));
+        if let Ok(p) = &resolved {
+            if !models.iter().any(|m| m.path == *p) {
+                models.extend(lens_llm::discover::describe(p, "settings"));
+            }
+        }
+        let in_use = match (&loaded, &resolved) {
+            (Some(d), _) => Some(d.clone()),
+            (None, Ok(p)) => Some(lens_llm::discover::display_name(p)),
+            (None, Err(_)) => None,
+        };
+        let missing = match resolved {
+            _ if loaded.is_some() => None,
             Ok(_) => None,
             Err(e) => Some(e.to_string()),
         };
         let names = AnswererKind::names().into_iter().filter(|n| *n != AnswererKind::Qwen.name() || missing.is_none()).collect();
-        (names, models, missing)
+        AnswerersAvailable { names, models, missing, in_use }
     }
 
     pub fn ask(&self, a: &AskArgs) -> Result<AskResponse> {
@@ -291,7 +305,7 @@ impl Api {
                 l.document(d)?;
             }
             let mut out: BTreeMap<String, Vec<AliasRow>> = BTreeMap::new();
-            for (alias, d, source) in l.aliases()? {
+            for (alias, d, source) in l.aliases_shown()? {
                 if doc.is_none_or(|x| x == d) {
                     out.entry(d).or_default().push(AliasRow { alias, source });
                 }
@@ -311,7 +325,7 @@ impl Api {
 
     pub fn settings(&self) -> Result<SettingsView> {
         let settings = self.with_library(|l| l.settings())?;
-        let (answerers, models, qwen_missing) = self.answerers_available(&settings);
+        let AnswerersAvailable { names: answerers, models, missing: qwen_missing, in_use: model_in_use } = self.answerers_available(&settings);
         let vision = lens_core::settings::vision_installed(&settings.vision_dir());
         Ok(SettingsView {
             settings,
@@ -322,6 +336,7 @@ impl Api {
             retrievers: retrieve::Retriever::names().into_iter().filter(|r| *r != "vision" || vision).collect(),
             models,
             qwen_missing,
+            model_in_use,
         })
     }
 
@@ -511,4 +526,12 @@ pub fn build_answerer(kind: AnswererKind, st: &Settings, choice: &ModelChoice) -
         }
         k => Ok(Arc::from(answer::builtin(k)?)),
     }
+}
+
+/// What [`Api::answerers_available`] finds.
+struct AnswerersAvailable {
+    names: Vec<&'static str>,
+    models: Vec<lens_llm::discover::ModelInfo>,
+    missing: Option<String>,
+    in_use: Option<String>,
 }

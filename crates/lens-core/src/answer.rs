@@ -494,6 +494,29 @@ impl Answerer for Extractive {
     }
 
     fn answer(&self, question: &Question, pages: &[PageInput]) -> Result<Answer> {
+        let a = self.answer_from(question, pages)?;
+        // more pages read never lose an answer found with fewer: words the extra pages share
+        // weigh less, so the best line of the first pages can fall under the coverage asked;
+        // then the first pages alone answer, down to the default three
+        if a.not_found {
+            for n in (MIN_PAGES_KEPT..pages.len()).rev() {
+                let b = self.answer_from(question, &pages[..n])?;
+                if !b.not_found {
+                    return Ok(b);
+                }
+            }
+        }
+        Ok(a)
+    }
+}
+
+/// The fewest pages read whose answer more pages never lose ([`Extractive`]'s `answer`, the
+/// calculator in `ask`): the default number of pages read.
+pub const MIN_PAGES_KEPT: usize = 3;
+
+impl Extractive {
+    /// The answer from the best line of `pages`, or "Not found".
+    fn answer_from(&self, question: &Question, pages: &[PageInput]) -> Result<Answer> {
         let t0 = Instant::now();
         if question.text.trim().is_empty() {
             return Err(LensError::BadInput("the question is empty".into()));

@@ -80,8 +80,23 @@ pub struct AskResponse {
     pub retriever: Retriever,
     /// Where the answerer ran (`cpu` for the extractive answerer).
     pub device: String,
-    /// What retrieval had to say (fallbacks, cut questions).
+    /// What retrieval and the answerer had to say (fallbacks, cut questions), in a user's
+    /// words ([`crate::wording`]).
     pub notes: Vec<String>,
+    /// The notes and reasons as the service wrote them, where they were reworded (Details).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<String>,
+}
+
+/// `notes` and `a`'s reasons in a user's words ([`crate::wording`]); what was reworded, as
+/// written, is returned for Details.
+fn in_user_words(notes: &mut Vec<String>, a: &mut Answer) -> Vec<String> {
+    let (shown, mut details) = crate::wording::say_all(notes);
+    *notes = shown;
+    let (reasons, more) = crate::wording::say_all(&a.support_reasons);
+    a.support_reasons = reasons;
+    details.extend(more.into_iter().filter(|d| !details.contains(d)).collect::<Vec<_>>());
+    details
 }
 
 /// A page read, as the answer lists it.
@@ -246,6 +261,7 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
     // problem (an operand not found) attached for the reader
     if let Some(c) = r.calculation.as_ref().filter(|c| c.result.is_some()) {
         let a = Answer::from_calculation(answerer.kind(), c.clone(), 0.0);
+        // (phase 3 says, when a model was chosen, that the calculator answered in its place)
         if !on_event(AskEvent::Text { text: a.answer.clone() }) {
             return Err(LensError::Cancelled);
         }
@@ -258,6 +274,15 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
     crate::cite::locate(&mut a, &r.pages, &mut notes);
     if let Some(m) = a.model.as_mut() {
         m.notes.extend(notes);
+        // a reply cut at the model's length limit ends at its last whole sentence (the whole
+        // reply stays in the model's run)
+        if m.notes.iter().any(|n| n.starts_with("the reply was cut at")) {
+            let whole = crate::wording::whole_sentences(&a.answer);
+            if whole != a.answer {
+                m.notes.push(format!("the reply as written: {}", a.answer));
+                a.answer = whole;
+            }
+        }
     }
     a.calculation = r.calculation.clone();
     Ok(a)
@@ -293,7 +318,28 @@ pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) ->
     if let Some(c) = &a.calculation {
         r.notes.extend(c.tried.iter().cloned());
     }
+    name_periods(lib, &r.read, a);
     Ok(boxes)
+}
+
+/// An extractive answer that is a statement row as printed ("Total current assets 16,525
+/// 15,134") names each figure's period and unit ("Total current assets — FY2019: $16,525
+/// million; FY2018: $15,134 million", [`crate::figures::shown`]), the years asked first. The
+/// quote stays the row as printed (it is what is boxed); a line that is no row of the cited
+/// page's tables is left as it is.
+fn name_periods(lib: &Library, question: &Question, a: &mut Answer) {
+    if a.model.is_some() || a.not_found || a.calculation.as_ref().is_some_and(|c| c.result.is_some()) {
+        return;
+    }
+    let (Some(quote), Some(c)) = (a.quote.as_deref(), a.citations.first()) else { return };
+    if a.answer != quote {
+        return;
+    }
+    let tables = lib.page_tables(c);
+    if let Some((t, row)) = crate::figures::shown::row_of(&tables, quote) {
+        let money = lib.store().page(&c.doc_id, c.page).is_ok_and(|p| p.text.contains('$'));
+        a.answer = crate::figures::shown::row_with_periods(t, row, &question.years, money);
+    }
 }
 
 /// The verifier's stage ([`crate::verify`]): the answer's checks, and a failed one keeps it
@@ -339,7 +385,17 @@ impl Library {
         let ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
         let pages = page_inputs(self, &ids)?;
         let read = read.with_companies(sr.filter.as_ref().map(|f| f.companies.clone()).unwrap_or_default());
-        let calculation = if ids.is_empty() { None } else { crate::calc::work(self, &read, &ids)? };
+        let mut calculation = if ids.is_empty() { None } else { crate::calc::work(self, &read, &ids)? };
+        // more pages read never lose a result worked out from fewer (the first pages alone,
+        // down to the default three, when all of them give none)
+        for n in (answer::MIN_PAGES_KEPT..ids.len()).rev() {
+            if calculation.as_ref().is_none_or(|c| c.result.is_some()) {
+                break;
+            }
+            if let Some(c) = crate::calc::work(self, &read, &ids[..n])?.filter(|c| c.result.is_some()) {
+                calculation = Some(c);
+            }
+        }
         Ok(Retrieved {
             read,
             // the log keeps what was searched: a question is cut where search cuts it
@@ -361,6 +417,14 @@ impl Library {
         if let Some(m) = &a.model {
             r.notes.extend(m.notes.iter().cloned());
         }
+        // a model was chosen but the calculator answered: say so and why
+        if a.answerer != AnswererKind::Extractive && a.calculation.as_ref().is_some_and(|c| c.result.is_some()) {
+            r.notes.push(format!(
+                "worked out by the calculator from the statements' figures, not written by the {} model: a computed figure is exact and traced to its cells",
+                a.answerer
+            ));
+        }
+        let details = in_user_words(&mut r.notes, &mut a);
         let log_id = self.log_ask(&r, &a, false)?;
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);
@@ -378,6 +442,7 @@ impl Library {
             retriever: r.retriever,
             device,
             notes: r.notes,
+            details,
         })
     }
 
@@ -449,6 +514,7 @@ impl Library {
             }
         };
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
+        let details = in_user_words(&mut notes, &mut a);
         let page_info = self.page_info(&e.question, &e.pages);
         let cited = self.page_info(&e.question, &a.citations);
         Ok(AskResponse {
@@ -464,6 +530,7 @@ impl Library {
             retriever: e.retriever,
             device,
             notes,
+            details,
         })
     }
 

@@ -54,6 +54,7 @@ pub mod settings;
 pub mod support;
 pub mod verify;
 pub mod vision;
+pub mod wording;
 pub mod workpaper;
 
 pub use error::{LensError, Result};

@@ -245,6 +245,34 @@ impl Library {
         self.store.aliases()
     }
 
+    /// Every alias as the Library shows it, by document: (alias, document id, source). The
+    /// names found in the document become [`crate::meta::shown_aliases`] (the company as its
+    /// cover prints it, short forms in capitals, the company list's tickers with source
+    /// `list`); aliases the user added are shown as stored (they are removed by that name).
+    pub fn aliases_shown(&self) -> Result<Vec<(String, String, String)>> {
+        let mut by_doc: std::collections::BTreeMap<String, (Vec<String>, Vec<String>)> = Default::default();
+        for (alias, doc, source) in self.store.aliases()? {
+            let e = by_doc.entry(doc).or_default();
+            if source == "user" {
+                e.1.push(alias)
+            } else {
+                e.0.push(alias)
+            }
+        }
+        let mut out = Vec::new();
+        for v in self.document_views()? {
+            let (meta, user) = by_doc.remove(&v.doc.id).unwrap_or_default();
+            let listed = self.companies.extra_aliases(&meta, v.doc.company.as_deref());
+            let own = crate::meta::shown_aliases(v.display_name.as_deref().or(v.doc.company.as_deref()), &meta, &[]);
+            for a in crate::meta::shown_aliases(v.display_name.as_deref().or(v.doc.company.as_deref()), &meta, &listed) {
+                let source = if own.contains(&a) { "meta" } else { "list" };
+                out.push((a, v.doc.id.clone(), source.to_string()));
+            }
+            out.extend(user.into_iter().map(|a| (a, v.doc.id.clone(), "user".to_string())));
+        }
+        Ok(out)
+    }
+
     pub fn remove_alias(&self, doc_id: &str, alias: &str) -> Result<bool> {
         self.store.remove_alias(doc_id, alias)
     }

@@ -126,7 +126,8 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
         add(&n);
         let short = strip_suffixes(&n);
         add(&short);
-        add(&short.replace(' ', ""));
+        // the glued form ("americanexpress") is matched from the spaced one already
+        // (filter::alias_matches): it is not stored as a name of its own
     }
     meta.aliases = aliases;
     if let Some(c) = &meta.company {
@@ -158,7 +159,8 @@ pub fn registrant_in(head: &str) -> Option<String> {
 /// ("____________ AMAZON.COM, INC." -> "AMAZON.COM, INC."; "Acme Corp ....." -> "Acme Corp").
 pub fn clean_name(s: &str) -> String {
     // words that are only rules or leaders go
-    let words: Vec<&str> = s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric)).collect();
+    // words that are only rules or leaders go; an ampersand between words stays ("Johnson & Johnson")
+    let words: Vec<&str> = s.split_whitespace().filter(|w| w.chars().any(char::is_alphanumeric) || *w == "&").collect();
     let t = words.join(" ");
     // leaders glued to the name, and punctuation left at either end
     let t = t.trim_start_matches(|c: char| !c.is_alphanumeric() && c != '(');
@@ -185,14 +187,26 @@ pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Co
     if let Some(r) = registrant_in(&head).filter(|r| r.len() <= 80 && squash(r).contains(&key)) {
         return pretty_name(&r);
     }
-    // a cover without the caption: a line that is the name plus a corporate suffix ("3M COMPANY")
+    // a cover without the caption: a line that is the name plus a corporate suffix ("3M
+    // COMPANY"), or the name as printed with what a file name cannot hold ("Johnson & Johnson"
+    // for JOHNSON_JOHNSON)
     const SUFFIXES: [&str; 9] = ["company", "inc", "incorporated", "corporation", "corp", "co", "plc", "ltd", "limited"];
     let named = cover.first().into_iter().flat_map(|p| p.lines().take(40)).map(str::trim).find(|l| {
         let sq = squash(l);
-        l.len() <= 80 && sq.strip_prefix(&key).is_some_and(|rest| SUFFIXES.contains(&rest))
+        let printed_more = sq == key && l.chars().any(|c| "&'.-".contains(c)) && !company.chars().any(|c| "&'.-".contains(c));
+        l.len() <= 80 && (printed_more || sq.strip_prefix(&key).is_some_and(|rest| SUFFIXES.contains(&rest)))
     });
     if let Some(l) = named {
         return pretty_name(l);
+    }
+    // the name printed with an ampersand its stored form lost, in a sentence of the first page
+    // ("Johnson & Johnson intends to ..." for JOHNSON_JOHNSON)
+    let words: Vec<String> = company.split_whitespace().map(regex::escape).collect();
+    if words.len() >= 2 && !company.contains('&') {
+        let re = Regex::new(&format!(r"(?i)\b{}\b", words.join(r"\s*&\s*"))).ok();
+        if let Some(m) = re.as_ref().and_then(|re| cover.first().and_then(|p| re.find(p))) {
+            return pretty_name(m.as_str());
+        }
     }
     // the company list's spelling of the same name with its spaces ("american express")
     let spaced = companies.companies.iter().flat_map(|e| &e.names).filter(|n| n.contains(' ') && n.replace(' ', "") == key).max_by_key(|n| n.len());
@@ -205,9 +219,12 @@ pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Co
 }
 
 /// A company name in title case: "AMERICAN EXPRESS COMPANY" -> "American Express Company",
-/// "american express" -> "American Express"; short all-capital words stay ("MGM", "3M"), and
-/// joining words are lower case ("Procter & Gamble", "Bank of America").
+/// "american express" -> "American Express", "BEST BUY CO., INC." -> "Best Buy Co., Inc.";
+/// joining words are lower case ("Procter & Gamble", "Bank of America"). Short all-capital
+/// words that read as initials stay: with a digit or '&' ("3M", "AT&T"), with no vowel ("MGM",
+/// "CVS"), or leading the name ("AES Corporation"), unless a common word ("New").
 fn pretty_name(s: &str) -> String {
+    const WORDS: &[&str] = &["new", "old", "one", "all", "big", "red", "the", "buy", "gap", "fox", "air", "sun", "oil", "gas", "car", "art"];
     let s = clean_name(s);
     let words: Vec<&str> = s.split_whitespace().collect();
     words
@@ -215,13 +232,17 @@ fn pretty_name(s: &str) -> String {
         .enumerate()
         .map(|(i, w)| {
             let lower = w.to_lowercase();
+            let bare: String = lower.chars().filter(|c| c.is_alphanumeric() || *c == '&').collect();
             let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+            let initials =
+                w.chars().any(|c| c.is_ascii_digit() || c == '&') || !bare.chars().any(|c| "aeiouy".contains(c)) || (i == 0 && !WORDS.contains(&bare.as_str()));
             if i > 0 && ["of", "and", "the", "for", "de", "plc"].contains(&lower.as_str()) {
                 lower
             } else if letters <= 3
                 && w.chars().all(|c| !c.is_lowercase())
-                && !["inc", "inc.", "co", "co.", "plc"].contains(&lower.as_str())
+                && !["inc", "co", "plc", "ltd", "llc", "lp"].contains(&bare.as_str())
                 && i + 1 < words.len()
+                && initials
             {
                 w.to_string()
             } else {
@@ -231,6 +252,42 @@ fn pretty_name(s: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A document's names as a user reads them, for the Library's alias chips: the company as its
+/// cover prints it ("Johnson & Johnson") first, then the stored aliases (normalised words)
+/// and the company list's short forms (`listed`: "jnj", "j&j"), each once, in capitals when
+/// they are initials or a ticker ("JNJ", "J&J"); a glued form of another ("johnsonjohnson")
+/// is matched without being shown.
+pub fn shown_aliases(display: Option<&str>, stored: &[String], listed: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
+    let mut push = |shown: String| {
+        let key = normalize_name(&shown);
+        if !key.is_empty() && !keys.contains(&key) {
+            keys.push(key);
+            out.push(shown);
+        }
+    };
+    if let Some(d) = display {
+        push(d.to_string());
+    }
+    let spaced: Vec<String> = stored.iter().chain(listed).filter(|a| a.contains(' ')).map(|a| a.replace(' ', "")).collect();
+    for a in stored.iter().chain(listed) {
+        if !a.contains(' ') && spaced.contains(a) {
+            continue;
+        }
+        let short = a.chars().filter(|c| c.is_alphanumeric()).count() <= 4 && !a.contains(' ');
+        // initials the list keeps normalised ("j&j" is "j j"): written as they are printed
+        let letters: Vec<&str> = a.split(' ').collect();
+        let initials = letters.len() >= 2 && letters.iter().all(|w| w.chars().count() == 1);
+        push(match (short, initials) {
+            (_, true) => letters.join(if letters.len() == 2 { "&" } else { "" }).to_uppercase(),
+            (true, false) => a.to_uppercase(),
+            (false, false) => a.clone(),
+        });
+    }
+    out
 }
 
 /// The period a document covers, as an analyst names it: "FY2022" (annual report), "Q2 FY2023"
@@ -305,6 +362,32 @@ mod tests {
         assert_eq!(period("3M_2018_10K", Some(2018), Some("10-K")).as_deref(), Some("FY2018"));
         assert_eq!(period("AMCOR_2022_8K_dated-2022-07-01", Some(2022), Some("8-K")).as_deref(), Some("2022-07-01"));
         assert_eq!(period("report", None, None), None);
+    }
+
+    #[test]
+    fn names_as_printed_and_aliases_a_user_knows() {
+        let c = crate::filter::Companies::builtin();
+        // all capitals on the cover: words in title case, initials kept
+        let cover = "BEST BUY CO., INC.\n(Exact name of registrant as specified in its charter)";
+        assert_eq!(display_name("Best Buy", &[cover], &c), "Best Buy Co., Inc.");
+        assert_eq!(pretty_name("AT&T INC."), "AT&T Inc.");
+        assert_eq!(pretty_name("CVS HEALTH CORPORATION"), "CVS Health Corporation");
+        assert_eq!(pretty_name("NEW YORK TIMES CO"), "New York Times Co");
+        // an earnings release names the company with its ampersand; the file name cannot
+        let release = "Johnson & Johnson Reports 2023 Second-Quarter Results\nJohnson & Johnson\nNew Brunswick, N.J.";
+        assert_eq!(display_name("Johnson Johnson", &[release], &c), "Johnson & Johnson");
+        let release = "FOR IMMEDIATE RELEASE\n• Johnson & Johnson intends to \"split off\" Kenvue shares";
+        assert_eq!(display_name("Johnson Johnson", &[release], &c), "Johnson & Johnson");
+        // a cover page that cannot be read keeps the stored name
+        assert_eq!(display_name("Johnson Johnson", &["\u{fffd}\u{fffd}"], &c), "Johnson Johnson");
+        // aliases: no glued duplicate, the name as printed first, short forms in capitals
+        let m = guess("ADOBE_SYSTEMS_2017_10K", &[]);
+        assert!(!m.aliases.contains(&"adobesystems".to_string()), "{:?}", m.aliases);
+        let listed = c.extra_aliases(&["johnson johnson".into()], Some("Johnson Johnson"));
+        let shown = shown_aliases(Some("Johnson & Johnson"), &["johnson johnson".into(), "johnsonjohnson".into()], &listed);
+        assert_eq!(shown[0], "Johnson & Johnson");
+        assert!(shown.contains(&"JNJ".to_string()) && shown.contains(&"J&J".to_string()), "{shown:?}");
+        assert!(!shown.iter().any(|a| a == "johnsonjohnson" || a == "johnson johnson"), "{shown:?}");
     }
 
     #[test]

@@ -328,7 +328,7 @@ pub fn html(w: &Workpaper) -> Result<String> {
                         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{} <span class=\"muted\">{}</span></td><td>{}</td></tr>",
                         esc(&o.name),
                         esc(&o.period),
-                        esc(&o.value),
+                        esc(&crate::figures::ratio::grouped(&o.value)),
                         esc(&o.unit),
                         esc(&shown),
                         esc(&o.page.doc_id),
@@ -494,7 +494,16 @@ pub fn pdf(wp: &Workpaper) -> Result<Vec<u8>> {
             for o in &c.operands {
                 let shown = operand_page(e, &o.page);
                 f.para(
-                    &format!("• {} {}: {} ({}), {} of {}: \"{}\"", o.name, o.period, o.value, o.unit, shown, o.page.doc_id, o.quote),
+                    &format!(
+                        "• {} {}: {} ({}), {} of {}: \"{}\"",
+                        o.name,
+                        o.period,
+                        crate::figures::ratio::grouped(&o.value),
+                        o.unit,
+                        shown,
+                        o.page.doc_id,
+                        o.quote
+                    ),
                     9.5,
                     Font::Regular,
                     BLACK,

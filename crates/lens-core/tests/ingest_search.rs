@@ -249,7 +249,9 @@ fn a_model_quote_is_boxed_where_it_is_and_a_made_up_one_nowhere() {
     let r = lib.ask_with(&req, &Scripted { answer, quote: "words that appear on no page of this filing" }, &mut |_| true).unwrap();
     assert!(r.boxes.is_empty(), "a made-up quote is not replaced by the answer's numbers: {:?}", r.boxes);
     assert_eq!(r.answer.found_by, lens_core::evidence::FoundBy::None);
-    assert!(r.notes.iter().any(|n| n.contains("is not on") && n.contains("nothing is boxed")), "{:?}", r.notes);
+    // said in a user's words; the note as written (the quote, the page id) behind Details
+    assert!(r.notes.iter().any(|n| n == "The model's quote is not printed on the page it cites: nothing is highlighted, check the page."), "{:?}", r.notes);
+    assert!(r.details.iter().any(|n| n.contains("is not on 3M_2018_10K#") && n.contains("nothing is boxed")), "{:?}", r.details);
 }
 
 #[test]

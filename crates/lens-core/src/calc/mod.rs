@@ -452,21 +452,7 @@ fn own_measure(title: &str) -> bool {
 }
 
 /// "1234567.5" -> "1,234,567.5".
-pub(crate) fn group(s: &str) -> String {
-    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
-    let (int, frac) = rest.split_once('.').map_or((rest, None), |(a, b)| (a, Some(b)));
-    let mut g = String::new();
-    for (i, c) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            g.push(',');
-        }
-        g.push(c);
-    }
-    match frac {
-        Some(f) => format!("{sign}{g}.{f}"),
-        None => format!("{sign}{g}"),
-    }
-}
+pub(crate) use crate::figures::ratio::grouped as group;
 
 /// The result as the question asked for it. Amounts from tables whose unit the page does not
 /// state (`units_known` false) are shown as printed, not scaled to millions.

@@ -115,6 +115,27 @@ impl Ord for Ratio {
     }
 }
 
+/// A decimal as printed in a statement, with thousands separators: "2912853" -> "2,912,853",
+/// "-1577.5" -> "-1,577.5"; anything else is returned as it is.
+pub fn grouped(s: &str) -> String {
+    let (sign, rest) = s.strip_prefix('-').map_or(("", s), |r| ("-", r));
+    let (int, frac) = rest.split_once('.').map_or((rest, None), |(a, b)| (a, Some(b)));
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) {
+        return s.to_string();
+    }
+    let mut g = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            g.push(',');
+        }
+        g.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{g}.{f}"),
+        None => format!("{sign}{g}"),
+    }
+}
+
 impl fmt::Display for Ratio {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         // exact when the decimal terminates within 6 places, else 6 places
