@@ -73,7 +73,8 @@
   function idNode(text) {
     const frag = document.createDocumentFragment();
     const parts = String(text).split(/(?<=_)|(?=#)/);
-    parts.forEach((p, i) => { if (i) frag.appendChild(document.createElement('wbr')); frag.appendChild(document.createTextNode(p)); });
+    // each part whole (a date in an id never breaks at its hyphens), a <wbr> between parts
+    parts.forEach((p, i) => { if (i) frag.appendChild(document.createElement('wbr')); frag.appendChild(el('span', 'nowrap', p)); });
     return frag;
   }
   // `tag` showing an id that wraps only at its joints ([idNode])
@@ -158,10 +159,15 @@
       for (const d of docs) {
         const tr = el('tr');
         tr.dataset.doc = d.id;
-        const name = el('td', null, docName(d));
+        const name = el('td');
+        name.appendChild(wholeWords(docName(d)));
         name.appendChild(idEl('div', 'muted small', d.id));
         tr.appendChild(name);
-        for (const v of [d.pages, d.display_name || d.company || '', d.period || d.year || '', d.form || '', d.needs_ocr_pages]) tr.appendChild(el('td', null, String(v)));
+        tr.appendChild(el('td', null, String(d.pages)));
+        tr.appendChild(el('td', null, d.display_name || d.company || ''));
+        // a period or form is one unit: never broken at its hyphens ("2022-07-01", "10-K")
+        for (const v of [d.period || d.year || '', d.form || '']) tr.appendChild(el('td', 'nowrap', String(v)));
+        tr.appendChild(el('td', null, String(d.needs_ocr_pages)));
         tr.appendChild(aliasCell(d, aliases[d.id] || []));
         tr.appendChild(el('td', 'dense-cell', withVectors.has(d.id) ? 'yes' : '–'));
         // vision coverage: the published index, or pages embedded so far
@@ -186,6 +192,12 @@
 
   // "American Express Company FY2022 10-K": the name the service gives a document (DocView.name)
   function docName(d) { return d.name || d.title || d.id; }
+  // text whose hyphenated words ("10-K", "2022-07-01") are kept whole when it wraps
+  function wholeWords(text) {
+    const frag = document.createDocumentFragment();
+    String(text).split(/(\s+)/).forEach((w) => frag.appendChild(/\S-\S/.test(w) ? el('span', 'nowrap', w) : document.createTextNode(w)));
+    return frag;
+  }
 
   // aliases: the names the document filter knows a document by; user ones can be removed
   function aliasCell(d, list) {
@@ -770,7 +782,7 @@
   register('ask', {});
   register('library', { load: loadDocs });
   // what the views in their own files (log.js, settings.js, labeler.js) share with this one
-  window.lensUi = { $, el, idNode, idEl, figure, errText, showErr, plural, show, marked, sentence, withDetails, showAnswer, workpaper, register };
+  window.lensUi = { $, el, idNode, idEl, wholeWords, figure, errText, showErr, plural, show, marked, sentence, withDetails, showAnswer, workpaper, register };
 
   api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
   api.call('documents').then((d) => emptyHint(d.length)).catch(() => {});

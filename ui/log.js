@@ -34,7 +34,14 @@
       pick.appendChild(box);
       tr.appendChild(pick);
       const fb = r.feedback === 1 ? '✓ right' : r.feedback === -1 ? '✗ wrong' : '';
-      for (const v of [r.id, r.time.replace('T', ' ').slice(0, 19), r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer]) tr.appendChild(el('td', null, String(v)));
+      tr.appendChild(el('td', null, String(r.id)));
+      // the date and the time each whole, on one line or two
+      const when = el('td');
+      when.appendChild(el('span', 'nowrap', r.time.slice(0, 10)));
+      when.appendChild(document.createTextNode(' '));
+      when.appendChild(el('span', 'nowrap', r.time.slice(11, 19)));
+      tr.appendChild(when);
+      for (const v of [r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer]) tr.appendChild(el('td', null, String(v)));
       // the cited page: one click reopens the answer with its page and boxes
       const cited = el('td');
       if (r.citations && r.citations.length) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { corpus, out, serve, launch } from './harness.mjs';
+import { corpus, out, serve, launch, brokenWords } from './harness.mjs';
 
 // the message lines a user reads: no internal folder and no code name in any of them
 const MESSAGES = ['#lib-msg', '#ask-msg', '#settings-msg', '#dense-msg', '#vision-msg', '#s-models-info', '#support', '#ingest-status', '#watch-msg', '#calc-result', '#answer-meta'];
@@ -88,6 +88,8 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     await page.click('#ask-btn');
     await page.waitForSelector('#answer:not([hidden])', { timeout: 60000 });
     await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'));
+    // the worked calculation's operands are printed with their thousands separators
+    assert.match(await page.textContent('#calc-operands tbody'), /\d,\d{3}/);
     const neutral = await page.$$eval('.feedback button', (bs) => bs.map((b) => [b.getAttribute('aria-pressed'), getComputedStyle(b).backgroundColor]));
     for (const [pressed, bg] of neutral) {
       assert.equal(pressed, 'false');
@@ -98,6 +100,25 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     assert.equal(await page.getAttribute('#fb-down', 'aria-pressed'), 'false');
     await messagesArePlain(page, 'after an answer');
 
+    // a library as a user's grows: filings with long names and aliases, answers with long
+    // quotes in the Log (words broke in two there: "Remov/e", a quote column a few letters wide)
+    await page.click('button.tab[data-view=library]');
+    await page.setInputFiles('#file-input', [join(corpus, 'financebench/pdfs/JOHNSON_JOHNSON_2023Q2_EARNINGS.pdf'), join(corpus, 'financebench/pdfs/AMCOR_2022_8K_dated-2022-07-01.pdf')]);
+    await page.waitForSelector('#docs tr[data-doc="AMCOR_2022_8K_dated-2022-07-01"]', { timeout: 90000 });
+    await page.waitForSelector('#docs tr[data-doc="JOHNSON_JOHNSON_2023Q2_EARNINGS"]', { timeout: 90000 });
+    // the company as the release prints it, its aliases as a user writes them
+    assert.match(await page.textContent('#docs tr[data-doc="JOHNSON_JOHNSON_2023Q2_EARNINGS"] td:nth-child(3)'), /^Johnson & Johnson$/);
+    const aliases = await page.textContent('#docs tr[data-doc="JOHNSON_JOHNSON_2023Q2_EARNINGS"] td.aliases');
+    assert.match(aliases, /J&J/);
+    assert.doesNotMatch(aliases, /johnsonjohnson/);
+    await page.click('button.tab[data-view=ask]');
+    for (const q of ['Which notes are covered by the supplemental indentures of Amcor Finance (USA) and Amcor Flexibles North America?', "What does Johnson & Johnson say about its 2023 full-year guidance for adjusted operational sales?"]) {
+      await page.fill('#q', q);
+      await page.click('#ask-btn');
+      await page.waitForFunction((q) => document.getElementById('ask-msg').textContent !== '' || document.getElementById('answer-meta').textContent.includes('retrieve'), q);
+      await page.waitForFunction(() => !document.getElementById('ask-btn').disabled);
+    }
+
     // every view at four widths: no control past the window's edge; cards name their fields
     for (const width of [1280, 1024, 800, 480]) {
       await page.setViewportSize({ width, height: 800 });
@@ -107,6 +128,8 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
         if (view === 'library') await page.waitForSelector('#docs tbody tr');
         await page.waitForTimeout(150);
         await controlsFit(page, view, width);
+        // no word broken in two inside a cell, a button or a message ("Remov/e", "1/5")
+        assert.deepEqual(await brokenWords(page, `#view-${view}`), [], `${view} at ${width} px: words broken across lines`);
         if ((width === 480 || width === 800) && (view === 'library' || view === 'log')) {
           const table = view === 'library' ? '#docs' : '#log';
           const labels = await page.$$eval(`${table} tbody tr:first-child td`, (tds) => tds.map((td) => [td.dataset.label || '', td.textContent.trim(), getComputedStyle(td, '::before').content]));

@@ -74,7 +74,8 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // the worked calculation: the result and its operand, which links to its page
     await page.waitForSelector('#calc:not([hidden])');
     assert.match(await page.textContent('#calc-result'), /\$1,577 million/);
-    assert.match(await page.textContent('#calc-operands'), /FY2018.*-1577.*millions.*3M_2018_10K#60/s);
+    // the operand as the statement prints it, with its thousands separator
+    assert.match(await page.textContent('#calc-operands'), /FY2018.*-1,577.*millions.*3M_2018_10K#60/s);
     // the verifier's checks under it: a line of counts, each check's detail in words
     await page.waitForSelector('#checks:not([hidden])');
     assert.match(await page.textContent('#checks-summary'), /^Checks: \d+ passed/);
@@ -103,8 +104,15 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.match(await page.textContent('#chips'), /3M Company FY2018 10-K ×/);
     assert.match(await page.textContent('#viewer-title'), /^3M Company FY2018 10-K · /);
     assert.match(await page.textContent('#answer-meta'), /extractive on cpu/);
-    // keyboard: n / p turn pages, + / - zoom
+    // keyboard: n / p turn pages only while the page viewer has focus (typed letters elsewhere
+    // never turn pages); a click on the page gives it focus, shown by a ring
+    const title0 = await page.textContent('#viewer-title');
     await page.click('#answer-text');
+    await page.keyboard.press('n');
+    await page.waitForTimeout(300);
+    assert.equal(await page.textContent('#viewer-title'), title0, 'n typed outside the viewer turned the page');
+    await page.click('#page-img');
+    assert.ok(await page.$eval('#viewer-scroll', (e) => e.classList.contains('focused') && getComputedStyle(e).outlineStyle !== 'none'), 'the focused viewer shows a ring');
     await page.keyboard.press('n');
     await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('page 61'));
     await page.keyboard.press('p');
@@ -125,6 +133,9 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('#log tbody tr:has-text("✗ wrong") button[aria-label^="Reopen answer"]');
     await page.waitForFunction(() => document.getElementById('ask-msg').textContent.includes('from the log'));
     assert.match(await page.textContent('#answer-text'), /1,577/);
+    // the question as asked in the box (never "[object Object]"), the label as shown when asked
+    assert.match(await page.inputValue('#q'), /^What is the FY2018 capital expenditure amount/);
+    assert.equal(await page.textContent('#support'), 'Supported by the cited page');
     await page.waitForFunction(() => decodeURIComponent(document.getElementById('page-img').getAttribute('src') || '').includes('boxes=[{"l":'));
     // the workpaper of this answer: one self-contained HTML file with the boxed page inline
     const [wpHtml] = await Promise.all([page.waitForEvent('download'), page.click('#wp-html')]);
@@ -135,6 +146,9 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     for (const want of ['capital expenditure', '1,577', 'sha256', '3M_2018_10K.pdf', 'marked wrong: right row, wrong sign', 'data:image/png;base64,']) assert.ok(html.includes(want), 'workpaper lacks ' + want);
     assert.ok(!html.includes('<script'), 'no script in a workpaper');
     await page.waitForFunction(() => document.getElementById('wp-msg').textContent.startsWith('Workpaper saved'));
+    // the saved line sits above the buttons, where their tooltips (opened below the pointer) never cover it
+    const [msgBox, btnBox] = [await page.locator('#wp-msg').boundingBox(), await page.locator('#wp-html').boundingBox()];
+    assert.ok(msgBox.y + msgBox.height <= btnBox.y + 1, 'the saved line is above the buttons: ' + JSON.stringify([msgBox, btnBox]));
     // opened from disk it shows the page with nothing fetched: screenshot for README
     const wpPage = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
     await wpPage.goto('file://' + join(wpDir, 'wp.html'));
