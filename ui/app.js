@@ -669,7 +669,8 @@
       li.appendChild(b);
       if (cited) li.appendChild(el('span', 'badge', 'cited'));
       const x = info.get(p);
-      if (x) li.appendChild(el('span', 'muted', ' ' + x.shown));
+      // where the page sits in the filing: "Item 3. Legal Proceedings, p. 21"
+      if (x) li.appendChild(el('span', 'muted', ' ' + (x.section ? x.section + ', ' : '') + x.shown));
       if (x && x.heading) li.appendChild(el('div', 'page-head', x.heading.length > 110 ? x.heading.slice(0, 110) + '…' : x.heading));
       if (x && x.snippet) { const sn = el('p', 'snippet'); sn.appendChild(marked(x.snippet, terms)); li.appendChild(sn); }
       ol.appendChild(li);

@@ -109,6 +109,10 @@ pub struct PageInfo {
     pub page_label: Option<String>,
     /// "p. 41 (PDF page 44)", or "PDF page 44".
     pub shown: String,
+    /// The section the page is in, the one beginning latest on it ("Item 3. Legal
+    /// Proceedings"; [`crate::sections`]), when the filing prints item headings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
 }
 
 /// Phase 1's result: everything the answerer needs, and what the log will record.
@@ -449,6 +453,7 @@ impl Library {
     /// Heading and snippet of each page read (empty for a page no longer in the library).
     fn page_info(&self, question: &str, pages: &[PageRef]) -> Vec<PageInfo> {
         let terms = self.index.query_terms(question);
+        let wanted = crate::rank::topics().sections_for(question);
         pages
             .iter()
             .map(|p| {
@@ -457,7 +462,18 @@ impl Library {
                     Err(_) => (None, String::new(), String::new()),
                 };
                 let shown = crate::pagelabel::describe(label.as_deref(), p.page);
-                PageInfo { page: p.clone(), heading, snippet, page_label: label, shown }
+                let section = self
+                    .store
+                    .document(&p.doc_id)
+                    .ok()
+                    .and_then(|d| self.profiles.sections_of(&self.store, d.key).ok())
+                    // the section the question's topic points at when the page is in it, else
+                    // the one beginning latest on the page
+                    .and_then(|s| {
+                        let v = s.get(&p.page)?;
+                        v.iter().rev().find(|x| crate::sections::matches(std::slice::from_ref(*x), &wanted)).or(v.last()).cloned()
+                    });
+                PageInfo { page: p.clone(), heading, snippet, page_label: label, shown, section }
             })
             .collect()
     }

@@ -50,6 +50,7 @@ pub mod library;
 pub mod log;
 pub mod ocr;
 pub mod scan;
+pub mod sections;
 pub mod settings;
 pub mod support;
 pub mod verify;

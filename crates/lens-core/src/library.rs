@@ -180,6 +180,12 @@ impl Library {
         self.tables.get(&self.store, page)
     }
 
+    /// The sections of each page of the document `key` ([`crate::sections::of_document`]),
+    /// read from its stored text on first use.
+    pub fn page_sections(&self, key: i64) -> Result<std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>> {
+        self.profiles.sections_of(&self.store, key)
+    }
+
     /// Forget cached page profiles and tables (after pages were re-read, e.g. by OCR).
     pub fn forget_profiles(&self) {
         self.profiles.clear();

@@ -24,15 +24,21 @@ pub struct RankParams {
     pub item: f32,
     /// Penalty for a page of legal form text (an exhibit's notes and agreements).
     pub boilerplate: f32,
+    /// Bonus for a page in a section the question's topic points at ([`crate::sections`]:
+    /// legal proceedings, the business, risk factors, ...).
+    pub section: f32,
     /// How many BM25 candidates are re-scored; 0 turns reranking off.
     pub depth: usize,
 }
 
 impl Default for RankParams {
     fn default() -> Self {
-        RankParams { statement: 0.6, numeric: 0.2, toc: 0.6, item: 0.4, boilerplate: 0.2, depth: 40 }
+        RankParams { statement: 0.6, numeric: 0.2, toc: 0.6, item: 0.4, boilerplate: 0.2, section: SECTION_WEIGHT, depth: 40 }
     }
 }
+
+/// The section prior's weight (tuned on financebench half a only).
+pub const SECTION_WEIGHT: f32 = 0.3;
 
 impl RankParams {
     pub fn off() -> Self {
@@ -54,6 +60,8 @@ pub struct PageProfile {
     /// The page reads as legal form text: four or more of its phrases
     /// ([`crate::support::boilerplate_markers`]).
     pub boilerplate: bool,
+    /// The sections the page belongs to ("Item 3. Legal Proceedings"; [`crate::sections`]).
+    pub sections: Vec<String>,
 }
 
 fn item_re() -> &'static regex::Regex {
@@ -65,6 +73,8 @@ fn item_re() -> &'static regex::Regex {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Intent {
     pub statements: Vec<String>,
+    /// Words of the sections the question's topic is answered in ([`crate::sections::Topics`]).
+    pub sections: Vec<String>,
     /// Asks for a figure (an amount, a ratio, a change).
     pub quantitative: bool,
 }
@@ -102,6 +112,12 @@ const FIGURE_WORDS: &[&str] = &[
 /// Words of a question that wants the narrative (the MD&A's explanation), not the table.
 const NARRATIVE_WORDS: &[&str] = &["what drove", "drove the", "drivers of", "driven by", "what caused", "reasons for", "reason for"];
 
+/// The built-in topic -> section priors, read once.
+pub fn topics() -> &'static crate::sections::Topics {
+    static T: std::sync::LazyLock<crate::sections::Topics> = std::sync::LazyLock::new(crate::sections::Topics::builtin);
+    &T
+}
+
 pub fn intent(question: &str, lexicon: &Lexicon) -> Intent {
     intent_of(question, lexicon.expand(question))
 }
@@ -112,10 +128,10 @@ pub fn intent_of(question: &str, mut e: crate::lexicon::Expansion) -> Intent {
     if NARRATIVE_WORDS.iter().any(|w| l.contains(w)) {
         // keep only statements named outright; a metric's statement is not where its drivers are
         e.statements.truncate(e.named_statements);
-        return Intent { quantitative: false, statements: e.statements };
+        return Intent { quantitative: false, statements: e.statements, sections: topics().sections_for(question) };
     }
     let quantitative = !e.line_items.is_empty() || FIGURE_WORDS.iter().any(|w| l.contains(w));
-    Intent { statements: e.statements, quantitative }
+    Intent { statements: e.statements, quantitative, sections: topics().sections_for(question) }
 }
 
 fn is_number_token(t: &str) -> bool {
@@ -160,22 +176,42 @@ fn toc_share(lines: &[&str]) -> f32 {
 
 /// Rerank profiles of the pages seen so far, made on first use (a page's text never changes
 /// under its key; OCR replaces a page in place, so it clears the cache).
+/// Each page's sections ([`crate::sections::of_document`]) are read once per document.
 #[derive(Default)]
-pub struct ProfileCache(std::sync::RwLock<std::collections::HashMap<(i64, u32), std::sync::Arc<PageProfile>>>);
+pub struct ProfileCache {
+    pages: std::sync::RwLock<std::collections::HashMap<(i64, u32), std::sync::Arc<PageProfile>>>,
+    sections: std::sync::RwLock<std::collections::HashMap<i64, std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>>>,
+}
 
 impl ProfileCache {
     pub fn get(&self, store: &crate::store::Store, lexicon: &Lexicon, key: i64, page: u32) -> crate::error::Result<std::sync::Arc<PageProfile>> {
-        if let Some(p) = self.0.read().unwrap_or_else(|p| p.into_inner()).get(&(key, page)) {
+        if let Some(p) = self.pages.read().unwrap_or_else(|p| p.into_inner()).get(&(key, page)) {
             return Ok(p.clone());
         }
         let text = store.page_text_by_key(key, page)?.unwrap_or_default();
-        let p = std::sync::Arc::new(profile(&text, lexicon));
-        self.0.write().unwrap_or_else(|p| p.into_inner()).insert((key, page), p.clone());
+        let mut prof = profile(&text, lexicon);
+        prof.sections = self.sections_of(store, key)?.get(&page).cloned().unwrap_or_default();
+        let p = std::sync::Arc::new(prof);
+        self.pages.write().unwrap_or_else(|p| p.into_inner()).insert((key, page), p.clone());
         Ok(p)
     }
 
+    /// The sections of every page of the document `key`, read on first use.
+    pub fn sections_of(&self, store: &crate::store::Store, key: i64) -> crate::error::Result<std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>> {
+        if let Some(s) = self.sections.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(s.clone());
+        }
+        let pages = store.page_texts_by_key(key)?;
+        let texts: Vec<&str> = pages.iter().map(|(_, t)| t.as_str()).collect();
+        let map: std::collections::HashMap<u32, Vec<String>> = pages.iter().map(|(p, _)| *p).zip(crate::sections::of_document(&texts)).collect();
+        let s = std::sync::Arc::new(map);
+        self.sections.write().unwrap_or_else(|p| p.into_inner()).insert(key, s.clone());
+        Ok(s)
+    }
+
     pub fn clear(&self) {
-        self.0.write().unwrap_or_else(|p| p.into_inner()).clear();
+        self.pages.write().unwrap_or_else(|p| p.into_inner()).clear();
+        self.sections.write().unwrap_or_else(|p| p.into_inner()).clear();
     }
 }
 
@@ -218,7 +254,7 @@ pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
     let item = lines.iter().take(4).any(|l| item_re().is_match(l)) && toc < 0.2;
     // a page of form text: its phrases throughout, not one "forward-looking statements"
     let boilerplate = crate::support::boilerplate_markers(text) >= 4;
-    PageProfile { statements, numeric, toc, item, boilerplate }
+    PageProfile { statements, numeric, toc, item, boilerplate, sections: Vec::new() }
 }
 
 /// The reranked score of one candidate, given its BM25 score relative to the list's best.
@@ -238,6 +274,9 @@ pub fn score(relative_bm25: f32, p: &PageProfile, intent: &Intent, w: &RankParam
     }
     if p.boilerplate {
         s -= w.boilerplate;
+    }
+    if !intent.sections.is_empty() && crate::sections::matches(&p.sections, &intent.sections) {
+        s += w.section;
     }
     s
 }
