@@ -182,7 +182,7 @@ impl Library {
 
     /// The sections of each page of the document `key` ([`crate::sections::of_document`]),
     /// read from its stored text on first use.
-    pub fn page_sections(&self, key: i64) -> Result<std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>> {
+    pub fn page_sections(&self, key: i64) -> Result<crate::rank::DocSections> {
         self.profiles.sections_of(&self.store, key)
     }
 

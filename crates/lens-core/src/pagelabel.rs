@@ -55,7 +55,7 @@ fn running_title(l: &str) -> bool {
         && !l.contains(['$', '%'])
         && l.split_whitespace().all(|w| {
             let d = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-            !(d.len() > 0 && d.chars().all(|c| c.is_ascii_digit() || c == ',') && !(d.len() == 4 && (d.starts_with("19") || d.starts_with("20"))))
+            !(!d.is_empty() && d.chars().all(|c| c.is_ascii_digit() || c == ',') && !(d.len() == 4 && (d.starts_with("19") || d.starts_with("20"))))
         })
 }
 

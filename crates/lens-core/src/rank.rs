@@ -176,11 +176,14 @@ fn toc_share(lines: &[&str]) -> f32 {
 
 /// Rerank profiles of the pages seen so far, made on first use (a page's text never changes
 /// under its key; OCR replaces a page in place, so it clears the cache).
+/// Each page's sections, by page ([`crate::sections::of_document`]), of one document.
+pub type DocSections = std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>;
+
 /// Each page's sections ([`crate::sections::of_document`]) are read once per document.
 #[derive(Default)]
 pub struct ProfileCache {
     pages: std::sync::RwLock<std::collections::HashMap<(i64, u32), std::sync::Arc<PageProfile>>>,
-    sections: std::sync::RwLock<std::collections::HashMap<i64, std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>>>,
+    sections: std::sync::RwLock<std::collections::HashMap<i64, DocSections>>,
 }
 
 impl ProfileCache {
@@ -197,7 +200,7 @@ impl ProfileCache {
     }
 
     /// The sections of every page of the document `key`, read on first use.
-    pub fn sections_of(&self, store: &crate::store::Store, key: i64) -> crate::error::Result<std::sync::Arc<std::collections::HashMap<u32, Vec<String>>>> {
+    pub fn sections_of(&self, store: &crate::store::Store, key: i64) -> crate::error::Result<DocSections> {
         if let Some(s) = self.sections.read().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return Ok(s.clone());
         }
