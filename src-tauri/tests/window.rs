@@ -292,3 +292,89 @@ fn app_window_starts_and_stays_up() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn no_word_is_broken_in_the_window_in_any_view_at_four_widths() {
+    let _display = DISPLAY_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    assert!(std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
+    // a library as a user's grows: filings with long names and aliases, answers in the log
+    let lib = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    {
+        let mut l = lens_core::Library::open(lib.path()).unwrap();
+        let files: Vec<PathBuf> = ["AMCOR_2022_8K_dated-2022-07-01", "JOHNSON_JOHNSON_2023Q2_EARNINGS", "PEPSICO_2023_8K_dated-2023-05-05"]
+            .iter()
+            .map(|n| PathBuf::from(corpus_pdf(n)))
+            .collect();
+        lens_core::ingest::ingest(&mut l, &files, &Default::default(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+        for q in [
+            "Which notes are covered by Amcor's supplemental indentures?",
+            "What does Johnson & Johnson say about its 2023 full-year guidance for adjusted operational sales?",
+        ] {
+            l.ask(&lens_core::ask::AskRequest::new(q)).unwrap();
+        }
+    }
+    // the app prints the probe's reports (ui/probe.js, Ctrl+Alt+Shift+L) on its standard output
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lens-app"))
+        .env("LENS_LIBRARY", lib.path())
+        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+        .env("GSETTINGS_BACKEND", "memory")
+        .env("HOME", home.path())
+        .env("LENS_LAYOUT_PROBE", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("app starts");
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if let Some(report) = line.strip_prefix("layout ") {
+                let _ = tx.send(report.to_string());
+            }
+        }
+    });
+    let _procs = Killed(vec![child]);
+    let app = window("10-K Lens", 30);
+    std::thread::sleep(Duration::from_secs(3));
+    // an answer in the Ask view, asked in the window
+    let geo = xdotool(&["getwindowgeometry", "--shell", &app]);
+    let val = |k: &str| geo.lines().find_map(|l| l.strip_prefix(&format!("{k}="))).and_then(|v| v.parse::<i32>().ok()).unwrap();
+    xdotool(&["mousemove", "--sync", &(val("X") + 165).to_string(), &(val("Y") + 28).to_string()]);
+    xdotool(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["type", "--delay", "10", "What were Amcor's notes covered by the supplemental indentures in 2022?"]);
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while logged(lib.path()) < 3 {
+        assert!(t0.elapsed().as_secs() < 60, "the question typed in the window was not answered");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let mut broken = Vec::new();
+    for width in [1280, 1024, 800, 480] {
+        xdotool(&["windowsize", &app, &width.to_string(), "800"]);
+        std::thread::sleep(Duration::from_millis(800));
+        for (i, view) in ["ask", "library", "log", "label", "settings"].iter().enumerate() {
+            xdotool(&["windowfocus", "--sync", &app]);
+            xdotool(&["key", "--clearmodifiers", &format!("alt+{}", i + 1)]);
+            std::thread::sleep(Duration::from_millis(1200));
+            xdotool(&["key", "--clearmodifiers", "ctrl+alt+shift+l"]);
+            let report = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| {
+                screenshot("failed-layout-probe.png");
+                panic!("no layout report from the window for {view} at {width} px")
+            });
+            let r: serde_json::Value = serde_json::from_str(&report).unwrap();
+            assert_eq!(r["view"], *view, "{report}");
+            let shown = r["width"].as_i64().unwrap();
+            assert!((shown - width as i64).abs() <= 20, "the window is {shown} px wide, not {width}: {report}");
+            if r["broken"].as_array().is_some_and(|b| !b.is_empty()) || r["sideways"].as_i64().unwrap_or(0) > 1 {
+                screenshot(&format!("failed-layout-{view}-{width}.png"));
+                broken.push(report);
+            }
+        }
+        if width == 480 {
+            screenshot("app-settings-480.png");
+        }
+    }
+    assert!(broken.is_empty(), "words broken across lines, or a view wider than the window: {broken:#?}");
+}

@@ -40,35 +40,8 @@ export function launch() {
 }
 
 // Words broken in two across lines inside the open view's cells, buttons, list items and
-// message lines: each word (text between spaces; a hyphen after a letter or an id's <wbr>
-// marks may end a line, a date's hyphens may not) is measured with a Range, and a word whose glyph boxes sit on two lines is broken
-// ("Remov/e", "FY201/7"). Returns "word (where)" for each.
+// message lines, measured in the page by ui/probe.js (the same measurement the desktop window's
+// test asks the app for): "word (where)" for each.
 export async function brokenWords(page, root) {
-  return page.$$eval(`${root} td, ${root} th, ${root} button, ${root} li, ${root} p, ${root} summary, header button`, (els) => {
-    const out = [];
-    for (const e of els) {
-      if (e.offsetParent === null || e.closest('[hidden]') || e.closest('details:not([open]) > :not(summary)')) continue;
-      const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
-      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-        // a text node inside a nested element of the same kind is checked there
-        if (n.parentElement !== e && n.parentElement.closest('td, th, button, li, p, summary') !== e) continue;
-        // the service's own words behind Details (paths, codes) wrap anywhere by design
-        const d = n.parentElement.closest('details');
-        if (d && !n.parentElement.closest('summary')) continue;
-        const text = n.textContent;
-        // a word may end a line after a hyphen that follows a letter ("dated-"), never inside
-        // a number or date ("2026-/12-03")
-        const re = /(?:[^\s\-–—]|(?<![A-Za-z])[\-–—])+(?:(?<=[A-Za-z])[\-–—])?/g;
-        for (let m = re.exec(text); m; m = re.exec(text)) {
-          if (m[0].length < 2) continue;
-          const r = document.createRange();
-          r.setStart(n, m.index);
-          r.setEnd(n, m.index + m[0].length);
-          const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
-          if (tops.size > 1) out.push(`${m[0]} (${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}: "${e.textContent.trim().slice(0, 40)}")`);
-        }
-      }
-    }
-    return out;
-  });
+  return page.evaluate((r) => window.lensProbe.brokenWords(r), root);
 }

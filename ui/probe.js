@@ -1,0 +1,44 @@
+// The layout probe: words broken in two across lines in a part of the page. One measurement
+// for the browser tests (harness.mjs calls window.lensProbe.brokenWords) and the desktop
+// window's test (Ctrl+Alt+Shift+L reports the open view to the shell, which prints it only when
+// started with LENS_LAYOUT_PROBE; otherwise the report goes nowhere).
+(function () {
+  // Each word of the cells, buttons, list items, message lines and summaries under `root`
+  // (text between spaces; a line may end after a hyphen that follows a letter, "dated-", or at
+  // an id's <wbr> marks, never inside a number or a date, "2026-/12-03") is measured with a
+  // Range: a word whose glyph boxes sit on two lines is broken ("Remov/e", "FY201/7").
+  function brokenWords(root) {
+    const out = [];
+    const els = document.querySelectorAll(`${root} td, ${root} th, ${root} button, ${root} li, ${root} p, ${root} summary, header button`);
+    for (const e of els) {
+      if (e.offsetParent === null || e.closest('[hidden]')) continue;
+      const walker = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        // a text node inside a nested element of the same kind is checked there
+        if (n.parentElement !== e && n.parentElement.closest('td, th, button, li, p, summary') !== e) continue;
+        // the service's own words behind Details (paths, codes) wrap anywhere by design
+        if (n.parentElement.closest('details') && !n.parentElement.closest('summary')) continue;
+        const text = n.textContent;
+        const re = /(?:[^\s\-–—]|(?<![A-Za-z])[\-–—])+(?:(?<=[A-Za-z])[\-–—])?/g;
+        for (let m = re.exec(text); m; m = re.exec(text)) {
+          if (m[0].length < 2) continue;
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const tops = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+          if (tops.size > 1) out.push(`${m[0]} (${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}: "${e.textContent.trim().slice(0, 40)}")`);
+        }
+      }
+    }
+    return out;
+  }
+  window.lensProbe = { brokenWords };
+  document.addEventListener('keydown', (ev) => {
+    if (!(ev.ctrlKey && ev.altKey && ev.shiftKey && ev.key.toLowerCase() === 'l')) return;
+    ev.preventDefault();
+    const open = [...document.querySelectorAll('.tab')].find((b) => b.getAttribute('aria-pressed') === 'true');
+    const view = open ? open.dataset.view : '';
+    const report = { view, width: window.innerWidth, broken: brokenWords('#view-' + view), sideways: document.documentElement.scrollWidth - window.innerWidth };
+    window.lensApi.call('layout_report', report).catch(() => {});
+  });
+})();
