@@ -38,7 +38,23 @@
     ev.preventDefault();
     const open = [...document.querySelectorAll('.tab')].find((b) => b.getAttribute('aria-pressed') === 'true');
     const view = open ? open.dataset.view : '';
-    const report = { view, width: window.innerWidth, broken: brokenWords('#view-' + view), sideways: document.documentElement.scrollWidth - window.innerWidth };
+    // what a user sees, for the desktop window's tests: the question box, the answer, its label,
+    // the page viewer's title, the Library's companies, and where the Log's first reopen
+    // button and the answer and page are (to click them)
+    const text = (id) => { const e = document.getElementById(id); return e && !e.closest('[hidden]') ? e.textContent.trim() : ''; };
+    const rect = (sel) => { const e = document.querySelector(sel); if (!e || e.offsetParent === null) return null; const r = e.getBoundingClientRect(); return { x: Math.round(r.x + r.width / 2), y: Math.round(r.y + Math.min(r.height / 2, 40)) }; };
+    const report = {
+      view,
+      width: window.innerWidth,
+      broken: brokenWords('#view-' + view),
+      sideways: document.documentElement.scrollWidth - window.innerWidth,
+      question: document.getElementById('q').value,
+      answer: text('answer-text'),
+      support: text('support'),
+      viewer: text('viewer-title'),
+      companies: [...document.querySelectorAll('#docs tbody td:nth-child(3)')].map((td) => td.textContent.trim()),
+      at: { reopen: rect('#log tbody button[aria-label^="Reopen answer"]'), answer: rect('#answer-text'), page: rect('#viewer-scroll') },
+    };
     window.lensApi.call('layout_report', report).catch(() => {});
   });
 })();

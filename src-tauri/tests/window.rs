@@ -314,26 +314,7 @@ fn no_word_is_broken_in_the_window_in_any_view_at_four_widths() {
             l.ask(&lens_core::ask::AskRequest::new(q)).unwrap();
         }
     }
-    // the app prints the probe's reports (ui/probe.js, Ctrl+Alt+Shift+L) on its standard output
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lens-app"))
-        .env("LENS_LIBRARY", lib.path())
-        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
-        .env("GSETTINGS_BACKEND", "memory")
-        .env("HOME", home.path())
-        .env("LENS_LAYOUT_PROBE", "1")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("app starts");
-    let out = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-            if let Some(report) = line.strip_prefix("layout ") {
-                let _ = tx.send(report.to_string());
-            }
-        }
-    });
-    let _procs = Killed(vec![child]);
+    let (_procs, rx) = start_probed(lib.path(), home.path());
     let app = window("10-K Lens", 30);
     std::thread::sleep(Duration::from_secs(3));
     // an answer in the Ask view, asked in the window
@@ -358,12 +339,8 @@ fn no_word_is_broken_in_the_window_in_any_view_at_four_widths() {
             xdotool(&["windowfocus", "--sync", &app]);
             xdotool(&["key", "--clearmodifiers", &format!("alt+{}", i + 1)]);
             std::thread::sleep(Duration::from_millis(1200));
-            xdotool(&["key", "--clearmodifiers", "ctrl+alt+shift+l"]);
-            let report = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| {
-                screenshot("failed-layout-probe.png");
-                panic!("no layout report from the window for {view} at {width} px")
-            });
-            let r: serde_json::Value = serde_json::from_str(&report).unwrap();
+            let r = probe(&app, &rx);
+            let report = r.to_string();
             assert_eq!(r["view"], *view, "{report}");
             let shown = r["width"].as_i64().unwrap();
             assert!((shown - width as i64).abs() <= 20, "the window is {shown} px wide, not {width}: {report}");
@@ -377,4 +354,121 @@ fn no_word_is_broken_in_the_window_in_any_view_at_four_widths() {
         }
     }
     assert!(broken.is_empty(), "words broken across lines, or a view wider than the window: {broken:#?}");
+}
+
+/// The app on `lib` (home folder `home`) started with the layout probe on: its reports
+/// (ui/probe.js, Ctrl+Alt+Shift+L) arrive on the channel.
+fn start_probed(lib: &Path, home: &Path) -> (Killed, std::sync::mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lens-app"))
+        .env("LENS_LIBRARY", lib)
+        .env("WEBKIT_DISABLE_COMPOSITING_MODE", "1")
+        .env("GSETTINGS_BACKEND", "memory")
+        .env("HOME", home)
+        .env("LENS_LAYOUT_PROBE", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("app starts");
+    let out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if let Some(report) = line.strip_prefix("layout ") {
+                let _ = tx.send(report.to_string());
+            }
+        }
+    });
+    (Killed(vec![child]), rx)
+}
+
+/// What the window shows now, as ui/probe.js reports it.
+fn probe(app: &str, rx: &std::sync::mpsc::Receiver<String>) -> serde_json::Value {
+    while rx.try_recv().is_ok() {}
+    xdotool(&["windowfocus", "--sync", app]);
+    xdotool(&["key", "--clearmodifiers", "ctrl+alt+shift+l"]);
+    let report = rx.recv_timeout(Duration::from_secs(10)).unwrap_or_else(|_| {
+        screenshot("failed-probe.png");
+        panic!("no report from the window's probe")
+    });
+    serde_json::from_str(&report).unwrap()
+}
+
+/// A click at a point of the page (CSS pixels from the window's top left, as the probe gives).
+fn click_at(app: &str, at: &serde_json::Value) {
+    let geo = xdotool(&["getwindowgeometry", "--shell", app]);
+    let val = |k: &str| geo.lines().find_map(|l| l.strip_prefix(&format!("{k}="))).and_then(|v| v.parse::<i64>().ok()).unwrap();
+    let (x, y) = (val("X") + at["x"].as_i64().expect("a point"), val("Y") + at["y"].as_i64().expect("a point"));
+    xdotool(&["mousemove", "--sync", &x.to_string(), &y.to_string()]);
+    xdotool(&["click", "1"]);
+}
+
+#[test]
+fn what_the_window_shows_is_what_is_filed() {
+    let _display = DISPLAY_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    assert!(std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
+    let lib = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    {
+        let mut l = lens_core::Library::open(lib.path()).unwrap();
+        let files: Vec<PathBuf> = ["NIKE_2019_10K", "JOHNSON_JOHNSON_2023Q2_EARNINGS"].iter().map(|n| PathBuf::from(corpus_pdf(n))).collect();
+        lens_core::ingest::ingest(&mut l, &files, &Default::default(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+    }
+    let (_procs, rx) = start_probed(lib.path(), home.path());
+    let app = window("10-K Lens", 30);
+    std::thread::sleep(Duration::from_secs(3));
+    xdotool(&["windowfocus", "--sync", &app]);
+    xdotool(&["key", "--clearmodifiers", "alt+1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let question = "What were Nike's total current assets at the end of FY2019?";
+    xdotool(&["type", "--delay", "10", question]);
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while logged(lib.path()) == 0 {
+        assert!(t0.elapsed().as_secs() < 60, "the question typed in the window was not answered");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    // the answer names each figure's year and unit; the page its printed number
+    let asked = probe(&app, &rx);
+    assert_eq!(asked["answer"], "Total current assets — FY2019: $16,525 million; FY2018: $15,134 million", "{asked}");
+    assert_eq!(asked["support"], "Supported by the cited page", "{asked}");
+    assert!(asked["viewer"].as_str().unwrap().ends_with("p. 52 (PDF page 54)"), "{asked}");
+    screenshot("app-answer-years.png");
+    // letters typed outside the page viewer never turn pages; on the page they do
+    click_at(&app, &asked["at"]["answer"]);
+    xdotool(&["type", "n"]);
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(probe(&app, &rx)["viewer"], asked["viewer"], "n typed outside the viewer turned the page");
+    click_at(&app, &asked["at"]["page"]);
+    xdotool(&["type", "n"]);
+    std::thread::sleep(Duration::from_millis(1200));
+    let turned = probe(&app, &rx);
+    assert!(turned["viewer"].as_str().unwrap().contains("PDF page 55"), "n on the page turns it: {turned}");
+    // the workpaper, saved by typing a bare name, ends in .html and states the label shown
+    xdotool(&["key", "--clearmodifiers", "ctrl+s"]);
+    let first = save_in_dialog("Save workpaper", "as-asked", &home.path().join("as-asked.html"), "failed-save-as-asked.png");
+    assert!(first.contains("Supported by the cited page") && first.contains("FY2019: $16,525 million"), "the workpaper states the answer and label shown");
+
+    // the Log reopens the answer with the question as asked, the same answer and label
+    xdotool(&["windowfocus", "--sync", &app]);
+    xdotool(&["key", "--clearmodifiers", "alt+3"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let log = probe(&app, &rx);
+    click_at(&app, &log["at"]["reopen"]);
+    std::thread::sleep(Duration::from_secs(2));
+    let reopened = probe(&app, &rx);
+    assert_eq!(reopened["view"], "ask", "{reopened}");
+    assert_eq!(reopened["question"], question, "the question box holds the question as asked: {reopened}");
+    assert_eq!((&reopened["answer"], &reopened["support"]), (&asked["answer"], &asked["support"]), "{reopened}");
+    xdotool(&["key", "--clearmodifiers", "ctrl+s"]);
+    let again = save_in_dialog("Save workpaper", "reopened", &home.path().join("reopened.html"), "failed-save-reopened.png");
+    assert!(
+        again.contains("Supported by the cited page") && again.contains("FY2019: $16,525 million"),
+        "the reopened answer's workpaper states the same label"
+    );
+
+    // the Library names each company as its filing prints it
+    xdotool(&["key", "--clearmodifiers", "alt+2"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    let companies = probe(&app, &rx)["companies"].clone();
+    assert!(companies.as_array().unwrap().iter().any(|c| c == "Johnson & Johnson"), "{companies}");
 }
