@@ -192,6 +192,12 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForFunction(() => document.getElementById('l-origin').textContent.includes('marked wrong: right row, wrong sign'));
     await page.waitForSelector('#l-cands li.cand[data-page="3M_2018_10K#60"]');
 
+    // a statement row answers with each figure's year and unit
+    await page.click('button.tab[data-view=ask]');
+    await page.fill('#q', "What were 3M's total current assets at the end of FY2018?");
+    await page.click('#ask-btn');
+    await page.waitForFunction(() => /FY2018: \$[\d,]+ million; FY2017: \$[\d,]+ million/.test(document.getElementById('answer-text').textContent));
+
     // metadata can be edited in the library (once the table has loaded)
     await page.click('button.tab[data-view=library]');
     await page.waitForSelector('#docs[aria-busy=false]');
@@ -298,6 +304,11 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
     const meta = await page.textContent('#answer-meta');
     assert.match(meta, /qwen \(tiny-qwen2-q8_0: \d+ prompt tokens at \d+\/s, \d+ written at [\d.]+\/s\) on cpu \(/);
     assert.ok(await page.isHidden('#stop-btn'), 'Stop is shown only while answering');
+    // notes in a user's words: no passage ids or build words in sight, the notes as written
+    // one click away under Details
+    const shownMeta = await page.$eval('#answer-meta', (e) => { const c = e.cloneNode(true); for (const d of c.querySelectorAll('details')) d.remove(); return c.textContent; });
+    assert.doesNotMatch(shownMeta, /\bP\d+\.[SR]\d+\b|GPU support|tokens: the lines/, shownMeta);
+    assert.ok(await page.isVisible('#answer-meta details summary'), 'the notes as written are behind Details');
     await page.screenshot({ path: join(out, 'ask-qwen.png') });
     // the log records the model's answer
     const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));
