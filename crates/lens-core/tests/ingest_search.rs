@@ -252,6 +252,12 @@ fn a_model_quote_is_boxed_where_it_is_and_a_made_up_one_nowhere() {
     // said in a user's words; the note as written (the quote, the page id) behind Details
     assert!(r.notes.iter().any(|n| n == "The model's quote is not printed on the page it cites: nothing is highlighted, check the page."), "{:?}", r.notes);
     assert!(r.details.iter().any(|n| n.contains("is not on 3M_2018_10K#") && n.contains("nothing is boxed")), "{:?}", r.details);
+
+    // a model chosen, the calculator answers a figure it works out: the answer says so
+    let req = lens_core::ask::AskRequest::new("What is the FY2018 capital expenditure amount (in USD millions) for 3M?");
+    let r = lib.ask_with(&req, &Scripted { answer: "unused", quote: "unused" }, &mut |_| true).unwrap();
+    assert_eq!(r.answer.calculation.as_ref().and_then(|c| c.result.as_deref()), Some("$1,577 million"));
+    assert!(r.notes.iter().any(|n| n.starts_with("worked out by the calculator from the statements' figures, not written by the qwen model")), "{:?}", r.notes);
 }
 
 #[test]
