@@ -300,37 +300,19 @@ fn no_word_is_broken_in_the_window_in_any_view_at_four_widths() {
     // a library as a user's grows: filings with long names and aliases, answers in the log
     let lib = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    {
-        let mut l = lens_core::Library::open(lib.path()).unwrap();
-        let files: Vec<PathBuf> = ["AMCOR_2022_8K_dated-2022-07-01", "JOHNSON_JOHNSON_2023Q2_EARNINGS", "PEPSICO_2023_8K_dated-2023-05-05"]
-            .iter()
-            .map(|n| PathBuf::from(corpus_pdf(n)))
-            .collect();
-        lens_core::ingest::ingest(&mut l, &files, &Default::default(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
-        for q in [
+    library_with(
+        lib.path(),
+        &["AMCOR_2022_8K_dated-2022-07-01", "JOHNSON_JOHNSON_2023Q2_EARNINGS", "PEPSICO_2023_8K_dated-2023-05-05"],
+        &[
             "Which notes are covered by Amcor's supplemental indentures?",
             "What does Johnson & Johnson say about its 2023 full-year guidance for adjusted operational sales?",
-        ] {
-            l.ask(&lens_core::ask::AskRequest::new(q)).unwrap();
-        }
-    }
+        ],
+    );
     let (_procs, rx) = start_probed(lib.path(), home.path());
     let app = window("10-K Lens", 30);
     std::thread::sleep(Duration::from_secs(3));
     // an answer in the Ask view, asked in the window
-    let geo = xdotool(&["getwindowgeometry", "--shell", &app]);
-    let val = |k: &str| geo.lines().find_map(|l| l.strip_prefix(&format!("{k}="))).and_then(|v| v.parse::<i32>().ok()).unwrap();
-    xdotool(&["mousemove", "--sync", &(val("X") + 165).to_string(), &(val("Y") + 28).to_string()]);
-    xdotool(&["click", "1"]);
-    std::thread::sleep(Duration::from_millis(500));
-    xdotool(&["type", "--delay", "10", "What were Amcor's notes covered by the supplemental indentures in 2022?"]);
-    xdotool(&["key", "Return"]);
-    let t0 = Instant::now();
-    while logged(lib.path()) < 3 {
-        assert!(t0.elapsed().as_secs() < 60, "the question typed in the window was not answered");
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    std::thread::sleep(Duration::from_secs(2));
+    ask_in_window(&app, lib.path(), "What were Amcor's notes covered by the supplemental indentures in 2022?");
     let mut broken = Vec::new();
     for width in [1280, 1024, 800, 480] {
         xdotool(&["windowsize", &app, &width.to_string(), "800"]);
@@ -354,6 +336,34 @@ fn no_word_is_broken_in_the_window_in_any_view_at_four_widths() {
         }
     }
     assert!(broken.is_empty(), "words broken across lines, or a view wider than the window: {broken:#?}");
+}
+
+/// A library in `lib` holding these financebench filings, with these questions asked of it (in
+/// the log), made before the app opens it.
+fn library_with(lib: &Path, filings: &[&str], questions: &[&str]) {
+    let mut l = lens_core::Library::open(lib).unwrap();
+    let files: Vec<PathBuf> = filings.iter().map(|n| PathBuf::from(corpus_pdf(n))).collect();
+    lens_core::ingest::ingest(&mut l, &files, &Default::default(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
+    for q in questions {
+        l.ask(&lens_core::ask::AskRequest::new(*q)).unwrap();
+    }
+}
+
+/// `question` typed into the Ask view (Alt+1) of the window `app` on `lib`, once it is answered
+/// (in the log) and drawn.
+fn ask_in_window(app: &str, lib: &Path, question: &str) {
+    let before = logged(lib);
+    xdotool(&["windowfocus", "--sync", app]);
+    xdotool(&["key", "--clearmodifiers", "alt+1"]);
+    std::thread::sleep(Duration::from_millis(500));
+    xdotool(&["type", "--delay", "10", question]);
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while logged(lib) == before {
+        assert!(t0.elapsed().as_secs() < 60, "the question typed in the window was not answered");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_secs(2));
 }
 
 /// The app on `lib` (home folder `home`) started with the layout probe on: its reports
@@ -407,26 +417,12 @@ fn what_the_window_shows_is_what_is_filed() {
     assert!(std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()), "no DISPLAY: run the suite with scripts/test, which starts Xvfb");
     let lib = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    {
-        let mut l = lens_core::Library::open(lib.path()).unwrap();
-        let files: Vec<PathBuf> = ["NIKE_2019_10K", "JOHNSON_JOHNSON_2023Q2_EARNINGS"].iter().map(|n| PathBuf::from(corpus_pdf(n))).collect();
-        lens_core::ingest::ingest(&mut l, &files, &Default::default(), &std::sync::atomic::AtomicBool::new(false), &mut |_| {}).unwrap();
-    }
+    library_with(lib.path(), &["NIKE_2019_10K", "JOHNSON_JOHNSON_2023Q2_EARNINGS"], &[]);
     let (_procs, rx) = start_probed(lib.path(), home.path());
     let app = window("10-K Lens", 30);
     std::thread::sleep(Duration::from_secs(3));
-    xdotool(&["windowfocus", "--sync", &app]);
-    xdotool(&["key", "--clearmodifiers", "alt+1"]);
-    std::thread::sleep(Duration::from_millis(500));
     let question = "What were Nike's total current assets at the end of FY2019?";
-    xdotool(&["type", "--delay", "10", question]);
-    xdotool(&["key", "Return"]);
-    let t0 = Instant::now();
-    while logged(lib.path()) == 0 {
-        assert!(t0.elapsed().as_secs() < 60, "the question typed in the window was not answered");
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    std::thread::sleep(Duration::from_secs(2));
+    ask_in_window(&app, lib.path(), question);
     // the answer names each figure's year and unit; the page its printed number
     let asked = probe(&app, &rx);
     assert_eq!(asked["answer"], "Total current assets — FY2019: $16,525 million; FY2018: $15,134 million", "{asked}");
