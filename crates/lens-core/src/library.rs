@@ -269,10 +269,8 @@ impl Library {
         for v in self.document_views()? {
             let (meta, user) = by_doc.remove(&v.doc.id).unwrap_or_default();
             let listed = self.companies.extra_aliases(&meta, v.doc.company.as_deref());
-            let own = crate::meta::shown_aliases(v.display_name.as_deref().or(v.doc.company.as_deref()), &meta, &[]);
-            for a in crate::meta::shown_aliases(v.display_name.as_deref().or(v.doc.company.as_deref()), &meta, &listed) {
-                let source = if own.contains(&a) { "meta" } else { "list" };
-                out.push((a, v.doc.id.clone(), source.to_string()));
+            for (a, from_list) in crate::meta::shown_aliases(v.display_name.as_deref().or(v.doc.company.as_deref()), &meta, &listed) {
+                out.push((a, v.doc.id.clone(), if from_list { "list" } else { "meta" }.to_string()));
             }
             out.extend(user.into_iter().map(|a| (a, v.doc.id.clone(), "user".to_string())));
         }

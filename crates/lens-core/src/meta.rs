@@ -258,22 +258,22 @@ fn pretty_name(s: &str) -> String {
 /// cover prints it ("Johnson & Johnson") first, then the stored aliases (normalised words)
 /// and the company list's short forms (`listed`: "jnj", "j&j"), each once, in capitals when
 /// they are initials or a ticker ("JNJ", "J&J"); a glued form of another ("johnsonjohnson")
-/// is matched without being shown.
-pub fn shown_aliases(display: Option<&str>, stored: &[String], listed: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+/// is matched without being shown. Each with whether it comes from the list alone.
+pub fn shown_aliases(display: Option<&str>, stored: &[String], listed: &[String]) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
     let mut keys: Vec<String> = Vec::new();
-    let mut push = |shown: String| {
+    let mut push = |shown: String, from_list: bool| {
         let key = normalize_name(&shown);
         if !key.is_empty() && !keys.contains(&key) {
             keys.push(key);
-            out.push(shown);
+            out.push((shown, from_list));
         }
     };
     if let Some(d) = display {
-        push(d.to_string());
+        push(d.to_string(), false);
     }
     let spaced: Vec<String> = stored.iter().chain(listed).filter(|a| a.contains(' ')).map(|a| a.replace(' ', "")).collect();
-    for a in stored.iter().chain(listed) {
+    for (i, a) in stored.iter().chain(listed).enumerate() {
         if !a.contains(' ') && spaced.contains(a) {
             continue;
         }
@@ -281,11 +281,12 @@ pub fn shown_aliases(display: Option<&str>, stored: &[String], listed: &[String]
         // initials the list keeps normalised ("j&j" is "j j"): written as they are printed
         let letters: Vec<&str> = a.split(' ').collect();
         let initials = letters.len() >= 2 && letters.iter().all(|w| w.chars().count() == 1);
-        push(match (short, initials) {
+        let shown = match (short, initials) {
             (_, true) => letters.join(if letters.len() == 2 { "&" } else { "" }).to_uppercase(),
             (true, false) => a.to_uppercase(),
             (false, false) => a.clone(),
-        });
+        };
+        push(shown, i >= stored.len());
     }
     out
 }
@@ -384,7 +385,8 @@ mod tests {
         let m = guess("ADOBE_SYSTEMS_2017_10K", &[]);
         assert!(!m.aliases.contains(&"adobesystems".to_string()), "{:?}", m.aliases);
         let listed = c.extra_aliases(&["johnson johnson".into()], Some("Johnson Johnson"));
-        let shown = shown_aliases(Some("Johnson & Johnson"), &["johnson johnson".into(), "johnsonjohnson".into()], &listed);
+        let shown: Vec<String> =
+            shown_aliases(Some("Johnson & Johnson"), &["johnson johnson".into(), "johnsonjohnson".into()], &listed).into_iter().map(|(a, _)| a).collect();
         assert_eq!(shown[0], "Johnson & Johnson");
         assert!(shown.contains(&"JNJ".to_string()) && shown.contains(&"J&J".to_string()), "{shown:?}");
         assert!(!shown.iter().any(|a| a == "johnsonjohnson" || a == "johnson johnson"), "{shown:?}");

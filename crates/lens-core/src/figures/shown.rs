@@ -29,12 +29,13 @@ pub fn row_of<'a>(tables: &'a [Table], line: &str) -> Option<(&'a Table, &'a Row
 /// printed ("May 31, 2019"), "3 months of FY2019" (the calculator's words for a quarter's
 /// column), with the sub-column's head when the period has several ("FY2019 (% of revenue)").
 pub fn period_name(c: &Column) -> String {
-    const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
     let header = c.header.split_whitespace().collect::<Vec<_>>().join(" ");
     let lower = header.to_lowercase();
     let base = match c.months {
         Some(m) if m != 12 => format!("{m} months of FY{}", c.year),
-        _ if MONTHS.iter().any(|m| lower.contains(&m[..3])) && header.len() <= 24 => header.trim_end_matches(|ch: char| !ch.is_alphanumeric()).to_string(),
+        _ if crate::figures::table::MONTHS.iter().any(|m| lower.contains(&m[..3])) && header.len() <= 24 => {
+            header.trim_end_matches(|ch: char| !ch.is_alphanumeric()).to_string()
+        }
         _ => format!("FY{}", c.year),
     };
     match c.part.as_deref().map(|p| p.trim_start_matches(&*header).trim()).filter(|p| !p.is_empty()) {

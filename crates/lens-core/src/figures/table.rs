@@ -320,7 +320,7 @@ fn clean_label(s: &str) -> String {
     l.trim_end_matches(['.', ':', ' ', '$', '…']).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+pub(crate) const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 
 /// Words of the lines between a table's title and its header: units, dates, "unaudited".
 const FILLER_WORDS: &[&str] =
