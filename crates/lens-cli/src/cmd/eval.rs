@@ -34,12 +34,16 @@ pub struct Args {
     /// Candidate survival instead: BM25 top B reranked by the vision index, for each B
     #[arg(long, value_delimiter = ',')]
     pub survival: Vec<usize>,
+    /// Only one half of the set (a or b, split by company as `eval-answers --half`: no filing
+    /// in both halves): tune on a, report b
+    #[arg(long)]
+    pub half: Option<char>,
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(cli: &Global, args: Args) -> Result<()> {
-    let Args { labels, mode, name, runs_dir, heading_boost, expansion_weight, retriever: rflag, set, misses, only, survival, json } = args;
+    let Args { labels, mode, name, runs_dir, heading_boost, expansion_weight, retriever: rflag, set, misses, only, survival, half, json } = args;
     let lib = open(&cli.library)?;
     if !survival.is_empty() {
         retriever(&lib, Some("vision"), &cli.models, true)?;
@@ -60,6 +64,12 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     let chosen = retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?;
     let mode: Mode = mode.parse()?;
     let mut labels_v = eval::read_labels(&labels)?;
+    if let Some(h) = half {
+        if h != 'a' && h != 'b' {
+            return Err(lens_core::LensError::BadInput(format!("--half is a or b (got {h})")).into());
+        }
+        labels_v = lens_core::eval_answers::half(labels_v, h);
+    }
     for cond in &only {
         let (k, v) = cond.split_once('=').ok_or_else(|| lens_core::LensError::BadInput(format!("--only wants KEY=VALUE, got `{cond}`")))?;
         labels_v.retain(|l| {
