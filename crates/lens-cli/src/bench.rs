@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 use clap::Subcommand;
+use lens_core::dense::TextEmbedder;
 use lens_core::{eval, Library, SearchRequest};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -119,6 +120,10 @@ pub enum BenchCmd {
         /// At most this many pages
         #[arg(long, default_value_t = 200)]
         pages: usize,
+        /// A Python with torch + transformers: embed the same windows with PyTorch (f32 and
+        /// bf16) beside lens's bf16 and f32 paths, and print the largest vector differences
+        #[arg(long)]
+        python: Option<PathBuf>,
     },
 }
 
@@ -378,10 +383,12 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             }
         }
         BenchCmd::Serve { labels, clients, seconds, ingest } => load_test(library, &labels, clients, seconds, ingest)?,
-        BenchCmd::Dense { docs, pages } => {
+        BenchCmd::Dense { docs, pages, python } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
             let lib = Library::open(&dir)?;
-            let emb = crate::embedder(&lib, &models)?;
+            let st = crate::settings(&lib, &models)?;
+            let model_dir = Path::new(&st.models_dir).join(&st.embedder);
+            let emb = lens_ml::minilm::Embedder::load(&model_dir)?;
             let mut texts = Vec::new();
             for id in &docs {
                 let d = lib.document(id)?;
@@ -399,12 +406,84 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
             let v = emb.embed_windows(&windows)?;
             let emb_s = t1.elapsed().as_secs_f64();
             let total = tok_s + emb_s;
-            println!("bench dense: {} pages, {} windows, {} tokens ({}, device {})", texts.len(), v.len(), tokens, emb.name(), emb.device());
+            println!(
+                "bench dense: {} pages, {} windows, {} tokens ({}, device {}, {} threads, linear layers in {})",
+                texts.len(),
+                v.len(),
+                tokens,
+                emb.name(),
+                emb.device(),
+                rayon::current_num_threads(),
+                emb.precision()
+            );
             println!("  tokenise + window: {:.2}s; embed: {:.2}s", tok_s, emb_s);
             println!("  {:.2} pages/s, {:.1} windows/s, {:.0} tokens/s", texts.len() as f64 / total, v.len() as f64 / total, tokens as f64 / total);
             println!("  peak RSS: {:.0} MiB", peak_rss_mib());
+            if let Some(py) = python {
+                dense_beside_pytorch(&py, &model_dir, &windows, &v, emb_s, texts.len())?;
+            }
         }
     }
+    Ok(())
+}
+
+/// `lens bench dense --python`: lens's f32 path and PyTorch (f32 and bf16) on the same windows,
+/// seconds and pages/s side by side, and the largest component difference between each pair of
+/// vector sets that matters (lens bf16 and lens f32 against PyTorch f32, PyTorch bf16 against
+/// PyTorch f32 for scale).
+fn dense_beside_pytorch(py: &Path, model_dir: &Path, windows: &[Vec<u32>], lens_bf16: &[Vec<f32>], lens_s: f64, pages: usize) -> Result<()> {
+    let f32_emb = lens_ml::minilm::Embedder::load_with(model_dir, None)?;
+    let t = Instant::now();
+    let lens_f32 = f32_emb.embed_windows(windows)?;
+    let lens_f32_s = t.elapsed().as_secs_f64();
+    let tmp = tempfile::tempdir()?;
+    let wj = tmp.path().join("windows.json");
+    std::fs::write(&wj, serde_json::to_vec(windows)?)?;
+    let prefix = tmp.path().join("torch");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dense_reference.py");
+    let o =
+        std::process::Command::new(py).arg(&script).arg("speed").arg(model_dir).arg(&wj).arg(&prefix).arg(rayon::current_num_threads().to_string()).output()?;
+    if !o.status.success() {
+        anyhow::bail!("the PyTorch reference failed: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let r: serde_json::Value = serde_json::from_slice(o.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
+    let read = |name: &str| -> Result<Vec<f32>> {
+        let b = std::fs::read(tmp.path().join(format!("torch.{name}.bin")))?;
+        Ok(b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    };
+    let (t32, t16) = (read("f32")?, read("bf16")?);
+    let dim = lens_bf16.first().map(Vec::len).unwrap_or(0);
+    let worst = |a: &mut dyn Iterator<Item = f32>, b: &[f32]| a.zip(b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+    let cos_min = |a: &[Vec<f32>], b: &[f32]| {
+        a.iter().zip(b.chunks_exact(dim.max(1))).map(|(x, y)| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>()).fold(1f32, f32::min)
+    };
+    let (pt32, pt16) = (r["f32_s"].as_f64().unwrap_or(f64::NAN), r["bf16_s"].as_f64().unwrap_or(f64::NAN));
+    let ps = |s: f64| pages as f64 / s;
+    println!(
+        "  beside PyTorch {} (transformers BertModel, sdpa attention, batches of 32 padded windows, {} threads), embedding only:",
+        r["torch"].as_str().unwrap_or("?"),
+        r["threads"]
+    );
+    println!(
+        "    bf16: lens {lens_s:.2} s ({:.1} pages/s), PyTorch {pt16:.2} s ({:.1} pages/s): PyTorch / lens time {:.2}x",
+        ps(lens_s),
+        ps(pt16),
+        pt16 / lens_s
+    );
+    println!(
+        "    f32:  lens {lens_f32_s:.2} s ({:.1} pages/s), PyTorch {pt32:.2} s ({:.1} pages/s): PyTorch / lens time {:.2}x",
+        ps(lens_f32_s),
+        ps(pt32),
+        pt32 / lens_f32_s
+    );
+    println!(
+        "    largest difference from PyTorch f32's vectors: lens bf16 {:.2e} (lowest cosine {:.5}), lens f32 {:.2e}, PyTorch bf16 {:.2e} (lowest cosine {:.5})",
+        worst(&mut lens_bf16.iter().flatten().copied(), &t32),
+        cos_min(lens_bf16, &t32),
+        worst(&mut lens_f32.iter().flatten().copied(), &t32),
+        worst(&mut t16.iter().copied(), &t32),
+        cos_min(&t16.chunks_exact(dim.max(1)).map(<[f32]>::to_vec).collect::<Vec<_>>(), &t32),
+    );
     Ok(())
 }
 

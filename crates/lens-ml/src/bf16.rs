@@ -167,10 +167,15 @@ impl Packed {
     pub fn from_columns(n: usize, k: usize, col: impl Fn(usize, &mut [f32]) + Sync) -> Packed {
         let (kp, np) = (round_up(k.max(1), KB), round_up(n.max(1), 2 * PANEL));
         let mut data = vec![0u16; kp * np];
-        data.par_chunks_mut(kp * PANEL).enumerate().for_each(|(p, panel)| {
+        let fill = |(p, panel): (usize, &mut [u16])| {
             let cols = PANEL.min(n.saturating_sub(p * PANEL));
             fill_panel(panel, kp, k, cols, |c, dst| col(p * PANEL + c, dst));
-        });
+        };
+        if data.len() < SERIAL_ELEMENTS {
+            data.chunks_mut(kp * PANEL).enumerate().for_each(fill);
+        } else {
+            data.par_chunks_mut(kp * PANEL).enumerate().for_each(fill);
+        }
         Packed { k, n, kp, np, data }
     }
 
@@ -200,6 +205,13 @@ impl Packed {
     }
 }
 
+/// Conversions and packings of fewer elements than this run on the calling thread.
+const SERIAL_ELEMENTS: usize = 1 << 16;
+
+/// Products of fewer multiply-adds than this (rows × columns × depth, padded) run on the
+/// calling thread.
+const SERIAL_BELOW: usize = 1 << 22;
+
 /// `out [m][n] = x [m][k] · W (+ bias)` with `kernel`. `x` and `out` are row-major.
 ///
 /// # Panics
@@ -220,7 +232,7 @@ pub fn matmul(kernel: Kernel, x: &[f32], m: usize, w: &Packed, bias: Option<&[f3
     const MC: usize = 128;
     let nblocks = w.np / (2 * PANEL);
     let mchunks = mp.div_ceil(MC);
-    (0..mchunks * nblocks).into_par_iter().for_each(|t| {
+    let task = |t: usize| {
         let (mc, nb) = (t / nblocks, t % nblocks);
         let mut c = [0f32; 32 * 32];
         for r0 in (mc * MC..((mc + 1) * MC).min(mp)).step_by(32) {
@@ -229,7 +241,14 @@ pub fn matmul(kernel: Kernel, x: &[f32], m: usize, w: &Packed, bias: Option<&[f3
             // SAFETY: each task writes its own rows × columns of `out`
             unsafe { write_block(&c, out, m, n, r0, nb * 32, bias) };
         }
-    });
+    };
+    // a small product (attention's, per head) costs less than handing its tasks to other threads
+    if mp * w.np * w.kp < SERIAL_BELOW {
+        (0..mchunks * nblocks).for_each(task);
+    } else {
+        (0..mchunks * nblocks).into_par_iter().for_each(task);
+    }
+    keep_activations(a);
 }
 
 /// [`matmul`] with the weights made as they are used: `col(j, dst)` fills output column `j`'s
@@ -261,6 +280,7 @@ pub fn matmul_columns(kernel: Kernel, x: &[f32], m: usize, n: usize, k: usize, c
             }
         }
     });
+    keep_activations(a);
 }
 
 fn check(kernel: Kernel, x: &[f32], m: usize, k: usize, n: usize, out: &[f32]) {
@@ -274,12 +294,42 @@ fn check(kernel: Kernel, x: &[f32], m: usize, k: usize, n: usize, out: &[f32]) {
     assert!(runs, "the {} kernel does not run on this CPU", kernel.name());
 }
 
-/// The activations in bf16, rows padded to 32 (an AMX tile pair) and `k` to `kp`.
+thread_local! {
+    /// The last activation buffer this thread converted into, kept for the next product (a
+    /// fresh buffer of a few MB costs a page fault per 4 KB). Taken out while in use, so a
+    /// nested product on the same thread (rayon runs other tasks while one waits) gets its own.
+    static ACTIVATIONS: std::cell::Cell<Vec<u16>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// The activations in bf16, rows padded to 32 (an AMX tile pair) and `k` to `kp`; hand the
+/// buffer back with [`keep_activations`].
 fn activations(x: &[f32], m: usize, k: usize, kp: usize) -> (Vec<u16>, usize) {
     let mp = round_up(m, 32);
-    let mut a = vec![0u16; mp * kp];
-    a.par_chunks_mut(kp).zip(x.par_chunks(k.max(1))).for_each(|(dst, src)| convert(src, dst));
+    let mut a = ACTIVATIONS.with(std::cell::Cell::take);
+    // every element is written below: the rows' values, their padding to `kp`, the padding rows
+    a.truncate(mp * kp);
+    a.resize(mp * kp, 0);
+    let row = |(i, dst): (usize, &mut [u16])| {
+        if i < m {
+            convert(&x[i * k..(i + 1) * k], &mut dst[..k]);
+            dst[k..].fill(0);
+        } else {
+            dst.fill(0);
+        }
+    };
+    if a.len() < SERIAL_ELEMENTS {
+        a.chunks_mut(kp).enumerate().for_each(row);
+    } else {
+        a.par_chunks_mut(kp).enumerate().for_each(row);
+    }
     (a, mp)
+}
+
+fn keep_activations(a: Vec<u16>) {
+    ACTIVATIONS.with(|c| {
+        let old = c.take();
+        c.set(if old.capacity() > a.capacity() { old } else { a });
+    });
 }
 
 /// One 32 × 32 block of products: rows `a` (32 of `kp`), two panels `b`.

@@ -5,6 +5,8 @@
 //! a model runs ([`device`]: `--device auto|cpu|cuda|metal`); and a bf16 GEMM for linear layers
 //! on AMX or AVX-512 BF16 ([`bf16`]).
 
+pub mod attention;
+pub mod bert;
 pub mod bf16;
 pub mod device;
 pub mod math;

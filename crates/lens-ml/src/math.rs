@@ -71,6 +71,59 @@ crate::simd_fn! {
     }
 }
 
+crate::simd_fn! {
+    /// Each row of `x` (rows of `w.len()`) in place: `(x − mean) / √(var + eps) · w + b`.
+    pub fn layer_norm(x: &mut [f32], w: &[f32], b: &[f32], eps: f32) {
+        let n = w.len();
+        for row in x.chunks_exact_mut(n) {
+            let mean = sum8(row) / n as f32;
+            let mut acc = [0f32; 8];
+            let c = row.chunks_exact(8);
+            let mut var: f32 = c.remainder().iter().map(|v| (v - mean) * (v - mean)).sum();
+            for ch in c {
+                for i in 0..8 {
+                    acc[i] += (ch[i] - mean) * (ch[i] - mean);
+                }
+            }
+            var += acc.iter().sum::<f32>();
+            let inv = 1.0 / (var / n as f32 + eps).sqrt();
+            for ((v, w), b) in row.iter_mut().zip(w).zip(b) {
+                *v = (*v - mean) * inv * w + b;
+            }
+        }
+    }
+}
+
+/// `erf(x)` to about 4e-7 in f32 (Abramowitz & Stegun 7.1.26: 1.5e-7 in exact arithmetic),
+/// with [`exp`] so loops vectorise.
+#[inline(always)]
+pub fn erf(x: f32) -> f32 {
+    let a = x.abs();
+    let t = 1.0 / (1.0 + 0.327_591_1 * a);
+    let y = 1.0 - t * (0.254_829_6 + t * (-0.284_496_74 + t * (1.421_413_7 + t * (-1.453_152_1 + t * 1.061_405_4)))) * exp(-a * a);
+    if x < 0.0 {
+        -y
+    } else {
+        y
+    }
+}
+
+crate::simd_fn! {
+    /// The exact GELU (`hidden_act: gelu`) in place: `x · (1 + erf(x / √2)) / 2`.
+    pub fn gelu_erf(x: &mut [f32]) {
+        for v in x.iter_mut() {
+            *v = 0.5 * *v * (1.0 + erf(*v * std::f32::consts::FRAC_1_SQRT_2));
+        }
+    }
+}
+
+crate::simd_fn! {
+    /// `x += y` element by element.
+    pub fn add(x: &mut [f32], y: &[f32]) {
+        x.iter_mut().zip(y).for_each(|(x, y)| *x += y);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +158,36 @@ mod tests {
         for (x, y) in g.iter().zip(&got) {
             let want = 2.0 * *x as f64 / (1.0 + (-*x as f64).exp());
             assert!((*y as f64 - want).abs() < 1e-5 * (1.0 + want.abs()), "silu({x})");
+        }
+    }
+
+    #[test]
+    fn layer_norm_and_gelu_match_their_definitions() {
+        let mut x: Vec<f32> = (0..2 * 37).map(|i| (i as f32 * 0.71).cos() * 3.0 + 1.0).collect();
+        let w: Vec<f32> = (0..37).map(|i| 1.0 + i as f32 / 100.0).collect();
+        let b: Vec<f32> = (0..37).map(|i| i as f32 / 50.0).collect();
+        let want: Vec<f64> = x
+            .chunks(37)
+            .flat_map(|r| {
+                let m = r.iter().map(|v| *v as f64).sum::<f64>() / 37.0;
+                let var = r.iter().map(|v| (*v as f64 - m).powi(2)).sum::<f64>() / 37.0;
+                r.iter().enumerate().map(move |(i, v)| (*v as f64 - m) / (var + 1e-12).sqrt() * (1.0 + i as f64 / 100.0) + i as f64 / 50.0).collect::<Vec<_>>()
+            })
+            .collect();
+        layer_norm(&mut x, &w, &b, 1e-12);
+        for (a, b) in x.iter().zip(&want) {
+            assert!((*a as f64 - b).abs() < 1e-5, "{a} vs {b}");
+        }
+        // erf against its series near 0 and known values
+        for (v, want) in [(0.0f32, 0.0f64), (0.5, 0.520_499_877_8), (1.0, 0.842_700_792_9), (-2.0, -0.995_322_265_0), (3.5, 0.999_999_256_9)] {
+            assert!((erf(v) as f64 - want).abs() < 5e-7, "erf({v}) = {} vs {want}", erf(v));
+        }
+        // GELU(x) = x Φ(x), values from the normal distribution's table
+        let cases = [(-3.0f32, -0.004_049_694f64), (-1.0, -0.158_655_25), (0.0, 0.0), (0.5, 0.345_731_37), (2.0, 1.954_499_7)];
+        let mut g: Vec<f32> = cases.iter().map(|c| c.0).collect();
+        gelu_erf(&mut g);
+        for ((x, want), y) in cases.iter().zip(&g) {
+            assert!((*y as f64 - want).abs() < 1e-6, "gelu({x}) = {y}");
         }
     }
 }

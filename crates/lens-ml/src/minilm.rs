@@ -1,5 +1,6 @@
 //! The sentence-embedding model dense search ships with: all-MiniLM-L6-v2 (BERT + mean
-//! pooling over the attention mask) in candle, behind lens-core's
+//! pooling over the attention mask) — on the CPU this crate's own encoder ([`crate::bert`],
+//! bf16 linear layers where the CPU has a bf16 kernel), on a GPU candle's — behind lens-core's
 //! [`lens_core::dense::TextEmbedder`] seam; and [`attach`], which loads it into a library for
 //! the retrievers that read dense vectors.
 
@@ -35,10 +36,15 @@ pub fn device() -> (Device, &'static str) {
     (Device::Cpu, "cpu")
 }
 
+/// Where the layers run: this crate's CPU encoder, or candle's BERT on a GPU.
+enum Engine {
+    Cpu(crate::bert::Bert),
+    Candle(Box<BertModel>, Device),
+}
+
 pub struct Embedder {
-    model: BertModel,
+    engine: Engine,
     tokenizer: Tokenizer,
-    device: Device,
     device_name: &'static str,
     name: String,
     dim: usize,
@@ -60,17 +66,30 @@ fn need(dir: &Path, file: &str) -> Result<PathBuf> {
 
 impl Embedder {
     /// Load a BERT sentence-embedding model from `dir` (config.json, model.safetensors,
-    /// tokenizer.json). The model's name is the folder name.
+    /// tokenizer.json). The model's name is the folder name. On the CPU its linear layers run
+    /// in bf16 where the CPU has a bf16 kernel ([`crate::bf16::kernel`]), else in f32.
     pub fn load(dir: &Path) -> Result<Embedder> {
+        Embedder::load_with(dir, crate::bf16::kernel())
+    }
+
+    /// [`Embedder::load`] with the CPU's linear layers in bf16 on `kernel`, or f32 with `None`
+    /// (a GPU, when the build has one and it starts, runs candle's f32 either way).
+    pub fn load_with(dir: &Path, kernel: Option<crate::bf16::Kernel>) -> Result<Embedder> {
         let cfg_path = need(dir, "config.json")?;
         let weights = need(dir, "model.safetensors")?;
         let tok_path = need(dir, "tokenizer.json")?;
         let cfg_text = std::fs::read_to_string(&cfg_path).map_err(|e| LensError::io(&cfg_path, e))?;
         let config: Config = serde_json::from_str(&cfg_text).map_err(|e| LensError::Model(format!("{}: {e}", cfg_path.display())))?;
         let (device, device_name) = device();
-        let data = std::fs::read(&weights).map_err(|e| LensError::io(&weights, e))?;
-        let vb = VarBuilder::from_buffered_safetensors(data, DType::F32, &device).map_err(|e| LensError::Model(format!("{}: {e}", weights.display())))?;
-        let model = BertModel::load(vb, &config).map_err(|e| LensError::Model(format!("{}: {e}", weights.display())))?;
+        let engine = if device.is_cpu() {
+            let bc: crate::bert::BertConfig = serde_json::from_str(&cfg_text).map_err(|e| LensError::Model(format!("{}: {e}", cfg_path.display())))?;
+            Engine::Cpu(crate::bert::Bert::load(&weights, &bc, kernel)?)
+        } else {
+            let data = std::fs::read(&weights).map_err(|e| LensError::io(&weights, e))?;
+            let vb = VarBuilder::from_buffered_safetensors(data, DType::F32, &device).map_err(|e| LensError::Model(format!("{}: {e}", weights.display())))?;
+            let model = BertModel::load(vb, &config).map_err(|e| LensError::Model(format!("{}: {e}", weights.display())))?;
+            Engine::Candle(Box::new(model), device)
+        };
         let mut tokenizer = Tokenizer::from_file(&tok_path).map_err(|e| LensError::Model(format!("{}: {e}", tok_path.display())))?;
         // windows are cut here; the tokenizer must neither pad nor truncate
         tokenizer.with_padding(None);
@@ -79,9 +98,8 @@ impl Embedder {
         let (cls, sep, pad) = (id("[CLS]")?, id("[SEP]")?, id("[PAD]").unwrap_or(0));
         let name = dir.file_name().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| DEFAULT_MODEL.into());
         Ok(Embedder {
-            model,
+            engine,
             tokenizer,
-            device,
             device_name,
             name,
             dim: config.hidden_size,
@@ -129,8 +147,24 @@ impl Embedder {
         Ok(out)
     }
 
-    /// Mean over the attention mask, L2-normalised.
+    /// What the layers run in: `bf16 (amx)`, `bf16 (avx512bf16)`, `f32`, or `f32 (candle)` on a GPU.
+    pub fn precision(&self) -> String {
+        match &self.engine {
+            Engine::Cpu(b) => b.precision(),
+            Engine::Candle(..) => "f32 (candle)".into(),
+        }
+    }
+
+    /// Mean over each window's tokens, L2-normalised.
     fn embed(&self, windows: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
+        match &self.engine {
+            Engine::Cpu(b) => b.embed(windows),
+            Engine::Candle(model, device) => Self::embed_candle(model, device, self.pad, windows),
+        }
+    }
+
+    /// candle's BERT on a GPU: windows padded to the longest of each batch, the padding masked.
+    fn embed_candle(model: &BertModel, device: &Device, pad: u32, windows: &[Vec<u32>]) -> Result<Vec<Vec<f32>>> {
         let mut out = vec![Vec::new(); windows.len()];
         // similar lengths batch together: less padding
         let mut order: Vec<usize> = (0..windows.len()).collect();
@@ -145,14 +179,14 @@ impl Embedder {
             for &i in chunk {
                 let w = &windows[i];
                 ids.extend_from_slice(w);
-                ids.extend(std::iter::repeat_n(self.pad, len - w.len()));
+                ids.extend(std::iter::repeat_n(pad, len - w.len()));
                 mask.extend(std::iter::repeat_n(1u32, w.len()));
                 mask.extend(std::iter::repeat_n(0u32, len - w.len()));
             }
-            let ids = Tensor::from_vec(ids, (chunk.len(), len), &self.device).map_err(ml)?;
-            let mask = Tensor::from_vec(mask, (chunk.len(), len), &self.device).map_err(ml)?;
+            let ids = Tensor::from_vec(ids, (chunk.len(), len), device).map_err(ml)?;
+            let mask = Tensor::from_vec(mask, (chunk.len(), len), device).map_err(ml)?;
             let types = ids.zeros_like().map_err(ml)?;
-            let hidden = self.model.forward(&ids, &types, Some(&mask)).map_err(ml)?; // (b, len, dim)
+            let hidden = model.forward(&ids, &types, Some(&mask)).map_err(ml)?; // (b, len, dim)
             let m = mask.to_dtype(DType::F32).map_err(ml)?.unsqueeze(2).map_err(ml)?; // (b, len, 1)
             let summed = hidden.broadcast_mul(&m).map_err(ml)?.sum(1).map_err(ml)?; // (b, dim)
             let counts = m.sum(1).map_err(ml)?.clamp(1e-9, f64::MAX).map_err(ml)?; // (b, 1)

@@ -37,7 +37,7 @@ fn main() {
     let qv: Vec<f32> = (0..1024 * 768).map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5).collect();
     let t = Instant::now();
     for _ in 0..5 {
-        let _ = lens_vision::kernels::attention(&qv, &qv, &qv, 1, 1024, 12, 64, 0.125, None, None);
+        let _ = lens_ml::attention::attention(&qv, &qv, &qv, &[1024], 12, 64, 0.125, None, None);
     }
     println!("kernels::attention per layer: {:.1} ms", t.elapsed().as_secs_f64() * 200.0);
     let mut g: Vec<f32> = (0..1024 * 3072).map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5).collect();

@@ -667,7 +667,7 @@ impl ColModernVBert {
             let a = if self.ops() {
                 attention_ops(&q, &k, &v, heads, hd, None)?
             } else {
-                let a = kernels::attention(&vec(&q)?, &vec(&k)?, &vec(&v)?, b, len, heads, hd, (hd as f32).powf(-0.5), None, self.bf16);
+                let a = lens_ml::attention::attention(&vec(&q)?, &vec(&k)?, &vec(&v)?, &vec![len; b], heads, hd, (hd as f32).powf(-0.5), None, self.bf16);
                 Tensor::from_vec(a, (b, len, vc.hidden), &Device::Cpu).ctx()?
             };
             h = (h + l.o.forward(&a)?).ctx()?;
@@ -779,7 +779,7 @@ impl ColModernVBert {
                 }
                 kernels::rope(&mut q, len, heads, hd, cos, sin);
                 kernels::rope(&mut k, len, heads, hd, cos, sin);
-                let a = kernels::attention(&q, &k, &v, 1, len, heads, hd, (hd as f32).powf(-0.5), window, self.bf16);
+                let a = lens_ml::attention::attention(&q, &k, &v, &[len], heads, hd, (hd as f32).powf(-0.5), window, self.bf16);
                 Tensor::from_vec(a, (len, hidden), &Device::Cpu).ctx()?
             };
             h = (h + l.wo.forward(&a)?).ctx()?;
@@ -799,7 +799,7 @@ impl ColModernVBert {
 
 /// `softmax(q kᵀ / √hd) v` from candle's ops, for `q, k, v` `[batch, len, heads × hd]`; with
 /// `window`, token i sees only tokens j with |i − j| ≤ window. The device-generic counterpart of
-/// [`kernels::attention`].
+/// [`lens_ml::attention::attention`].
 fn attention_ops(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize, hd: usize, window: Option<usize>) -> Result<Tensor> {
     let (b, len, hidden) = q.dims3().ctx()?;
     let split = |t: &Tensor| -> Result<Tensor> { t.reshape((b, len, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx() };
