@@ -70,10 +70,15 @@ struct Queue {
     cancel: Arc<AtomicBool>,
 }
 
+/// What runs when a worker has drained its queue without being cancelled and stored at least
+/// one document (the service starts the dense build there).
+pub type AfterIngest = Arc<dyn Fn() + Send + Sync>;
+
 pub struct IngestJobs {
     dir: PathBuf,
     stale: Arc<AtomicBool>,
     q: Arc<Mutex<Queue>>,
+    after: Option<AfterIngest>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -81,8 +86,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl IngestJobs {
-    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>) -> IngestJobs {
-        IngestJobs { dir, stale, q: Arc::new(Mutex::new(Queue::default())) }
+    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>, after: Option<AfterIngest>) -> IngestJobs {
+        IngestJobs { dir, stale, q: Arc::new(Mutex::new(Queue::default())), after }
     }
 
     /// Queue paths; a worker starts when none runs. Returns the queue's state at once.
@@ -111,8 +116,14 @@ impl IngestJobs {
         let snapshot = q.state.clone();
         drop(q);
         if start_worker {
-            let (q, stale, dir) = (self.q.clone(), self.stale.clone(), self.dir.clone());
-            std::thread::spawn(move || ingest_worker(&dir, &q, &stale));
+            let (q, stale, dir, after) = (self.q.clone(), self.stale.clone(), self.dir.clone(), self.after.clone());
+            std::thread::spawn(move || {
+                if ingest_worker(&dir, &q, &stale) {
+                    if let Some(after) = after {
+                        after();
+                    }
+                }
+            });
         }
         snapshot
     }
@@ -167,8 +178,9 @@ fn set_all(q: &mut Queue, from: &[FileStatus], to: FileStatus, message: Option<&
     }
 }
 
-/// Drains the queue on its own `Library`.
-fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
+/// Drains the queue on its own `Library`; true when it ended without a cancel and some document
+/// was stored.
+fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) -> bool {
     let mut lib = match Library::open(dir) {
         Ok(l) => l,
         Err(e) => {
@@ -176,7 +188,7 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
             g.state.error = Some((&e).into());
             g.state.running = false;
             g.paths.clear();
-            return;
+            return false;
         }
     };
     loop {
@@ -188,7 +200,7 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) {
                 g.paths.clear();
                 g.state.cancelled = cancelled;
                 g.state.running = false;
-                return;
+                return !cancelled && g.state.files.iter().any(|f| f.status == FileStatus::Done);
             }
             let batch = std::mem::take(&mut g.paths);
             set_all(&mut g, &[FileStatus::Queued], FileStatus::Reading, None);

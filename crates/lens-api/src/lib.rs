@@ -62,6 +62,15 @@ pub fn choose_retriever(lib: &Library, st: &Settings, flag: Option<retrieve::Ret
     Ok(r)
 }
 
+/// The ingest queue's hook: the dense build after each finished batch ([`Api::dense_after_ingest`]).
+fn dense_after_ingest(me: std::sync::Weak<Api>) -> jobs::AfterIngest {
+    Arc::new(move || {
+        if let Some(api) = me.upgrade() {
+            api.dense_after_ingest();
+        }
+    })
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -72,7 +81,7 @@ impl Api {
         Arc::new_cyclic(|me| {
             let stale = Arc::new(AtomicBool::new(false));
             Api {
-                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone()),
+                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone(), Some(dense_after_ingest(me.clone()))),
                 dense: jobs::DenseJobs::new(dir.clone()),
                 vision: jobs::VisionJobs::new(dir.clone()),
                 dir,
@@ -426,6 +435,20 @@ impl Api {
         let path = dir.join(&base);
         std::fs::write(&path, bytes).map_err(|e| LensError::io(&path, e))?;
         self.start_ingest(vec![path])
+    }
+
+    /// After an ingest: when the library's retriever reads dense vectors and its embedding model
+    /// is installed, embed the new documents in the background (unless a build runs already).
+    /// Without the model nothing starts: BM25 goes on as before.
+    pub fn dense_after_ingest(&self) -> Option<jobs::DenseState> {
+        let wanted = self.with_library(|l| {
+            let st = l.settings()?;
+            Ok(st.retriever.uses_dense() && lens_core::settings::embedder_installed(&Path::new(&st.models_dir).join(&st.embedder)))
+        });
+        if !matches!(wanted, Ok(true)) || self.dense.state().running {
+            return None;
+        }
+        self.start_dense().ok()
     }
 
     /// Embed, in the background, every document without vectors for the configured model. The

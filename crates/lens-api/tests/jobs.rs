@@ -126,3 +126,56 @@ fn a_watched_folder_that_cannot_be_read_is_paused_with_its_reason() {
     again.stop_watching();
     api.stop_watching();
 }
+
+/// With the hybrid retriever and its embedding model installed, a finished ingest starts the
+/// dense build on its own; stopping that build keeps every stored page and the vectors already
+/// written, and the next build does only what is left.
+#[test]
+fn an_ingest_starts_the_dense_build_which_stops_without_loss_and_resumes() {
+    let lib = tempfile::tempdir().unwrap();
+    let models = tempfile::tempdir().unwrap();
+    let tiny = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/tiny-bert");
+    std::fs::create_dir(models.path().join("tiny-bert")).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(tiny.join(f), models.path().join("tiny-bert").join(f)).unwrap();
+    }
+    {
+        let l = lens_core::Library::open(lib.path()).unwrap();
+        let st = lens_core::settings::Settings {
+            retriever: lens_core::Retriever::Hybrid,
+            models_dir: models.path().display().to_string(),
+            embedder: "tiny-bert".into(),
+            ..Default::default()
+        };
+        l.save_settings(&st).unwrap();
+    }
+    let api = Api::new(lib.path().to_path_buf());
+    let status = |api: &Api| dispatch(api, "dense_status", serde_json::json!({})).unwrap();
+    api.start_ingest(vec![fb("AMCOR_2022_8K_dated-2022-07-01"), fb("ULTABEAUTY_2023Q4_EARNINGS")]).unwrap();
+    wait_until("the ingest and the dense build after it finish", || {
+        let s = status(&api);
+        s["with_vectors"].as_array().unwrap().len() == 2 && s["job"]["running"] == false
+    });
+    let s = status(&api);
+    assert_eq!(s["job"]["docs_done"], 2, "{s}");
+    assert!(s["job"]["error"].is_null(), "{s}");
+
+    // a build stopped at once: the documents and the vectors written so far stay
+    api.start_ingest(vec![fb("AMCOR_2023Q4_EARNINGS"), fb("MGMRESORTS_2022Q4_EARNINGS")]).unwrap();
+    wait_until("the second ingest finishes", || dispatch(&api, "ingest_status", serde_json::json!({})).unwrap()["running"] == false);
+    dispatch(&api, "cancel_dense", serde_json::json!({})).unwrap();
+    wait_until("the dense build stops", || status(&api)["job"]["running"] == false);
+    let docs = dispatch(&api, "documents", serde_json::json!({})).unwrap();
+    assert_eq!(docs.as_array().unwrap().len(), 4);
+    let before = status(&api)["with_vectors"].as_array().unwrap().len();
+    assert!(before >= 2, "vectors already built are kept");
+    // resumed: only the documents without vectors are embedded
+    let st = dispatch(&api, "dense_build", serde_json::json!({})).unwrap();
+    assert_eq!(st["running"], true);
+    wait_until("the resumed build finishes", || status(&api)["job"]["running"] == false);
+    let s = status(&api);
+    assert_eq!(s["with_vectors"].as_array().unwrap().len(), 4, "{s}");
+    assert_eq!(s["job"]["docs_done"].as_u64().unwrap() as usize, 4 - before, "{s}");
+    let r = dispatch(&api, "search", serde_json::json!({"query": "Amcor net sales", "retriever": "hybrid"})).unwrap();
+    assert_eq!(r["retriever"], "hybrid", "{r}");
+}
