@@ -325,6 +325,56 @@ fn rows_introduced(q: &Question, page: &str, unit: &str) -> Option<(Option<Strin
     Some((head, rows))
 }
 
+/// Characters that start a bullet line.
+const BULLETS: &[char] = &['•', '◦', '▪', '●', '○', '–', '-', '*'];
+
+/// The bullet lines a line ending in ':' introduces ("... driven by:" then "• Currency impacts"),
+/// with the short joining lines between them ("partially offset by"), as written without their
+/// bullet marks; `None` when no bullet follows.
+fn bullets_introduced(page: &str, unit: &str) -> Option<Vec<String>> {
+    if !unit.trim_end().ends_with(':') {
+        return None;
+    }
+    let lines: Vec<&str> = page.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let tail = unit.split_whitespace().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" ");
+    let at = lines.iter().position(|l| l.split_whitespace().collect::<Vec<_>>().join(" ").ends_with(&tail))?;
+    let mut out: Vec<String> = Vec::new();
+    for l in &lines[at + 1..] {
+        if let Some(rest) = l.strip_prefix(BULLETS).map(str::trim).filter(|r| !r.is_empty()) {
+            out.push(rest.to_string());
+        } else if !out.is_empty() && l.split_whitespace().count() <= 4 && l.starts_with(char::is_lowercase) {
+            // "partially offset by", "and"
+            out.push(l.to_string());
+        } else {
+            break;
+        }
+        if out.len() >= 12 {
+            break;
+        }
+    }
+    while out.last().is_some_and(|l| l.starts_with(char::is_lowercase) && l.split_whitespace().count() <= 4) {
+        out.pop();
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Bullets as one line: "A; B; partially offset by C" (a joining line leads the next bullet).
+fn join_bullets(items: &[String]) -> String {
+    let mut out = String::new();
+    let mut joined = false;
+    for it in items {
+        let connector = it.starts_with(char::is_lowercase) && it.split_whitespace().count() <= 4;
+        if !out.is_empty() && !joined {
+            out.push_str("; ");
+        } else if joined {
+            out.push(' ');
+        }
+        out.push_str(it);
+        joined = connector;
+    }
+    out
+}
+
 /// `unit` with the sentence before it when that sentence holds question words `unit` lacks.
 fn with_subject(q: &Question, page: &str, unit: &str) -> String {
     let all: Vec<(usize, String, ())> = units(page).into_iter().map(|u| (0, u, ())).collect();
@@ -510,6 +560,31 @@ impl Answerer for Extractive {
     }
 }
 
+/// Sentences of a list answer's quote, at most (each boxed).
+const LIST_QUOTE_UNITS: usize = 5;
+
+/// A list question's answer ([`crate::lists`]): the items of the kind asked from the page read
+/// that names most of them, the sentences they come from as the quote, in pieces.
+fn list_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    let kind = crate::lists::list_kind(question)?;
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    let (pi, items) = crate::lists::best_page(kind, &texts, &question.years)?;
+    let mut quote_units: Vec<&str> = Vec::new();
+    for (_, u) in &items {
+        if !quote_units.contains(&u.as_str()) && quote_units.len() < LIST_QUOTE_UNITS {
+            quote_units.push(u);
+        }
+    }
+    // items whose sentence is past the quote's last are left out: every item shown is boxed
+    let shown: Vec<&str> = items.iter().filter(|(_, u)| quote_units.contains(&u.as_str())).map(|(i, _)| i.as_str()).collect();
+    let mut a = Answer::not_found(AnswererKind::Extractive, 0.0);
+    a.answer = shown.join("; ");
+    a.quote = Some(quote_units.join(crate::evidence::QUOTE_GAP));
+    a.citations = vec![pages[pi].page_ref()];
+    a.not_found = false;
+    Some(a)
+}
+
 /// The fewest pages read whose answer more pages never lose ([`Extractive`]'s `answer`, the
 /// calculator in `ask`): the default number of pages read.
 pub const MIN_PAGES_KEPT: usize = 3;
@@ -521,8 +596,11 @@ impl Extractive {
         if question.text.trim().is_empty() {
             return Err(LensError::BadInput("the question is empty".into()));
         }
-        let ranked = self.rank_units(question, pages);
         let ms = || t0.elapsed().as_secs_f64() * 1000.0;
+        if let Some(a) = list_answer(question, pages) {
+            return Ok(Answer { answer_ms: ms(), ..a });
+        }
+        let ranked = self.rank_units(question, pages);
         let Some((_, coverage, pi, unit)) = ranked.into_iter().next() else {
             return Ok(Answer::not_found(self.kind(), ms()));
         };
@@ -542,6 +620,18 @@ impl Extractive {
             answer = format!("{} — {}", if negated { "No" } else { "Yes" }, unit);
         }
         let p = &pages[pi];
+        // a narrative's line that introduces bullets ("... driven by:"): the bullets are the
+        // answer, each boxed
+        if question.operation == Operation::Narrative {
+            if let Some(bullets) = bullets_introduced(&p.text, &unit) {
+                let mut a = Answer::not_found(self.kind(), ms());
+                a.answer = format!("{} {}", unit.trim_end(), join_bullets(&bullets));
+                a.quote = Some(std::iter::once(unit.as_str()).chain(bullets.iter().map(String::as_str)).collect::<Vec<_>>().join(crate::evidence::QUOTE_GAP));
+                a.citations = vec![p.page_ref()];
+                a.not_found = false;
+                return Ok(a);
+            }
+        }
         // a line that introduces a table ("... are expected to be paid as follows:"): the answer is
         // the row below it for the period asked, given with the table's column heads
         let (answer, unit) = match rows_introduced(question, &p.text, &unit) {
@@ -601,6 +691,16 @@ mod tests {
         assert!(a.not_found);
         assert_eq!(a.answer, NOT_FOUND);
         assert!(a.citations.is_empty());
+    }
+
+    #[test]
+    fn a_line_introducing_bullets_is_answered_by_the_bullets() {
+        let page = "Cost of products sold increased as a percent to sales driven by:\n• One-time vaccine exit costs\n• Currency impacts\npartially offset by\n• Supply chain benefits\nThe amortization expense was $4.3 billion.";
+        let b = bullets_introduced(page, "Cost of products sold increased as a percent to sales driven by:").unwrap();
+        assert_eq!(b, vec!["One-time vaccine exit costs", "Currency impacts", "partially offset by", "Supply chain benefits"]);
+        assert_eq!(join_bullets(&b), "One-time vaccine exit costs; Currency impacts; partially offset by Supply chain benefits");
+        assert!(bullets_introduced(page, "The amortization expense was $4.3 billion.").is_none());
+        assert!(bullets_introduced("Revenue was driven by:\nHigher volumes in all regions.", "Revenue was driven by:").is_none(), "no bullet follows");
     }
 
     #[test]

@@ -89,12 +89,20 @@ fn find(hay: &[char], needle: &[char]) -> Option<usize> {
     (0..=hay.len() - needle.len()).find(|&i| hay[i] == first && hay[i..i + needle.len()] == *needle)
 }
 
-/// Locate `quote` (then `answer`'s numbers) on a page.
+/// What separates the pieces of a quote taken from several places of one page (a list
+/// answer's sentences): each piece is located and boxed.
+pub const QUOTE_GAP: &str = " … ";
+
+/// Locate `quote` (then `answer`'s numbers) on a page. A quote in pieces ([`QUOTE_GAP`]) is
+/// found when every piece is.
 pub fn locate(page_text: &str, boxes: &[CharBox], quote: Option<&str>, answer: Option<&str>) -> Evidence {
     let (norm, map) = normalize(page_text);
     let chars: Vec<char> = page_text.chars().collect();
     if let Some(q) = quote.map(str::trim).filter(|q| !q.is_empty()) {
-        if let Some(idx) = find_quote(&norm, &map, q) {
+        let found: Option<Vec<Vec<usize>>> = q.split(QUOTE_GAP).map(str::trim).filter(|p| !p.is_empty()).map(|p| find_quote(&norm, &map, p)).collect();
+        if let Some(mut idx) = found.map(|v| v.concat()).filter(|v| !v.is_empty()) {
+            idx.sort_unstable();
+            idx.dedup();
             return build(FoundBy::Quote, &idx, &chars, boxes);
         }
     }
@@ -275,5 +283,39 @@ mod tests {
         assert!(same_number(18_841.0, 18.841e9, 0.005));
         assert!(same_number(18.8e9, 18_841.0 * 1e6, 0.005));
         assert!(!same_number(1577.0, 1578.0 * 1.01, 0.005));
+    }
+
+    /// A page of three lines, each character 6 units wide, lines 20 units apart.
+    fn page() -> (String, Vec<CharBox>) {
+        let text = "We acquired Abiomed in December.\nSales rose 5% on volume.\nWe also acquired Momenta in October.";
+        let (mut x, mut y) = (0.0f32, 100.0f32);
+        let boxes = text
+            .chars()
+            .map(|c| {
+                if c == '\n' {
+                    let b = CharBox { l: x, b: y, r: x, t: y + 10.0 };
+                    x = 0.0;
+                    y -= 20.0;
+                    return b;
+                }
+                let b = CharBox { l: x, b: y, r: x + 6.0, t: y + 10.0 };
+                x += 6.0;
+                b
+            })
+            .collect();
+        (text.to_string(), boxes)
+    }
+
+    #[test]
+    fn a_quote_in_pieces_boxes_each_piece_and_nothing_between() {
+        let (text, boxes) = page();
+        let q = format!("We acquired Abiomed in December.{QUOTE_GAP}We also acquired Momenta in October.");
+        let ev = locate(&text, &boxes, Some(&q), None);
+        assert_eq!(ev.found_by, FoundBy::Quote);
+        assert_eq!(ev.boxes.len(), 2, "{:?}", ev.boxes);
+        assert!(ev.boxes.iter().all(|b| b.b != 80.0), "the line between is not boxed: {:?}", ev.boxes);
+        // a piece that is not on the page: the quote is not found
+        let q = format!("We acquired Abiomed in December.{QUOTE_GAP}We acquired Seagen.");
+        assert_eq!(locate(&text, &boxes, Some(&q), None).found_by, FoundBy::None);
     }
 }

@@ -47,6 +47,7 @@ pub mod evidence;
 pub mod ingest;
 pub mod labels;
 pub mod library;
+pub mod lists;
 pub mod log;
 pub mod ocr;
 pub mod scan;

@@ -165,6 +165,21 @@ mod tests {
     }
 
     #[test]
+    fn a_scanned_page_whose_heading_ocr_missed_stays_in_the_section_before() {
+        // page 2 not read yet (a scan waiting for OCR), page 3 read with its heading garbled
+        let pages = [
+            "PART I\nItem 1. Business\nWe make airplanes.",
+            "",
+            "ltem 3. Lega1 Proceedlngs\nVarious legal proceedings are pending.",
+            "Item 7. Management's Discussion and Analysis\nSales rose.",
+        ];
+        let s = of_document(&pages);
+        assert_eq!(s[1], vec!["Item 1. Business"]);
+        assert_eq!(s[2], vec!["Item 1. Business"], "no section is made up from a misread heading");
+        assert_eq!(s[3], vec!["Item 1. Business", "Item 7. Management's Discussion and Analysis"]);
+    }
+
+    #[test]
     fn topics_point_at_their_sections() {
         let t = Topics::builtin();
         let legal = t.sections_for("Has CVS Health reported any materially important ongoing legal battles from 2022?");

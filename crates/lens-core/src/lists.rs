@@ -1,0 +1,353 @@
+//! List answers: "Which acquisitions ...?", "What are the segments ...?", "What are the
+//! geographies ...?" are answered with the items of the kind asked, each taken from a sentence
+//! or row of one page read, and those sentences as the quote (in pieces, each boxed: see
+//! [`crate::evidence::QUOTE_GAP`]). Pure: the question and page texts in, items out.
+//!
+//! - **acquisitions**: the capitalised name after "acquisition of", "acquired", "merger with"
+//!   (a list of subsidiaries names no acquisition verb, so it gives none);
+//! - **segments**: the names before "segment" and the names a sentence about segments lists;
+//! - **geographies**: region and country names of a fixed list, as the page writes them.
+
+use crate::answer::units;
+use crate::question::{Operation, Question};
+use regex::Regex;
+use std::sync::LazyLock;
+
+named_enum!(
+    /// The kind of item a list question asks for.
+    pub enum ListKind("list kind") {
+        Acquisitions = "acquisitions",
+        Segments = "segments",
+        Geographies = "geographies",
+    }
+);
+
+/// The kind of list `q` asks for: a narrative "which / what are / list / name" question about
+/// acquisitions, segments or geographies. A ranking ("which segment had the highest ...") is not
+/// a list.
+pub fn list_kind(q: &Question) -> Option<ListKind> {
+    if q.operation != Operation::Narrative {
+        return None;
+    }
+    let t = q.text.to_lowercase();
+    let first = t.split_whitespace().next().unwrap_or("");
+    let asks_list = matches!(first, "which" | "what" | "list" | "name") || t.contains("what are") || t.contains("which are");
+    if !asks_list {
+        return None;
+    }
+    if t.contains("acquisitions") || t.contains("acquired") || t.contains("companies did") && t.contains("acquir") {
+        Some(ListKind::Acquisitions)
+    } else if t.contains("segments") {
+        Some(ListKind::Segments)
+    } else if t.contains("geograph") || t.contains("regions") || t.contains("countries") {
+        Some(ListKind::Geographies)
+    } else {
+        None
+    }
+}
+
+/// A capitalised name: words that start with a capital or a digit, joined by "and", "&", "of",
+/// "de", "the" inside.
+const NAME: &str =
+    r"(?:[A-Z][\w'’.&-]*|\d[\w-]*)(?:,? (?:Inc\.|LLC|Ltd\.?|Corp\.?|S\.A\.|N\.V\.|plc|AG|GmbH)|\s+(?:(?:and|&|of|de|the|for)\s+)?(?:[A-Z][\w'’.&-]*))*";
+
+static ACQUIRED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?:acquisitions? of|acquired|acquire|acquiring|merger with|merged with|purchase of|purchased)\s+(?:(?:all|substantially all|a majority|\d+(?:\.\d+)?%)\s+of\s+)?(?:the\s+)?(?:(?:outstanding|issued|remaining)\s+)*(?:(?:shares|stock|equity interests?|ownership interests?|assets|capital stock|common stock)\s+(?:of|in)\s+)?({NAME})"
+    ))
+    .expect("acquisition pattern")
+});
+
+static SEGMENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"({NAME})\s+(?:business\s+|reportable\s+|operating\s+)?segments?\b")).expect("segment pattern"));
+
+static LISTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(NAME).expect("name pattern"));
+
+/// Words a name may not be (or start with) — sentence openers, generic nouns, months.
+const NOT_NAMES: &[&str] = &[
+    "The",
+    "This",
+    "These",
+    "Our",
+    "We",
+    "In",
+    "On",
+    "As",
+    "At",
+    "For",
+    "Of",
+    "Company",
+    "Corporation",
+    "Total",
+    "Other",
+    "Each",
+    "All",
+    "Business",
+    "Reportable",
+    "Operating",
+    "Segment",
+    "Segments",
+    "Corporate",
+    "Unallocated",
+    "During",
+    "Fiscal",
+    "Note",
+    "Item",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Such",
+    "Its",
+    "Their",
+    "Certain",
+    "Following",
+    "Acquisition",
+    "Acquisitions",
+    "A",
+    "An",
+    "U.S.",
+    "Consolidated",
+    "Net",
+    "Sales",
+    "Revenue",
+    "Revenues",
+    "Income",
+    "Three",
+    "Two",
+    "Four",
+    "Five",
+    "Six",
+    "Both",
+    "Any",
+    "Those",
+    "Which",
+    "Including",
+    "Table",
+    "See",
+];
+
+/// Regions and countries as filings write them, longest first (so "North America" is taken
+/// before "America").
+const PLACES: &[&str] = &[
+    "Europe, the Middle East and Africa",
+    "Asia Pacific, Latin America and Canada",
+    "Latin America and Canada",
+    "Greater China",
+    "Asia Pacific",
+    "Asia-Pacific",
+    "North America",
+    "Latin America",
+    "South America",
+    "Central America",
+    "Middle East",
+    "United States",
+    "United Kingdom",
+    "Rest of World",
+    "Rest of the World",
+    "Developed Europe",
+    "Developed Rest of World",
+    "Emerging Markets",
+    "EMEA",
+    "APAC",
+    "LACC",
+    "Americas",
+    "Europe",
+    "Asia",
+    "Africa",
+    "China",
+    "Japan",
+    "Canada",
+    "Mexico",
+    "Brazil",
+    "India",
+    "Australia",
+    "Germany",
+    "France",
+    "Macau",
+    "International",
+];
+
+/// The items of one page: (item, the sentence or row it came from), in the page's order, each
+/// item once.
+pub fn items(kind: ListKind, page: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    // an item once: a name that starts another ("Blue Buffalo", "Blue Buffalo Pet Products,
+    // Inc.") is the same item, kept as first written
+    let mut push = |item: String, unit: &str| {
+        let key = item.to_lowercase();
+        let same = |i: &String| {
+            let k = i.to_lowercase();
+            k == key || k.starts_with(&format!("{key} ")) || key.starts_with(&format!("{k} "))
+        };
+        if !out.iter().any(|(i, _)| same(i)) {
+            out.push((item, unit.to_string()));
+        }
+    };
+    for u in units(page) {
+        match kind {
+            ListKind::Acquisitions => {
+                for c in ACQUIRED.captures_iter(&u) {
+                    if let Some(n) = clean(&c[1]) {
+                        push(n, &u);
+                    }
+                }
+            }
+            ListKind::Segments => {
+                if !u.to_lowercase().contains("segment") || crate::support::is_table_row(&u) {
+                    continue;
+                }
+                for c in SEGMENT.captures_iter(&u) {
+                    if let Some(n) = clean(&c[1]) {
+                        push(n, &u);
+                    }
+                }
+                // "... segments: Safety and Industrial; Transportation and Electronics; ..."
+                if let Some(after) = u.split_once(':').filter(|(head, _)| head.to_lowercase().contains("segments")).map(|(_, a)| a) {
+                    for part in after.split([';', ',']) {
+                        let part = part.trim().trim_start_matches("and ").trim_end_matches('.');
+                        if let Some(m) = LISTED.find(part).filter(|m| m.start() == 0 && m.end() == part.len()) {
+                            if let Some(n) = clean(m.as_str()) {
+                                push(n, &u);
+                            }
+                        }
+                    }
+                }
+            }
+            ListKind::Geographies => {
+                let mut rest = u.clone();
+                let mut found = Vec::new();
+                for p in PLACES {
+                    if let Some(at) = find_word(&rest, p) {
+                        found.push((at, *p));
+                        // taken: "North America" leaves no "America" behind
+                        rest.replace_range(at..at + p.len(), &" ".repeat(p.len()));
+                    }
+                }
+                found.sort();
+                for (_, p) in found {
+                    push(p.to_string(), &u);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `needle` in `hay` at word boundaries.
+fn find_word(hay: &str, needle: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(needle).map(|i| i + from) {
+        let before = hay[..i].chars().next_back();
+        let after = hay[i + needle.len()..].chars().next();
+        if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
+            return Some(i);
+        }
+        from = i + needle.len();
+    }
+    None
+}
+
+/// Words ending in a full stop that do not end a name's sentence.
+const ABBREVIATIONS: &[&str] = &["Inc.", "Corp.", "Co.", "Ltd.", "N.V.", "S.A.", "L.P.", "U.S.", "St.", "Mr.", "Dr."];
+
+/// A captured name without trailing joiners or punctuation, or `None` for a generic word. A
+/// word ending in a full stop (not an abbreviation or an initial) ends the name.
+fn clean(raw: &str) -> Option<String> {
+    let mut words: Vec<&str> = Vec::new();
+    for w in raw.split_whitespace() {
+        words.push(w);
+        let initial = w.len() == 2 && w.ends_with('.');
+        if w.ends_with('.') && !initial && !ABBREVIATIONS.contains(&w) {
+            break;
+        }
+    }
+    while let Some(last) = words.last() {
+        if matches!(*last, "and" | "&" | "of" | "de" | "the" | "for") {
+            words.pop();
+        } else {
+            break;
+        }
+    }
+    let name = words.join(" ").trim_end_matches([',', '.', ';', ':']).to_string();
+    let name = if name.ends_with("Inc") || name.ends_with("Corp") || name.ends_with("Ltd") { format!("{name}.") } else { name };
+    let first = name.split_whitespace().next()?;
+    if NOT_NAMES.contains(&first) || name.chars().filter(|c| c.is_alphabetic()).count() < 3 || name.chars().all(|c| !c.is_lowercase()) && name.len() > 6 {
+        return None;
+    }
+    Some(name)
+}
+
+/// The page of `pages` (texts, in the order read) with the most items of `kind` — at least one
+/// acquisition, at least two segments or geographies — an item whose sentence names a year of
+/// `years` counting twice; ties go to the page read first.
+pub fn best_page(kind: ListKind, pages: &[&str], years: &[i32]) -> Option<(usize, Vec<(String, String)>)> {
+    let least = if kind == ListKind::Acquisitions { 1 } else { 2 };
+    let score = |it: &[(String, String)]| -> usize { it.iter().map(|(_, u)| 1 + years.iter().any(|y| u.contains(&y.to_string())) as usize).sum() };
+    let mut best: Option<(usize, usize, Vec<(String, String)>)> = None;
+    for (i, p) in pages.iter().enumerate() {
+        let it = items(kind, p);
+        let s = score(&it);
+        if it.len() >= least && best.as_ref().is_none_or(|(_, b, _)| s > *b) {
+            best = Some((i, s, it));
+        }
+    }
+    best.map(|(i, _, it)| (i, it))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &str) -> Question {
+        Question::parse(s)
+    }
+
+    #[test]
+    fn list_questions_are_told_from_rankings_and_figures() {
+        assert_eq!(list_kind(&q("Which acquisitions did Johnson & Johnson complete in 2022?")), Some(ListKind::Acquisitions));
+        assert_eq!(list_kind(&q("What are the reportable segments of 3M in 2022?")), Some(ListKind::Segments));
+        assert_eq!(list_kind(&q("What are the geographies that Boeing operates in?")), Some(ListKind::Geographies));
+        assert_eq!(list_kind(&q("Which of JPM's business segments had the lowest net revenue in 2021 Q1?")), None);
+        assert_eq!(list_kind(&q("What is the FY2018 capital expenditure amount for 3M?")), None);
+    }
+
+    #[test]
+    fn acquired_companies_are_named_and_subsidiaries_are_not() {
+        let page = "On December 22, 2022, the Company completed the acquisition of Abiomed, Inc., a leading provider of heart pumps.\n\
+                    In October 2020 the Company acquired all of the outstanding shares of Momenta Pharmaceuticals, Inc. for $6.1 billion.\n\
+                    The Company may acquire businesses in the future.";
+        let got: Vec<String> = items(ListKind::Acquisitions, page).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(got, vec!["Abiomed, Inc.".to_string(), "Momenta Pharmaceuticals, Inc.".to_string()]);
+        let page = "In fiscal 2018 we completed the acquisition of Blue Buffalo. For more information see Note 3.";
+        assert_eq!(items(ListKind::Acquisitions, page)[0].0, "Blue Buffalo");
+        let page = "We acquired Blue Buffalo Pet Products, Inc. in fiscal 2018. Results as if we had acquired Blue Buffalo earlier.";
+        assert_eq!(items(ListKind::Acquisitions, page).len(), 1, "one company, written two ways");
+        // the year asked decides between two pages of one acquisition each
+        let (a, b) =
+            ("The Company completed the acquisition of Momenta in October 2020.", "In December 2022 the Company completed the acquisition of Abiomed.");
+        assert_eq!(best_page(ListKind::Acquisitions, &[a, b], &[2022]).unwrap().0, 1);
+        assert_eq!(best_page(ListKind::Acquisitions, &[a, b], &[]).unwrap().0, 0);
+        let subsidiaries = "Subsidiaries of the Registrant\nJanssen Biotech, Inc. Pennsylvania\nEthicon LLC Delaware\nDePuy Synthes, Inc. Delaware";
+        assert!(items(ListKind::Acquisitions, subsidiaries).is_empty());
+    }
+
+    #[test]
+    fn segments_and_geographies_are_read_as_written() {
+        let page =
+            "The Company manages its operations in four business segments: Safety and Industrial; Transportation and Electronics; Health Care; and Consumer.";
+        let got: Vec<String> = items(ListKind::Segments, page).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(got, vec!["Safety and Industrial", "Transportation and Electronics", "Health Care", "Consumer"]);
+        let page = "Revenues by region: United States, EMEA, APAC and LACC. Sales in North America rose.";
+        let got: Vec<String> = items(ListKind::Geographies, page).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(got, vec!["United States", "EMEA", "APAC", "LACC", "North America"]);
+    }
+}
