@@ -61,7 +61,19 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         }
         return Ok(());
     }
-    let chosen = retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?;
+    // a hybrid run with the vision weight set to 0 is BM25 + dense: it needs the embedding model,
+    // not the vision one (the run is still never mislabelled: a missing embedder is an error)
+    let vision_off = set.iter().any(|s| s.split_once('=').is_some_and(|(k, v)| k.trim() == "vision_weight" && v.trim().parse::<f32>() == Ok(0.0)));
+    let chosen = if vision_off && rflag.as_deref() == Some("hybrid") {
+        let r = retriever(&lib, Some("hybrid"), &cli.models, false)?;
+        if lib.embedder().is_none() {
+            let st = lib.settings()?;
+            lens_ml::minilm::load_into(&lib, std::path::Path::new(&cli.models.as_ref().map(|m| m.display().to_string()).unwrap_or(st.models_dir)), &st.embedder)?;
+        }
+        r
+    } else {
+        retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?
+    };
     let mode: Mode = mode.parse()?;
     let mut labels_v = eval::read_labels(&labels)?;
     if let Some(h) = half {
