@@ -465,13 +465,13 @@ fn dense_beside_pytorch(py: &Path, model_dir: &Path, windows: &[Vec<u32>], lens_
         r["threads"]
     );
     println!(
-        "    bf16: lens {lens_s:.2} s ({:.1} pages/s), PyTorch {pt16:.2} s ({:.1} pages/s): PyTorch / lens time {:.2}x",
+        "    bf16: lens {lens_s:.2} s ({:.1} pages/s), PyTorch {pt16:.2} s ({:.1} pages/s): lens at {:.2}x PyTorch's pages/s",
         ps(lens_s),
         ps(pt16),
         pt16 / lens_s
     );
     println!(
-        "    f32:  lens {lens_f32_s:.2} s ({:.1} pages/s), PyTorch {pt32:.2} s ({:.1} pages/s): PyTorch / lens time {:.2}x",
+        "    f32:  lens {lens_f32_s:.2} s ({:.1} pages/s), PyTorch {pt32:.2} s ({:.1} pages/s): lens at {:.2}x PyTorch's pages/s",
         ps(lens_f32_s),
         ps(pt32),
         pt32 / lens_f32_s
