@@ -16,8 +16,9 @@ fn norm_rows(x: &mut [f32], n: &Norm, h: usize, eps: f32) {
     x.par_chunks_mut(64 * h).for_each(|c| crate::math::layer_norm(c, &n.w, &n.b, eps));
 }
 
-/// Tokens run through the layers together: large enough to keep the GEMMs busy, small enough
-/// that the widest activation (`tokens × intermediate` f32) stays a few tens of MB.
+/// Tokens run through the layers together: enough to keep the GEMMs busy, while the widest
+/// activation (`tokens × intermediate` f32) stays near 13 MB for MiniLM. On 2 cores 2,048 ran a
+/// little faster than 1,024 (13.7 against 13.5 pages/s).
 const BATCH_TOKENS: usize = 2048;
 
 enum Weights {
