@@ -400,57 +400,7 @@ fn sentence_fit(u: &str) -> f64 {
     cue - not_sentence
 }
 
-/// Candidate answer units of a page: table rows / lines, and sentences of prose.
-pub fn units(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut para = String::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let letters = l.chars().filter(|c| c.is_alphabetic()).count();
-        let digits = l.chars().filter(|c| c.is_ascii_digit()).count();
-        // table rows (label + numbers) and short lines stand alone
-        if digits >= 3 && letters >= 3 && l.len() < 200 {
-            out.push(l.to_string());
-        }
-        if !para.is_empty() {
-            if para.ends_with('-') {
-                para.pop();
-            } else {
-                para.push(' ');
-            }
-        }
-        para.push_str(l);
-        if l.ends_with('.') || l.ends_with(':') || l.len() < 40 {
-            split_sentences(&para, &mut out);
-            para.clear();
-        }
-    }
-    split_sentences(&para, &mut out);
-    out.retain(|u| u.chars().filter(|c| c.is_alphanumeric()).count() >= 8);
-    out.dedup();
-    out
-}
-
-fn split_sentences(p: &str, out: &mut Vec<String>) {
-    let mut start = 0;
-    let b = p.as_bytes();
-    for i in 0..b.len() {
-        if b[i] == b'.' && i + 2 < b.len() && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() {
-            let s = p[start..=i].trim();
-            if !s.is_empty() {
-                out.push(s.to_string());
-            }
-            start = i + 2;
-        }
-    }
-    let s = p[start..].trim();
-    if !s.is_empty() {
-        out.push(s.to_string());
-    }
-}
+pub use crate::text::units;
 
 impl Extractive {
     /// Score every unit of every page; best first: (score, coverage, page index, unit).

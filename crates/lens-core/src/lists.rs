@@ -8,8 +8,8 @@
 //! - **segments**: the names before "segment" and the names a sentence about segments lists;
 //! - **geographies**: region and country names of a fixed list, as the page writes them.
 
-use crate::answer::units;
 use crate::question::{Operation, Question};
+use crate::text::units;
 use regex::Regex;
 use std::sync::LazyLock;
 

@@ -68,7 +68,11 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         let r = retriever(&lib, Some("hybrid"), &cli.models, false)?;
         if lib.embedder().is_none() {
             let st = lib.settings()?;
-            lens_ml::minilm::load_into(&lib, std::path::Path::new(&cli.models.as_ref().map(|m| m.display().to_string()).unwrap_or(st.models_dir)), &st.embedder)?;
+            lens_ml::minilm::load_into(
+                &lib,
+                std::path::Path::new(&cli.models.as_ref().map(|m| m.display().to_string()).unwrap_or(st.models_dir)),
+                &st.embedder,
+            )?;
         }
         r
     } else {
