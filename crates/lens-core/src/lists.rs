@@ -176,10 +176,12 @@ const PLACES: &[&str] = &[
     "International",
 ];
 
-/// The items of one page: (item, the sentence or row it came from), in the page's order, each
-/// item once.
-pub fn items(kind: ListKind, page: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
+/// Items of a page: (item, the sentence or row it came from).
+pub type Items = Vec<(String, String)>;
+
+/// The items of one page, in the page's order, each item once.
+pub fn items(kind: ListKind, page: &str) -> Items {
+    let mut out: Items = Vec::new();
     // an item once: a name that starts another ("Blue Buffalo", "Blue Buffalo Pet Products,
     // Inc.") is the same item, kept as first written
     let mut push = |item: String, unit: &str| {
@@ -289,10 +291,10 @@ fn clean(raw: &str) -> Option<String> {
 /// The page of `pages` (texts, in the order read) with the most items of `kind` — at least one
 /// acquisition, at least two segments or geographies — an item whose sentence names a year of
 /// `years` counting twice; ties go to the page read first.
-pub fn best_page(kind: ListKind, pages: &[&str], years: &[i32]) -> Option<(usize, Vec<(String, String)>)> {
+pub fn best_page(kind: ListKind, pages: &[&str], years: &[i32]) -> Option<(usize, Items)> {
     let least = if kind == ListKind::Acquisitions { 1 } else { 2 };
     let score = |it: &[(String, String)]| -> usize { it.iter().map(|(_, u)| 1 + years.iter().any(|y| u.contains(&y.to_string())) as usize).sum() };
-    let mut best: Option<(usize, usize, Vec<(String, String)>)> = None;
+    let mut best: Option<(usize, usize, Items)> = None;
     for (i, p) in pages.iter().enumerate() {
         let it = items(kind, p);
         let s = score(&it);
