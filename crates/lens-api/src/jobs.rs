@@ -78,7 +78,7 @@ pub struct IngestJobs {
     dir: PathBuf,
     stale: Arc<AtomicBool>,
     q: Arc<Mutex<Queue>>,
-    after: Option<AfterIngest>,
+    after: AfterIngest,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -86,7 +86,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl IngestJobs {
-    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>, after: Option<AfterIngest>) -> IngestJobs {
+    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>, after: AfterIngest) -> IngestJobs {
         IngestJobs { dir, stale, q: Arc::new(Mutex::new(Queue::default())), after }
     }
 
@@ -119,9 +119,7 @@ impl IngestJobs {
             let (q, stale, dir, after) = (self.q.clone(), self.stale.clone(), self.dir.clone(), self.after.clone());
             std::thread::spawn(move || {
                 if ingest_worker(&dir, &q, &stale) {
-                    if let Some(after) = after {
-                        after();
-                    }
+                    after();
                 }
             });
         }

@@ -81,7 +81,7 @@ impl Api {
         Arc::new_cyclic(|me| {
             let stale = Arc::new(AtomicBool::new(false));
             Api {
-                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone(), Some(dense_after_ingest(me.clone()))),
+                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone(), dense_after_ingest(me.clone())),
                 dense: jobs::DenseJobs::new(dir.clone()),
                 vision: jobs::VisionJobs::new(dir.clone()),
                 dir,

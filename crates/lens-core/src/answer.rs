@@ -166,6 +166,11 @@ impl Answer {
         }
     }
 
+    /// An answer resting on a line of one page: `quote` is located and boxed there.
+    pub fn quoted(answerer: AnswererKind, answer: String, quote: String, page: PageRef, ms: f64) -> Answer {
+        Answer { answer, citations: vec![page], quote: Some(quote), not_found: false, ..Answer::not_found(answerer, ms) }
+    }
+
     /// The answer a computed result gives: the result and what it is, citing every operand's
     /// page, quoting the first operand's row.
     pub fn from_calculation(answerer: AnswererKind, c: Calculation, ms: f64) -> Answer {
@@ -298,16 +303,26 @@ fn previous_sentence<T>(all: &[(usize, String, T)], i: usize) -> Option<usize> {
         .find(|&j| !crate::support::is_table_row(&all[j].1) && all[j].1.split_whitespace().count() >= 6 && all[j].1 != all[i].1)
 }
 
-/// The rows a line ending in ':' introduces that name a year the question asks about (at
-/// most three, within the 12 lines after it), and the column-head line above them.
-fn rows_introduced(q: &Question, page: &str, unit: &str) -> Option<(Option<String>, Vec<String>)> {
-    if !unit.trim_end().ends_with(':') || q.years.is_empty() {
+/// The non-empty lines of `page` after the line that `unit`, a line ending in ':', ends on;
+/// `None` when `unit` ends otherwise or is not found on the page.
+fn lines_introduced<'a>(page: &'a str, unit: &str) -> Option<Vec<&'a str>> {
+    if !unit.trim_end().ends_with(':') {
         return None;
     }
     let lines: Vec<&str> = page.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     let tail = unit.split_whitespace().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" ");
     let at = lines.iter().position(|l| l.split_whitespace().collect::<Vec<_>>().join(" ").ends_with(&tail))?;
-    let after = &lines[at + 1..lines.len().min(at + 13)];
+    Some(lines[at + 1..].to_vec())
+}
+
+/// The rows a line ending in ':' introduces that name a year the question asks about (at
+/// most three, within the 12 lines after it), and the column-head line above them.
+fn rows_introduced(q: &Question, page: &str, unit: &str) -> Option<(Option<String>, Vec<String>)> {
+    if q.years.is_empty() {
+        return None;
+    }
+    let lines = lines_introduced(page, unit)?;
+    let after = &lines[..lines.len().min(12)];
     let in_intro: Vec<i32> = crate::filter::question_years(unit);
     let wanted: Vec<String> = q.years.iter().filter(|y| !in_intro.contains(y)).map(|y| y.to_string()).collect();
     let rows: Vec<String> = after
@@ -332,18 +347,11 @@ const BULLETS: &[char] = &['•', '◦', '▪', '●', '○', '–', '-', '*'];
 /// with the short joining lines between them ("partially offset by"), as written without their
 /// bullet marks; `None` when no bullet follows.
 fn bullets_introduced(page: &str, unit: &str) -> Option<Vec<String>> {
-    if !unit.trim_end().ends_with(':') {
-        return None;
-    }
-    let lines: Vec<&str> = page.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    let tail = unit.split_whitespace().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" ");
-    let at = lines.iter().position(|l| l.split_whitespace().collect::<Vec<_>>().join(" ").ends_with(&tail))?;
     let mut out: Vec<String> = Vec::new();
-    for l in &lines[at + 1..] {
+    for l in lines_introduced(page, unit)? {
         if let Some(rest) = l.strip_prefix(BULLETS).map(str::trim).filter(|r| !r.is_empty()) {
             out.push(rest.to_string());
-        } else if !out.is_empty() && l.split_whitespace().count() <= 4 && l.starts_with(char::is_lowercase) {
-            // "partially offset by", "and"
+        } else if !out.is_empty() && is_joining_line(l) {
             out.push(l.to_string());
         } else {
             break;
@@ -352,10 +360,15 @@ fn bullets_introduced(page: &str, unit: &str) -> Option<Vec<String>> {
             break;
         }
     }
-    while out.last().is_some_and(|l| l.starts_with(char::is_lowercase) && l.split_whitespace().count() <= 4) {
+    while out.last().is_some_and(|l| is_joining_line(l)) {
         out.pop();
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// A short lower-case line between bullets: "partially offset by", "and".
+fn is_joining_line(l: &str) -> bool {
+    l.starts_with(char::is_lowercase) && l.split_whitespace().count() <= 4
 }
 
 /// Bullets as one line: "A; B; partially offset by C" (a joining line leads the next bullet).
@@ -363,7 +376,7 @@ fn join_bullets(items: &[String]) -> String {
     let mut out = String::new();
     let mut joined = false;
     for it in items {
-        let connector = it.starts_with(char::is_lowercase) && it.split_whitespace().count() <= 4;
+        let connector = is_joining_line(it);
         if !out.is_empty() && !joined {
             out.push_str("; ");
         } else if joined {
@@ -527,12 +540,7 @@ fn list_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
     }
     // items whose sentence is past the quote's last are left out: every item shown is boxed
     let shown: Vec<&str> = items.iter().filter(|(_, u)| quote_units.contains(&u.as_str())).map(|(i, _)| i.as_str()).collect();
-    let mut a = Answer::not_found(AnswererKind::Extractive, 0.0);
-    a.answer = shown.join("; ");
-    a.quote = Some(quote_units.join(crate::evidence::QUOTE_GAP));
-    a.citations = vec![pages[pi].page_ref()];
-    a.not_found = false;
-    Some(a)
+    Some(Answer::quoted(AnswererKind::Extractive, shown.join("; "), quote_units.join(crate::evidence::QUOTE_GAP), pages[pi].page_ref(), 0.0))
 }
 
 /// The fewest pages read whose answer more pages never lose ([`Extractive`]'s `answer`, the
@@ -574,12 +582,9 @@ impl Extractive {
         // answer, each boxed
         if question.operation == Operation::Narrative {
             if let Some(bullets) = bullets_introduced(&p.text, &unit) {
-                let mut a = Answer::not_found(self.kind(), ms());
-                a.answer = format!("{} {}", unit.trim_end(), join_bullets(&bullets));
-                a.quote = Some(std::iter::once(unit.as_str()).chain(bullets.iter().map(String::as_str)).collect::<Vec<_>>().join(crate::evidence::QUOTE_GAP));
-                a.citations = vec![p.page_ref()];
-                a.not_found = false;
-                return Ok(a);
+                let answer = format!("{} {}", unit.trim_end(), join_bullets(&bullets));
+                let quote = std::iter::once(unit.as_str()).chain(bullets.iter().map(String::as_str)).collect::<Vec<_>>().join(crate::evidence::QUOTE_GAP);
+                return Ok(Answer::quoted(self.kind(), answer, quote, p.page_ref(), ms()));
             }
         }
         // a line that introduces a table ("... are expected to be paid as follows:"): the answer is
@@ -588,21 +593,7 @@ impl Extractive {
             Some((head, rows)) => (format!("{}{}", head.map(|h| format!("{h} — ")).unwrap_or_default(), rows.join("; ")), rows[0].clone()),
             None => (answer, unit),
         };
-        Ok(Answer {
-            answer,
-            citations: vec![p.page_ref()],
-            quote: Some(unit),
-            not_found: false,
-            answer_ms: ms(),
-            found_by: FoundBy::None,
-            answerer: self.kind(),
-            calculation: None,
-            model: None,
-            support: Default::default(),
-            support_reasons: Vec::new(),
-            checks: Vec::new(),
-            cited: None,
-        })
+        Ok(Answer::quoted(self.kind(), answer, unit, p.page_ref(), ms()))
     }
 }
 

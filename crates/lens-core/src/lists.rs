@@ -8,6 +8,7 @@
 //! - **segments**: the names before "segment" and the names a sentence about segments lists;
 //! - **geographies**: region and country names of a fixed list, as the page writes them.
 
+use crate::figures::catalogue::find_words;
 use crate::question::{Operation, Question};
 use crate::text::units;
 use regex::Regex;
@@ -228,7 +229,7 @@ pub fn items(kind: ListKind, page: &str) -> Items {
                 let mut rest = u.clone();
                 let mut found = Vec::new();
                 for p in PLACES {
-                    if let Some(at) = find_word(&rest, p) {
+                    if let Some(at) = find_words(&rest, p) {
                         found.push((at, *p));
                         // taken: "North America" leaves no "America" behind
                         rest.replace_range(at..at + p.len(), &" ".repeat(p.len()));
@@ -242,20 +243,6 @@ pub fn items(kind: ListKind, page: &str) -> Items {
         }
     }
     out
-}
-
-/// `needle` in `hay` at word boundaries.
-fn find_word(hay: &str, needle: &str) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = hay[from..].find(needle).map(|i| i + from) {
-        let before = hay[..i].chars().next_back();
-        let after = hay[i + needle.len()..].chars().next();
-        if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
-            return Some(i);
-        }
-        from = i + needle.len();
-    }
-    None
 }
 
 /// Words ending in a full stop that do not end a name's sentence.

@@ -143,18 +143,18 @@ impl Bert {
             return Err(bad(weights, "hidden_size is not a multiple of num_attention_heads"));
         }
         let tensors: HashMap<String, Tensor> = candle_core::safetensors::load(weights, &Device::Cpu).map_err(|e| bad(weights, e))?;
+        let tensor = |name: &str| -> Result<&Tensor> {
+            tensors.get(name).or_else(|| tensors.get(&format!("bert.{name}"))).ok_or_else(|| bad(weights, format!("no tensor `{name}`")))
+        };
         let get = |name: &str, shape: &[usize]| -> Result<Vec<f32>> {
-            let t = tensors.get(name).or_else(|| tensors.get(&format!("bert.{name}"))).ok_or_else(|| bad(weights, format!("no tensor `{name}`")))?;
+            let t = tensor(name)?;
             if t.dims() != shape {
                 return Err(bad(weights, format!("`{name}` is {:?}, expected {shape:?}", t.dims())));
             }
             t.to_dtype(candle_core::DType::F32).and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1()).map_err(|e| bad(weights, e))
         };
         let (h, inter) = (config.hidden_size, config.intermediate_size);
-        let rows = |name: &str| -> Result<usize> {
-            let t = tensors.get(name).or_else(|| tensors.get(&format!("bert.{name}"))).ok_or_else(|| bad(weights, format!("no tensor `{name}`")))?;
-            Ok(t.dims().first().copied().unwrap_or(0))
-        };
+        let rows = |name: &str| -> Result<usize> { Ok(tensor(name)?.dims().first().copied().unwrap_or(0)) };
         let vocab = rows("embeddings.word_embeddings.weight")?;
         let norm = |p: &str| -> Result<Norm> { Ok(Norm { w: get(&format!("{p}.weight"), &[h])?, b: get(&format!("{p}.bias"), &[h])? }) };
         let linear = |p: &str, n: usize, k: usize| -> Result<Linear> {

@@ -61,23 +61,6 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         }
         return Ok(());
     }
-    // a hybrid run with the vision weight set to 0 is BM25 + dense: it needs the embedding model,
-    // not the vision one (the run is still never mislabelled: a missing embedder is an error)
-    let vision_off = set.iter().any(|s| s.split_once('=').is_some_and(|(k, v)| k.trim() == "vision_weight" && v.trim().parse::<f32>() == Ok(0.0)));
-    let chosen = if vision_off && rflag.as_deref() == Some("hybrid") {
-        let r = retriever(&lib, Some("hybrid"), &cli.models, false)?;
-        if lib.embedder().is_none() {
-            let st = lib.settings()?;
-            lens_ml::minilm::load_into(
-                &lib,
-                std::path::Path::new(&cli.models.as_ref().map(|m| m.display().to_string()).unwrap_or(st.models_dir)),
-                &st.embedder,
-            )?;
-        }
-        r
-    } else {
-        retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?
-    };
     let mode: Mode = mode.parse()?;
     let mut labels_v = eval::read_labels(&labels)?;
     if let Some(h) = half {
@@ -93,7 +76,7 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             field.is_some_and(|f| f.as_str().map(str::to_string).unwrap_or_else(|| f.to_string()) == v)
         });
     }
-    let mut opts = EvalOptions { mode, retriever: chosen, ..Default::default() };
+    let mut opts = EvalOptions { mode, ..Default::default() };
     if let Some(b) = heading_boost {
         opts.params.heading_boost = b;
     }
@@ -104,6 +87,14 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         let (k, v) = kv.split_once('=').ok_or_else(|| lens_core::LensError::BadInput(format!("--set wants NAME=VALUE, got `{kv}`")))?;
         opts.set(k, v)?;
     }
+    // a hybrid run with the vision weight set to 0 is BM25 + dense: it needs the embedding model
+    // (strictly: a missing one is an error, so the run is never mislabelled), not the vision one
+    opts.retriever = if rflag.as_deref() == Some("hybrid") && opts.fusion.vision_weight == 0.0 {
+        lens_ml::minilm::attach(&lib, &crate::settings(&lib, &cli.models)?, Retriever::Hybrid, true)?;
+        Retriever::Hybrid
+    } else {
+        retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?
+    };
     let (rows, summary) = eval::run(&lib, &labels_v, &opts)?;
     let name = name.unwrap_or_else(|| {
         format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode))

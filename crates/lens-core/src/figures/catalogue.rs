@@ -66,20 +66,25 @@ const BUILTIN: &str = include_str!("../../../../resources/metrics.json");
 
 /// Does `hay` contain `needle` as whole words?
 pub fn has_words(hay: &str, needle: &str) -> bool {
+    find_words(hay, needle).is_some()
+}
+
+/// Where `hay` first contains `needle` as whole words (a byte offset).
+pub fn find_words(hay: &str, needle: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(i) = hay[from..].find(needle) {
         let (s, e) = (from + i, from + i + needle.len());
         let ok_before = hay[..s].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
         let ok_after = hay[e..].chars().next().is_none_or(|c| !c.is_alphanumeric());
         if ok_before && ok_after {
-            return true;
+            return Some(s);
         }
         from = s + needle.len().max(1);
         if from >= hay.len() {
             break;
         }
     }
-    false
+    None
 }
 
 /// Lowercase, curly quotes straightened, whitespace collapsed.
