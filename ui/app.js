@@ -151,6 +151,8 @@
       tbody.textContent = '';
       fillScope(docs);
       renderDense(dense);
+      // a build started by the service (after an ingest) is followed as one started here
+      if (dense && dense.job && dense.job.running) followDense();
       const withVectors = new Set((dense && dense.with_vectors) || []);
       $('lib-msg').textContent = docs.length
         ? plural(docs.length, 'document')
@@ -293,8 +295,16 @@
     $('dense-build').title = st.installed ? 'Embed pages for dense and hybrid search' : 'Install the embedding model first (see README, Models)';
   }
   const pollDense = poller('dense_status', renderDense, 'dense-msg', 1000);
+  // polls until the build ends, then lists the documents again (their Dense column); a call
+  // while it follows does nothing (the list it reloads would call it again at once)
+  let followingDense = false;
+  function followDense() {
+    if (followingDense) return;
+    followingDense = true;
+    pollDense().then(() => { followingDense = false; loadDocs(); });
+  }
   $('dense-build').addEventListener('click', async () => {
-    try { await api.call('dense_build'); pollDense().then(loadDocs); } catch (e) { showErr($('dense-msg'), e); }
+    try { await api.call('dense_build'); followDense(); } catch (e) { showErr($('dense-msg'), e); }
   });
   $('dense-cancel').addEventListener('click', () => api.call('cancel_dense').catch(() => {}));
 

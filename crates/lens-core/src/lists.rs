@@ -277,13 +277,20 @@ fn clean(raw: &str) -> Option<String> {
 
 /// The page of `pages` (texts, in the order read) with the most items of `kind` — at least one
 /// acquisition, at least two segments or geographies — an item whose sentence names a year of
-/// `years` counting twice; ties go to the page read first.
+/// `years` counting twice; ties go to the page read first. An item whose sentence names years,
+/// none of them asked, is left out ("completed the acquisition of Momenta" in 2020 is no answer
+/// to "which acquisitions in 2022?").
 pub fn best_page(kind: ListKind, pages: &[&str], years: &[i32]) -> Option<(usize, Items)> {
     let least = if kind == ListKind::Acquisitions { 1 } else { 2 };
     let score = |it: &[(String, String)]| -> usize { it.iter().map(|(_, u)| 1 + years.iter().any(|y| u.contains(&y.to_string())) as usize).sum() };
+    let of_other_years = |u: &str| {
+        let named = crate::filter::question_years(u);
+        !years.is_empty() && !named.is_empty() && !years.iter().any(|y| named.contains(y))
+    };
     let mut best: Option<(usize, usize, Items)> = None;
     for (i, p) in pages.iter().enumerate() {
-        let it = items(kind, p);
+        let mut it = items(kind, p);
+        it.retain(|(_, u)| !of_other_years(u));
         let s = score(&it);
         if it.len() >= least && best.as_ref().is_none_or(|(_, b, _)| s > *b) {
             best = Some((i, s, it));
@@ -325,6 +332,8 @@ mod tests {
             ("The Company completed the acquisition of Momenta in October 2020.", "In December 2022 the Company completed the acquisition of Abiomed.");
         assert_eq!(best_page(ListKind::Acquisitions, &[a, b], &[2022]).unwrap().0, 1);
         assert_eq!(best_page(ListKind::Acquisitions, &[a, b], &[]).unwrap().0, 0);
+        // an acquisition of another year is no answer to the year asked
+        assert!(best_page(ListKind::Acquisitions, &[a], &[2022]).is_none());
         let subsidiaries = "Subsidiaries of the Registrant\nJanssen Biotech, Inc. Pennsylvania\nEthicon LLC Delaware\nDePuy Synthes, Inc. Delaware";
         assert!(items(ListKind::Acquisitions, subsidiaries).is_empty());
     }
