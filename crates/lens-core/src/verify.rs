@@ -105,7 +105,25 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
     if LIST_ASKS.iter().any(|w| l.starts_with(w)) && crate::support::boilerplate_markers(line) > 0 {
         return Check::fail("narrative", "the line given is boilerplate, not the items asked");
     }
+    if asks_items(&l) && names_nothing(line) {
+        return Check::fail("narrative", "the question asks which ones, and the line given names none (no name, no figure): check the page");
+    }
     Check::pass("narrative", "the answer rests on a sentence")
+}
+
+/// Does a question (normalised) ask for things of a kind: a list start ("which", "what are"), or
+/// "what" / "which" / "who" followed within two words by a plural ("What legal proceedings ...")?
+fn asks_items(l: &str) -> bool {
+    let words: Vec<&str> = l.split_whitespace().collect();
+    let plural = |w: &&str| w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !["does", "this", "has", "was", "is"].contains(w);
+    LIST_ASKS.iter().any(|w| l.starts_with(w)) || matches!(words.first(), Some(&("what" | "which" | "who"))) && words.iter().skip(1).take(2).any(plural)
+}
+
+/// A line that names nothing: no word but the first starts with a capital, and no digit
+/// ("Currently, we are involved in a number of legal proceedings.").
+fn names_nothing(line: &str) -> bool {
+    !line.chars().any(|c| c.is_ascii_digit())
+        && !line.split_whitespace().skip(1).any(|w| w.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase))
 }
 
 /// The checks of an answer: a worked answer's (made with its calculation), else its type and
@@ -154,6 +172,21 @@ mod tests {
         // a sentence that states no cause
         let flat = "The company updated its guidance for the fiscal year in its earnings release.";
         assert_eq!(get(&verify(&q, &answer(flat, Some(flat)), &Rules::builtin()), "narrative").passed, Some(false));
+    }
+
+    #[test]
+    fn a_which_answer_naming_nothing_fails() {
+        let q = Question::parse("What legal proceedings is Boeing involved in as of FY2022?");
+        let vague = "Currently, we are involved in a number of legal proceedings.";
+        let c = get(&verify(&q, &answer(vague, Some(vague)), &Rules::builtin()), "narrative");
+        assert_eq!(c.passed, Some(false), "{c:?}");
+        assert!(c.detail.contains("names none"), "{c:?}");
+        let named = "In 2022 the Company was named in lawsuits about the 737 MAX and the KC-46A Tanker program.";
+        assert_eq!(get(&verify(&q, &answer(named, Some(named)), &Rules::builtin()), "narrative").passed, Some(true));
+        // a question about one thing ("What industry ...?") is not asking which ones
+        let q = Question::parse("What industry does Boeing primarily operate in?");
+        let line = "We are the largest aerospace company and a leading manufacturer of commercial jetliners.";
+        assert_eq!(get(&verify(&q, &answer(line, Some(line)), &Rules::builtin()), "narrative").passed, Some(true));
     }
 
     #[test]
