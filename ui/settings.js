@@ -25,6 +25,14 @@
     }
     lastModels = modelsKey(r);
   }
+  // what the chosen retriever reads now, and what the last question ran on (from the log)
+  function renderRetriever(r) {
+    const info = $('s-retriever-info');
+    info.textContent = 'Reads now: ' + r.retriever_reads + '.';
+    const ran = r.retriever_ran;
+    if (ran) info.appendChild(document.createTextNode(' Last question (' + ran.time.slice(0, 19).replace('T', ' ') + ' UTC' + ') ran on ' + ran.retriever + (ran.lists.length > 1 ? ' (' + ran.lists.join(' + ') + ')' : '') + '.'));
+    else info.appendChild(document.createTextNode(' No question asked yet.'));
+  }
   // what the model list shows, to redraw it only when it changed
   const modelsKey = (r) => JSON.stringify([r.answerers, (r.models || []).map((m) => m.path), r.model_in_use]);
   let lastModels = '';
@@ -50,6 +58,7 @@
       sel.textContent = '';
       for (const x of r.retrievers) sel.appendChild(new Option(x, x));
       sel.value = st.retriever;
+      renderRetriever(r);
       $('s-answerer').value = '';
       renderModels(r);
       $('s-topk').value = st.top_k;

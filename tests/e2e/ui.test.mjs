@@ -314,6 +314,10 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
     const log = execFileSync(lens, ['--library', library, 'log', '--json']).toString().trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(log[0].answerer, 'qwen');
     assert.equal(log[0].model.model, 'tiny-qwen2-q8_0');
+    // Settings says what the retriever reads and which one the last question ran on
+    await page.click('button.tab[data-view=settings]');
+    await page.waitForFunction(() => document.getElementById('s-retriever-info').textContent.includes('Last question'));
+    assert.match(await page.textContent('#s-retriever-info'), /^Reads now: (bm25|hybrid): BM25(; no embedding model installed; no vision model installed)?\. Last question \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\) ran on bm25\.$/);
   } finally {
     await browser.close();
     proc.kill();

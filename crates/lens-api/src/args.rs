@@ -162,6 +162,21 @@ pub struct SettingsView {
     pub qwen_missing: Option<String>,
     /// The model the qwen answerer answers with (loaded, or the one it would load).
     pub model_in_use: Option<String>,
+    /// What the chosen retriever reads now ("hybrid: BM25 + dense (MiniLM vectors for 3 of 4
+    /// documents); no vision model installed").
+    pub retriever_reads: String,
+    /// The retriever the last question ran on, from the question log.
+    pub retriever_ran: Option<RetrieverRan>,
+}
+
+/// The retriever the last logged question ran on, and the lists it fused.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RetrieverRan {
+    pub time: String,
+    pub question: String,
+    pub retriever: lens_core::retrieve::Retriever,
+    /// The ranked lists fused (`["bm25", "dense"]`); one for a single retriever.
+    pub lists: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -71,6 +71,63 @@ fn dense_after_ingest(me: std::sync::Weak<Api>) -> jobs::AfterIngest {
     })
 }
 
+/// What the settings' retriever reads now, and what the last logged question ran on.
+fn retriever_use(l: &Library, st: &Settings) -> Result<(String, Option<RetrieverRan>)> {
+    let docs = l.documents()?.len();
+    let dense = if st.retriever.uses_dense() {
+        let installed = lens_core::settings::embedder_installed(&Path::new(&st.models_dir).join(&st.embedder));
+        Some((installed, l.dense_doc_keys(&st.embedder)?.len()))
+    } else {
+        None
+    };
+    let vision = if st.retriever.uses_vision() {
+        let installed = lens_core::settings::vision_installed(&st.vision_dir());
+        Some((installed, lens_vision::library::coverage(l)?.iter().filter(|c| c.published).count()))
+    } else {
+        None
+    };
+    let ran = l.question_log(1)?.pop().map(|e| {
+        let notes = e.shown.as_ref().map(|s| s.notes.as_slice()).unwrap_or_default();
+        RetrieverRan { lists: fused_lists(e.retriever, notes), time: e.time, question: e.question, retriever: e.retriever }
+    });
+    Ok((retriever_reads(st.retriever, docs, dense, vision), ran))
+}
+
+/// The lists a logged search fused: its "hybrid of bm25 + dense" note, else the retriever alone.
+pub fn fused_lists(r: retrieve::Retriever, notes: &[String]) -> Vec<String> {
+    notes
+        .iter()
+        .find_map(|n| n.strip_prefix("hybrid of "))
+        .map(|l| l.split(" + ").map(str::to_string).collect())
+        .unwrap_or_else(|| vec![r.name().to_string()])
+}
+
+/// "hybrid: BM25 + dense (vectors for 3 of 4 documents); no vision model installed", from what
+/// is installed and built: `dense` and `vision` are (model installed, documents covered), `None`
+/// where the retriever does not read them.
+pub fn retriever_reads(r: retrieve::Retriever, docs: usize, dense: Option<(bool, usize)>, vision: Option<(bool, usize)>) -> String {
+    let mut lists: Vec<String> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
+    if r != retrieve::Retriever::Dense && r != retrieve::Retriever::Vision {
+        lists.push("BM25".into());
+    }
+    for (what, model, state) in [("dense", "embedding model", dense), ("vision", "vision model", vision)] {
+        match state {
+            None => {}
+            Some((false, _)) => missing.push(format!("no {model} installed")),
+            Some((true, 0)) => missing.push(format!("no {what} vectors built yet")),
+            Some((true, n)) => lists.push(format!("{what} (vectors for {n} of {docs} document{})", if docs == 1 { "" } else { "s" })),
+        }
+    }
+    let read = if lists.is_empty() { "nothing it can read yet".to_string() } else { lists.join(" + ") };
+    let mut out = format!("{}: {read}", r.name());
+    if !missing.is_empty() {
+        out.push_str("; ");
+        out.push_str(&missing.join("; "));
+    }
+    out
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -333,7 +390,11 @@ impl Api {
     // ---- settings
 
     pub fn settings(&self) -> Result<SettingsView> {
-        let settings = self.with_library(|l| l.settings())?;
+        let (settings, retriever_reads, retriever_ran) = self.with_library(|l| {
+            let st = l.settings()?;
+            let (reads, ran) = retriever_use(l, &st)?;
+            Ok((st, reads, ran))
+        })?;
         let AnswerersAvailable { names: answerers, models, missing: qwen_missing, in_use: model_in_use } = self.answerers_available(&settings);
         let vision = lens_core::settings::vision_installed(&settings.vision_dir());
         Ok(SettingsView {
@@ -346,6 +407,8 @@ impl Api {
             models,
             qwen_missing,
             model_in_use,
+            retriever_reads,
+            retriever_ran,
         })
     }
 
@@ -557,4 +620,27 @@ struct AnswerersAvailable {
     models: Vec<lens_llm::discover::ModelInfo>,
     missing: Option<String>,
     in_use: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retrieve::Retriever;
+
+    #[test]
+    fn retriever_reads_says_what_is_read_and_what_is_missing() {
+        assert_eq!(retriever_reads(Retriever::Bm25, 4, None, None), "bm25: BM25");
+        assert_eq!(
+            retriever_reads(Retriever::Hybrid, 4, Some((true, 3)), Some((false, 0))),
+            "hybrid: BM25 + dense (vectors for 3 of 4 documents); no vision model installed"
+        );
+        assert_eq!(retriever_reads(Retriever::Hybrid, 1, Some((true, 0)), Some((true, 1))), "hybrid: BM25 + vision (vectors for 1 of 1 document); no dense vectors built yet");
+        assert_eq!(retriever_reads(Retriever::Dense, 2, Some((false, 0)), None), "dense: nothing it can read yet; no embedding model installed");
+    }
+
+    #[test]
+    fn fused_lists_come_from_the_hybrid_note() {
+        assert_eq!(fused_lists(Retriever::Hybrid, &["a note".into(), "hybrid of bm25 + dense".into()]), ["bm25", "dense"]);
+        assert_eq!(fused_lists(Retriever::Bm25, &[]), ["bm25"]);
+    }
 }
