@@ -93,10 +93,22 @@ pub struct Topic {
     pub sections: Vec<String>,
 }
 
+/// A thing a narrative yes/no asks about ("any ongoing legal battles?") and how a filing's
+/// sentence names it ([`crate::stance`]).
+#[derive(Debug, Clone, Deserialize)]
+pub struct StanceTopic {
+    /// Phrases of a question that ask about it (lower case, as [`Topic::cues`]).
+    pub cues: Vec<String>,
+    /// Phrases a sentence that answers it uses (lower case, matched at a word's start).
+    pub says: Vec<String>,
+}
+
 /// The topic -> section priors (`resources/sections.json`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Topics {
     pub topics: Vec<Topic>,
+    #[serde(default)]
+    pub stances: Vec<StanceTopic>,
 }
 
 const BUILTIN: &str = include_str!("../../../resources/sections.json");
@@ -104,6 +116,21 @@ const BUILTIN: &str = include_str!("../../../resources/sections.json");
 impl Topics {
     pub fn builtin() -> Topics {
         serde_json::from_str(BUILTIN).expect("resources/sections.json is valid (tested)")
+    }
+
+    /// The phrases a sentence answering a narrative yes/no about `question`'s thing uses (empty:
+    /// the question names none of the things known).
+    pub fn says_for(&self, question: &str) -> Vec<String> {
+        let q = format!(" {} ", question.to_lowercase());
+        let mut out: Vec<String> = Vec::new();
+        for t in self.stances.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))) {
+            for s in &t.says {
+                if !out.contains(s) {
+                    out.push(s.clone());
+                }
+            }
+        }
+        out
     }
 
     /// The section words of every topic `question` asks about (empty: no topic).

@@ -1,7 +1,8 @@
 //! Questions asked in words, answered on a real 10-K (Johnson & Johnson's for 2022): a "which
 //! acquisitions" question gets the acquired company, each boxed, never the list of
 //! subsidiaries; a "why" gets the sentence that states the cause with the bullets it
-//! introduces, each boxed.
+//! introduces, each boxed; a "has it been involved in litigation" gets yes and the sentence
+//! that says so, in the legal section.
 mod common;
 use common::*;
 use lens_core::ask::AskRequest;
@@ -31,4 +32,13 @@ fn which_acquisitions_lists_acquired_companies_and_why_gets_its_causes() {
     // the introducing line and each bullet: boxed one by one
     assert!(r.boxes.len() >= 4, "{:?}", r.boxes);
     assert_eq!(a.support, lens_core::support::Support::Strong, "{:?}", a.support_reasons);
+
+    // "is / has": yes or no, the sentence that names the thing asked, and its section
+    let r = lib.ask(&AskRequest::new("Has Johnson & Johnson been involved in any litigation in 2022?")).unwrap();
+    let a = &r.answer;
+    assert!(a.answer.starts_with("Yes — "), "{}", a.answer);
+    assert!(a.quote.as_deref().is_some_and(|q| q.contains("lawsuits") && a.answer.ends_with(q)), "{:?}", a.quote);
+    assert!(!r.boxes.is_empty(), "the sentence is boxed");
+    let section = r.cited[0].section.as_deref().unwrap_or_default().to_lowercase();
+    assert!(section.contains("legal proceedings") || section.contains("contingencies"), "{section}");
 }
