@@ -338,6 +338,23 @@ fn serve_refuses_hostile_requests() {
     };
     let busy = threads(child.id());
     assert!(busy < 100, "{busy} threads for 200 idle connections");
+    // over the connection cap: 503 at once, with a message
+    let (st, body) = post("/api/documents", &format!("x-lens-token: {token}"), b"{}");
+    assert_eq!(st, 503, "{body}");
+    assert!(body.contains("too many connections"), "{body}");
+    // a slow head (half a request line, then nothing): the connection is closed in time
+    {
+        use std::io::{Read, Write};
+        let mut first = &idle[0];
+        let _ = first.write_all(b"GET / HT");
+        first.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+        let t0 = std::time::Instant::now();
+        let mut buf = [0u8; 64];
+        let n = first.read(&mut buf).unwrap_or(0);
+        assert!(!buf[..n].starts_with(b"HTTP/1.1 503"), "the first idle connection was served, not refused");
+        let waited = t0.elapsed();
+        assert!(waited > std::time::Duration::from_secs(5) && waited < std::time::Duration::from_secs(20), "a stalled head held its connection {waited:?}");
+    }
     drop(idle);
     std::thread::sleep(std::time::Duration::from_millis(500));
     // the URL's token becomes a cookie and leaves the address bar; the cookie then authorises
@@ -349,7 +366,8 @@ fn serve_refuses_hostile_requests() {
         s.write_all(format!("GET /?token={token} HTTP/1.1\r\n{host}\r\n\r\n").as_bytes()).unwrap();
         let mut out = String::new();
         let _ = s.read_to_string(&mut out);
-        assert!(out.contains(&format!("Set-Cookie: lens_token={token}; HttpOnly; SameSite=Strict")), "{out}");
+        // header names compare case-insensitively (hyper writes them in lower case)
+        assert!(out.to_ascii_lowercase().contains(&format!("set-cookie: lens_token={token}; httponly; samesite=strict")), "{out}");
     }
     assert_eq!(post("/api/documents", &format!("Cookie: lens_token={token}"), b"{}").0, 200);
     assert_eq!(post("/api/documents", "Cookie: lens_token=nope", b"{}").0, 401);

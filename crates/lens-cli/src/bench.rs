@@ -516,9 +516,13 @@ fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize,
         roots.push(f.clone());
         std::env::set_var("LENS_INGEST_ROOTS", std::env::join_paths(roots)?);
     }
-    let served = crate::serve::bind(dir, 0)?;
+    let served = lens_server::bind(dir, 0)?;
     let (port, token) = (served.port, served.secret.clone());
-    std::thread::spawn(move || served.serve());
+    std::thread::spawn(move || {
+        if let Err(e) = served.serve() {
+            eprintln!("the server stopped: {e:#}");
+        }
+    });
     let questions: Arc<Vec<String>> = Arc::new(eval::read_labels(labels)?.into_iter().map(|l| l.query).collect());
     anyhow::ensure!(!questions.is_empty(), "no questions in {}", labels.display());
     let deadline = Instant::now() + std::time::Duration::from_secs(seconds);

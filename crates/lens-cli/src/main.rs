@@ -14,9 +14,7 @@ mod bench;
 mod bench_maxsim;
 mod bench_vision;
 mod cmd;
-mod http;
 mod labels;
-mod serve;
 mod vision;
 
 #[derive(Parser)]
@@ -224,7 +222,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,
-        Cmd::Serve { port } => serve::run(lens_core::paths::library_dir(g.library.as_deref()), port)?,
+        Cmd::Serve { port } => lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port)?,
         Cmd::Vision { what } => {
             let lib = open(&g.library)?;
             let st = settings(&lib, &g.models)?;

@@ -1,0 +1,132 @@
+//! Who may call: the checks every request passes before it reaches a handler. Pure functions of
+//! the request's head (tests beside); `lib.rs` runs them as one middleware.
+//!
+//! - `Host` names this server (127.0.0.1, localhost or [::1] with its port): a page on another
+//!   site that a DNS rebinding points here carries its own host.
+//! - API calls carry the token: the `x-lens-token` header or the `lens_token` cookie; a GET may
+//!   carry it as `?token=` (page images in `<img src>`), a POST may not (a cross-site form could).
+//! - A state-changing request from a page of another origin is refused (browsers send `Origin`).
+
+use axum::http::HeaderMap;
+
+/// Compare without an early exit, so timing tells nothing about the token.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Is the request for this server by name?
+pub fn host_ok(h: &HeaderMap, port: u16) -> bool {
+    let host = header(h, "host").map(str::to_ascii_lowercase);
+    host.is_some_and(|h| [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")].contains(&h))
+}
+
+/// No `Origin`, or this server's own.
+pub fn origin_ok(h: &HeaderMap, port: u16) -> bool {
+    match header(h, "origin").map(str::to_ascii_lowercase) {
+        None => true,
+        Some(o) => [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}"), format!("http://[::1]:{port}")].contains(&o),
+    }
+}
+
+/// The `lens_token` cookie, when sent.
+pub fn cookie_token(h: &HeaderMap) -> Option<String> {
+    h.get_all("cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|c| c.split(';'))
+        .find_map(|kv| kv.trim().strip_prefix("lens_token=").map(str::to_string))
+}
+
+/// Does the request carry the token where its method allows: header or cookie, or for a GET
+/// also the query's `token`?
+pub fn token_ok(h: &HeaderMap, is_get: bool, query_token: Option<&str>, secret: &str) -> bool {
+    let given = header(h, "x-lens-token").map(str::to_string).or_else(|| cookie_token(h)).or_else(|| if is_get { query_token.map(str::to_string) } else { None });
+    given.as_deref().is_some_and(|g| same_secret(g, secret))
+}
+
+/// The query's parameters, decoded (`+` and `%XX`).
+pub fn query_params(query: Option<&str>) -> Vec<(String, String)> {
+    query
+        .unwrap_or("")
+        .split('&')
+        .filter(|s| !s.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                Some(v) => {
+                    out.push(v);
+                    i += 2;
+                }
+                None => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn host_and_origin_name_this_server() {
+        assert!(host_ok(&headers(&[("host", "127.0.0.1:8765")]), 8765));
+        assert!(host_ok(&headers(&[("host", "LOCALHOST:8765")]), 8765));
+        assert!(!host_ok(&headers(&[("host", "evil.example:8765")]), 8765));
+        assert!(!host_ok(&headers(&[("host", "127.0.0.1:9999")]), 8765));
+        assert!(!host_ok(&headers(&[]), 8765));
+        assert!(origin_ok(&headers(&[]), 1));
+        assert!(origin_ok(&headers(&[("origin", "http://localhost:1")]), 1));
+        assert!(!origin_ok(&headers(&[("origin", "http://evil.example")]), 1));
+    }
+
+    #[test]
+    fn the_token_where_the_method_allows() {
+        let s = "abcd";
+        assert!(token_ok(&headers(&[("x-lens-token", "abcd")]), false, None, s));
+        assert!(token_ok(&headers(&[("cookie", "a=b; lens_token=abcd")]), false, None, s));
+        assert!(!token_ok(&headers(&[("cookie", "lens_token=nope")]), false, None, s));
+        assert!(token_ok(&headers(&[]), true, Some("abcd"), s));
+        assert!(!token_ok(&headers(&[]), false, Some("abcd"), s), "a POST's URL token is not enough");
+        assert!(!token_ok(&headers(&[("x-lens-token", "abce")]), false, None, s));
+    }
+
+    #[test]
+    fn query_parameters_are_decoded() {
+        assert_eq!(query_params(Some("doc=A%20B&page=3&q=a+b&bad=%zz&end=%4")), [
+            ("doc".to_string(), "A B".to_string()),
+            ("page".into(), "3".into()),
+            ("q".into(), "a b".into()),
+            ("bad".into(), "%zz".into()),
+            ("end".into(), "%4".into())
+        ]);
+        assert!(query_params(None).is_empty());
+    }
+}

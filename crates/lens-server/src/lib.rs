@@ -1,0 +1,375 @@
+//! `lens serve`: the desktop UI and the `lens-api` service over HTTP, for browsers and browser
+//! tests, on axum (hyper on tokio).
+//!
+//! Bound to 127.0.0.1 only. Who may call is `guard.rs` (Host, token, Origin). The limits:
+//! - a request head of at most [`MAX_HEAD`] bytes and [`MAX_HEADERS`] lines (hyper answers 431),
+//!   sent within [`HEAD_TIMEOUT`] (else the connection is closed; an idle keep-alive connection
+//!   too);
+//! - at most [`MAX_CONNECTIONS`] connections at once: more get 503 at once;
+//! - JSON bodies up to [`MAX_BODY`], uploads up to [`MAX_UPLOAD`] (413 with a message), at most
+//!   [`MAX_UPLOADS`] uploads at once (503), a body sent within [`BODY_TIMEOUT`].
+//!
+//! The service's calls block (SQLite, the models), so each runs on tokio's blocking pool; a
+//! streamed answer is sent as newline-delimited JSON as it is written, and stops when the client
+//! goes. Static UI files are compiled into the binary (`build.rs`).
+
+mod guard;
+
+use anyhow::{Context, Result};
+use axum::body::{Body, Bytes};
+use axum::extract::{Path as UrlPath, RawQuery, Request, State};
+use axum::http::{header, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use lens_api::{Api, AskArgs, PageImageArgs};
+use lens_core::LensError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Every file in `ui/` and the icon, by path (`build.rs` lists them).
+const UI: &[(&str, &str, &[u8])] = include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
+
+/// Largest request head (request line and headers).
+pub const MAX_HEAD: usize = 16 * 1024;
+/// Most header lines in a request.
+pub const MAX_HEADERS: usize = 100;
+/// Connections served at once.
+pub const MAX_CONNECTIONS: usize = 64;
+/// Time to send a request head (and the longest an idle connection is kept).
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time to send a request body (uploads are large).
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(300);
+/// Largest upload accepted over HTTP.
+pub const MAX_UPLOAD: usize = 512 * 1024 * 1024;
+/// Largest JSON request body.
+pub const MAX_BODY: usize = 1 << 20;
+/// Uploads buffered at once (each up to MAX_UPLOAD); more get 503 to retry.
+pub const MAX_UPLOADS: usize = 2;
+/// Threads for the service's blocking calls at most (asks, ingest, page images).
+const BLOCKING_THREADS: usize = 32;
+
+/// What every handler reads.
+struct Ctx {
+    api: Arc<Api>,
+    secret: String,
+    port: u16,
+    uploads: AtomicUsize,
+}
+
+fn json_response(status: StatusCode, v: &serde_json::Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], serde_json::to_vec(v).unwrap_or_default()).into_response()
+}
+
+fn refusal(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    json_response(status, &serde_json::json!({ "code": code, "message": message.into() }))
+}
+
+fn error_response(e: &LensError) -> Response {
+    let status = match e.code() {
+        "bad_input" | "not_pdf" | "pdf_empty" | "pdf_encrypted" | "pdf_corrupt" | "pdf_no_pages" | "pdf_too_large" => StatusCode::BAD_REQUEST,
+        "unknown_document" | "unknown_page" | "not_found" => StatusCode::NOT_FOUND,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    refusal(status, e.code(), e.to_string())
+}
+
+/// Run a blocking call of the service on the blocking pool.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> lens_core::error::Result<T> + Send + 'static) -> lens_core::error::Result<T> {
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|e| Err(LensError::BadInput(format!("the call stopped: {e}"))))
+}
+
+/// A body of at most `limit` bytes; else 413 (or 400 when it could not be read) with a message.
+async fn read_body(body: Body, limit: usize, what: &str) -> std::result::Result<Bytes, Response> {
+    use http_body_util::BodyExt;
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(c) => Ok(c.to_bytes()),
+        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+            let size = if limit > 1 << 20 { format!("{} MiB", limit >> 20) } else { format!("{} KiB", limit >> 10) };
+            Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "bad_input", format!("{what} is larger than {size}")))
+        }
+        Err(e) => Err(error_response(&LensError::BadInput(format!("the request body could not be read: {e}")))),
+    }
+}
+
+/// A JSON body: at most MAX_BODY bytes of UTF-8 (an empty one reads as `{}`).
+async fn json_body(body: Body) -> std::result::Result<serde_json::Value, Response> {
+    let bytes = read_body(body, MAX_BODY, "the request body").await?;
+    let text = std::str::from_utf8(&bytes).map_err(|_| error_response(&LensError::BadInput("the request body is not UTF-8 JSON".into())))?;
+    if text.trim().is_empty() {
+        return Ok(serde_json::json!({}));
+    }
+    serde_json::from_str(text).map_err(|e| error_response(&LensError::BadInput(format!("the request body is not JSON: {e}"))))
+}
+
+/// The checks of `guard.rs`, in order: Host; the printed URL's token exchanged for a cookie;
+/// static files pass; API calls need the token and, unless GET, no foreign Origin.
+async fn check(State(cx): State<Arc<Ctx>>, req: Request, next: Next) -> Response {
+    let h = req.headers();
+    if !guard::host_ok(h, cx.port) {
+        return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
+    }
+    let params = guard::query_params(req.uri().query());
+    let query_token = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.as_str());
+    let path = req.uri().path();
+    // the printed URL's token becomes an HttpOnly, SameSite=Strict cookie, and the address bar
+    // loses it (as Jupyter does)
+    if path == "/" && query_token.is_some_and(|t| guard::same_secret(t, &cx.secret)) {
+        return (
+            StatusCode::FOUND,
+            [
+                (header::LOCATION, "/".to_string()),
+                (header::SET_COOKIE, format!("lens_token={}; HttpOnly; SameSite=Strict; Path=/", cx.secret)),
+                (header::CACHE_CONTROL, "no-store".to_string()),
+            ],
+        )
+            .into_response();
+    }
+    if !path.starts_with("/api/") {
+        return next.run(req).await;
+    }
+    let is_get = req.method() == Method::GET;
+    if !guard::token_ok(h, is_get, query_token, &cx.secret) {
+        return refusal(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong token: open the URL `lens serve` printed");
+    }
+    if !is_get && !guard::origin_ok(h, cx.port) {
+        return refusal(StatusCode::FORBIDDEN, "unauthorized", "requests from another origin are refused");
+    }
+    next.run(req).await
+}
+
+/// A file of the UI, else 404.
+async fn static_file(req: Request) -> Response {
+    let path = req.uri().path();
+    match UI.iter().find(|(p, _, _)| *p == path) {
+        Some((_, ct, body)) => (
+            [
+                (header::CONTENT_TYPE, *ct),
+                (header::CONTENT_SECURITY_POLICY, "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'"),
+                (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            ],
+            *body,
+        )
+            .into_response(),
+        None => refusal(StatusCode::NOT_FOUND, "not_found", format!("no such page {path}")),
+    }
+}
+
+/// A command of the service (`lens_api::dispatch`), its JSON arguments in the body.
+async fn command(State(cx): State<Arc<Ctx>>, UrlPath(cmd): UrlPath<String>, req: Request) -> Response {
+    let args = match json_body(req.into_body()).await {
+        Ok(v) => v,
+        Err(resp) => return resp,
+    };
+    let api = cx.api.clone();
+    match blocking(move || lens_api::dispatch(&api, &cmd, args)).await {
+        Ok(v) => json_response(StatusCode::OK, &v),
+        Err(e) => error_response(&e),
+    }
+}
+
+async fn not_post() -> Response {
+    refusal(StatusCode::METHOD_NOT_ALLOWED, "bad_input", "use POST for API commands")
+}
+
+/// A rendered page with boxes: doc, page, dpi and the boxes (a JSON array, as the ask returned
+/// them) in the query.
+async fn page_png(State(cx): State<Arc<Ctx>>, RawQuery(q): RawQuery) -> Response {
+    let params = guard::query_params(q.as_deref());
+    let param = |k: &str| params.iter().find(|(pk, _)| pk == k).map(|(_, v)| v.clone());
+    let args = serde_json::json!({
+        "doc": param("doc"),
+        "page": param("page").and_then(|p| p.parse::<u32>().ok()),
+        "dpi": param("dpi").and_then(|d| d.parse::<f32>().ok()).unwrap_or(110.0),
+        "boxes": param("boxes").map(|b| serde_json::from_str(&b).unwrap_or(serde_json::Value::Null)).unwrap_or(serde_json::json!([])),
+    });
+    let api = cx.api.clone();
+    let png = blocking(move || {
+        let a = serde_json::from_value::<PageImageArgs>(args).map_err(|e| LensError::BadInput(format!("page.png needs doc, page, and boxes as a JSON array: {e}")))?;
+        api.page_png(&a.page_ref(), a.dpi, &a.boxes)
+    })
+    .await;
+    match png {
+        Ok(png) => ([(header::CONTENT_TYPE, "image/png")], png).into_response(),
+        Err(e) => error_response(&e),
+    }
+}
+
+/// A PDF sent as the body (`?name=` its file name), queued for ingest.
+async fn upload(State(cx): State<Arc<Ctx>>, RawQuery(q): RawQuery, req: Request) -> Response {
+    if cx.uploads.fetch_add(1, Ordering::AcqRel) >= MAX_UPLOADS {
+        cx.uploads.fetch_sub(1, Ordering::AcqRel);
+        return refusal(StatusCode::SERVICE_UNAVAILABLE, "busy", format!("{MAX_UPLOADS} uploads are running: try again when they are done"));
+    }
+    // the slot is given back however this ends
+    struct Slot(Arc<Ctx>);
+    impl Drop for Slot {
+        fn drop(&mut self) {
+            self.0.uploads.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+    let _slot = Slot(cx.clone());
+    let name = guard::query_params(q.as_deref()).into_iter().find(|(k, _)| k == "name").map(|(_, v)| v).unwrap_or_default();
+    let body = match read_body(req.into_body(), MAX_UPLOAD, &name).await {
+        Ok(b) => b,
+        Err(resp) => return resp,
+    };
+    let api = cx.api.clone();
+    match blocking(move || api.upload(&name, &body)).await {
+        Ok(v) => json_response(StatusCode::OK, &serde_json::to_value(v).unwrap_or_default()),
+        Err(e) => error_response(&e),
+    }
+}
+
+/// An ask whose events (pages, text as written, the answer) are sent as newline-delimited JSON
+/// as they happen; when the client goes, the answerer stops.
+async fn ask_stream(State(cx): State<Arc<Ctx>>, req: Request) -> Response {
+    let args = match json_body(req.into_body()).await {
+        Ok(v) => serde_json::from_value::<AskArgs>(v).map_err(|e| LensError::BadInput(format!("ask_stream: {e}"))),
+        Err(resp) => return resp,
+    };
+    let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+    let api = cx.api.clone();
+    tokio::task::spawn_blocking(move || {
+        // false once the client has gone: the answerer stops
+        let send = |mut line: Vec<u8>| {
+            line.push(b'\n');
+            tx.blocking_send(line).is_ok()
+        };
+        let r = args.and_then(|a| api.ask_stream(&a, &mut |e| send(serde_json::to_vec(&e).unwrap_or_default())));
+        if let Err(e) = r {
+            send(serde_json::to_vec(&serde_json::json!({ "event": "error", "code": e.code(), "message": e.to_string() })).unwrap_or_default());
+        }
+    });
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|b| (Ok::<Bytes, std::convert::Infallible>(Bytes::from(b)), rx)) });
+    ([(header::CONTENT_TYPE, "application/x-ndjson"), (header::CACHE_CONTROL, "no-store")], Body::from_stream(stream)).into_response()
+}
+
+fn router(cx: Arc<Ctx>) -> Router {
+    Router::new()
+        .route("/api/page.png", get(page_png).fallback(not_post))
+        .route("/api/upload", post(upload).fallback(not_post))
+        .route("/api/ask_stream", post(ask_stream).fallback(not_post))
+        .route("/api/{cmd}", post(command).fallback(not_post))
+        .fallback(static_file)
+        .layer(middleware::from_fn_with_state(cx.clone(), check))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(BODY_TIMEOUT))
+        .with_state(cx)
+}
+
+/// A bound server, not yet answering.
+pub struct Served {
+    listener: std::net::TcpListener,
+    pub api: Arc<Api>,
+    pub secret: String,
+    pub port: u16,
+}
+
+fn token() -> String {
+    use std::io::Read;
+    let mut b = [0u8; 16];
+    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
+        let _ = f.read_exact(&mut b);
+    }
+    if b.iter().all(|x| *x == 0) {
+        // no /dev/urandom: time and pid, still unguessable enough for a loopback session
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+        b.copy_from_slice(&(t ^ ((std::process::id() as u128) << 64)).to_le_bytes());
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Listen on 127.0.0.1:`port` (0: any free port) for the library at `library`.
+pub fn bind(library: std::path::PathBuf, port: u16) -> Result<Served> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let addr = listener.local_addr().context("listening address")?;
+    anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
+    Ok(Served { listener, api: Api::new(library), secret: token(), port: addr.port() })
+}
+
+/// Bind, print the URL with its token, follow the watched folders, and serve until the process
+/// ends.
+pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
+    let s = bind(library, port)?;
+    println!("10-K Lens serving {} at http://127.0.0.1:{}/?token={}", s.api.library_dir().display(), s.port, s.secret);
+    use std::io::Write;
+    std::io::stdout().flush().ok();
+    if let Err(e) = s.api.follow_watched(Arc::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default()))) {
+        eprintln!("watched folders not followed: {e}");
+    }
+    s.serve()
+}
+
+/// 503 on a connection over the cap, then close it.
+async fn refuse_busy(mut stream: tokio::net::TcpStream) {
+    use tokio::io::AsyncWriteExt;
+    let body = serde_json::to_vec(&serde_json::json!({ "code": "busy", "message": "too many connections at once" })).unwrap_or_default();
+    let head = format!("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(&body).await?;
+        stream.shutdown().await
+    })
+    .await;
+}
+
+impl Served {
+    /// Answer requests until the process ends.
+    pub fn serve(self) -> Result<()> {
+        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().max_blocking_threads(BLOCKING_THREADS).thread_name("lens-serve").build().context("the server's runtime")?;
+        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, port: self.port, uploads: AtomicUsize::new(0) });
+        self.listener.set_nonblocking(true).context("listening socket")?;
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(self.listener).context("listening socket")?;
+            let app = router(cx);
+            let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    // out of file descriptors and the like: wait a moment, do not spin
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                let Ok(slot) = slots.clone().try_acquire_owned() else {
+                    tokio::spawn(refuse_busy(stream));
+                    continue;
+                };
+                let app = app.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                        use tower::ServiceExt;
+                        app.clone().oneshot(req.map(Body::new))
+                    });
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .timer(hyper_util::rt::TokioTimer::new())
+                        .header_read_timeout(HEAD_TIMEOUT)
+                        .max_buf_size(MAX_HEAD)
+                        .max_headers(MAX_HEADERS)
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                    let _ = conn.await;
+                    drop(slot);
+                });
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::UI;
+
+    #[test]
+    fn every_ui_file_is_served_with_its_type() {
+        let ui = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");
+        for f in std::fs::read_dir(ui).unwrap().flatten() {
+            let name = format!("/{}", f.file_name().to_string_lossy());
+            let served = UI.iter().find(|(p, _, _)| *p == name).unwrap_or_else(|| panic!("{name} is not served"));
+            assert_eq!(served.2, std::fs::read(f.path()).unwrap().as_slice(), "{name}: the bytes served are the file's");
+        }
+        let kind = |p: &str| UI.iter().find(|(q, _, _)| *q == p).map(|x| x.1);
+        assert_eq!(kind("/"), Some("text/html; charset=utf-8"));
+        assert_eq!(kind("/app.js"), Some("text/javascript; charset=utf-8"));
+        assert_eq!(kind("/favicon.ico"), Some("image/png"));
+    }
+}
