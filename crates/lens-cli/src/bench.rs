@@ -1,7 +1,7 @@
 //! `lens bench`: speed and memory figures, printed beside the reference figures they are
 //! judged against. Benchmarks print; they never assert on time.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Subcommand;
 use lens_core::dense::TextEmbedder;
 use lens_core::{eval, Library, SearchRequest};
@@ -60,6 +60,13 @@ pub enum BenchCmd {
         /// A folder of PDFs to ingest during the run
         #[arg(long)]
         ingest: Option<PathBuf>,
+        /// Another `lens` binary: its `serve` is loaded the same way first, each server on its own
+        /// copy of the library, and the throughputs are compared
+        #[arg(long)]
+        against: Option<PathBuf>,
+        /// The retriever each ask names (default: the library's setting)
+        #[arg(long)]
+        retriever: Option<String>,
     },
     /// Language-model speed: prefill and decode tokens/s, first token, peak RSS, on a prompt of
     /// filing text; with --python, the transformers reference (CPU, f32) on the same tokens; with
@@ -382,7 +389,7 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
                 }
             }
         }
-        BenchCmd::Serve { labels, clients, seconds, ingest } => load_test(library, &labels, clients, seconds, ingest)?,
+        BenchCmd::Serve { labels, clients, seconds, ingest, against, retriever } => load_test(library, &labels, clients, seconds, ingest, against, retriever)?,
         BenchCmd::Dense { docs, pages, python } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
             let lib = Library::open(&dir)?;
@@ -507,46 +514,37 @@ fn post(port: u16, token: &str, path: &str, body: &str) -> (u16, String, f64) {
     (status, text.split("\r\n\r\n").nth(1).unwrap_or("").to_string(), t.elapsed().as_secs_f64() * 1000.0)
 }
 
-fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize, seconds: u64, ingest: Option<PathBuf>) -> Result<()> {
+/// What one load run saw: each ask's (status, ms, error body), each ingest's (ok, seconds).
+struct Load {
+    asks: Vec<(u16, f64, String)>,
+    ingests: Vec<(bool, f64)>,
+}
+
+/// CLIENTS ask the labelled questions at `port` for `seconds` while one client ingests the
+/// PDFs of `ingest` one at a time, waiting for each job to finish.
+fn load_run(port: u16, token: &str, questions: &std::sync::Arc<Vec<String>>, clients: usize, seconds: u64, ingest: Option<&Path>, retriever: Option<&str>) -> Result<Load> {
     use std::sync::{Arc, Mutex};
-    let dir = lens_core::paths::library_dir(library.as_deref());
-    if let Some(f) = &ingest {
-        // the API adds files only from allowed folders: this one is (set before any thread starts)
-        let mut roots: Vec<PathBuf> = std::env::var_os("LENS_INGEST_ROOTS").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
-        roots.push(f.clone());
-        std::env::set_var("LENS_INGEST_ROOTS", std::env::join_paths(roots)?);
-    }
-    let served = lens_server::bind(dir, 0)?;
-    let (port, token) = (served.port, served.secret.clone());
-    std::thread::spawn(move || {
-        if let Err(e) = served.serve() {
-            eprintln!("the server stopped: {e:#}");
-        }
-    });
-    let questions: Arc<Vec<String>> = Arc::new(eval::read_labels(labels)?.into_iter().map(|l| l.query).collect());
-    anyhow::ensure!(!questions.is_empty(), "no questions in {}", labels.display());
     let deadline = Instant::now() + std::time::Duration::from_secs(seconds);
     let asks: Arc<Mutex<Vec<(u16, f64, String)>>> = Arc::default();
     let mut handles = Vec::new();
     for c in 0..clients {
-        let (asks, questions, token) = (asks.clone(), questions.clone(), token.clone());
+        let (asks, questions, token, retriever) = (asks.clone(), questions.clone(), token.to_string(), retriever.map(str::to_string));
         handles.push(std::thread::spawn(move || {
             let mut i = c;
             while Instant::now() < deadline {
                 let q = &questions[i % questions.len()];
-                let (status, body, ms) = post(port, &token, "/api/ask", &serde_json::json!({ "question": q }).to_string());
+                let (status, body, ms) = post(port, &token, "/api/ask", &serde_json::json!({ "question": q, "retriever": retriever }).to_string());
                 asks.lock().unwrap().push((status, ms, if status == 200 { String::new() } else { body }));
                 i += clients;
             }
         }));
     }
-    // one client ingests a folder's PDFs one at a time, waiting for each job to finish
     let ingests: Arc<Mutex<Vec<(bool, f64)>>> = Arc::default();
     if let Some(folder) = ingest {
         let mut pdfs: Vec<PathBuf> =
-            std::fs::read_dir(&folder)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| lens_core::ingest::is_pdf_name(p)).collect();
+            std::fs::read_dir(folder)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| lens_core::ingest::is_pdf_name(p)).collect();
         pdfs.sort();
-        let (ingests, token) = (ingests.clone(), token.clone());
+        let (ingests, token) = (ingests.clone(), token.to_string());
         handles.push(std::thread::spawn(move || {
             for p in pdfs {
                 if Instant::now() >= deadline {
@@ -573,33 +571,140 @@ fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize,
     for h in handles {
         let _ = h.join();
     }
-    let asks = asks.lock().unwrap();
-    let mut ms: Vec<f64> = asks.iter().filter(|a| a.0 == 200).map(|a| a.1).collect();
-    ms.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let errors: Vec<&(u16, f64, String)> = asks.iter().filter(|a| a.0 != 200).collect();
-    let ing = ingests.lock().unwrap();
-    println!("bench serve: {clients} clients asking for {seconds} s over HTTP (127.0.0.1:{port}), {} questions", questions.len());
+    let asks = std::mem::take(&mut *asks.lock().unwrap());
+    let ingests = std::mem::take(&mut *ingests.lock().unwrap());
+    Ok(Load { asks, ingests })
+}
+
+/// Print one run; its throughput (asks/s).
+fn load_report(name: &str, l: &Load, seconds: u64, peak_rss: f64) -> f64 {
+    let mut ms: Vec<f64> = l.asks.iter().filter(|a| a.0 == 200).map(|a| a.1).collect();
+    ms.sort_by(|a, b| a.total_cmp(b));
+    let errors: Vec<&(u16, f64, String)> = l.asks.iter().filter(|a| a.0 != 200).collect();
+    let rate = ms.len() as f64 / seconds as f64;
+    println!("  {name}:");
     println!(
-        "  asks: {} answered, {} errors; latency p50 {:.1} ms  p95 {:.1} ms  max {:.1} ms",
+        "    asks: {} answered, {} errors; latency p50 {:.1} ms  p95 {:.1} ms  max {:.1} ms; throughput {rate:.1} asks/s",
         ms.len(),
         errors.len(),
         eval::percentile(&ms, 50.0),
         eval::percentile(&ms, 95.0),
         ms.last().copied().unwrap_or(0.0)
     );
-    println!("  throughput {:.1} asks/s", ms.len() as f64 / seconds as f64);
-    if !ing.is_empty() {
+    if !l.ingests.is_empty() {
         println!(
-            "  meanwhile: {} PDFs ingested ({} failed), {:.1} s each on average",
-            ing.len(),
-            ing.iter().filter(|x| !x.0).count(),
-            ing.iter().map(|x| x.1).sum::<f64>() / ing.len() as f64
+            "    meanwhile: {} PDFs ingested ({} failed), {:.1} s each on average",
+            l.ingests.len(),
+            l.ingests.iter().filter(|x| !x.0).count(),
+            l.ingests.iter().map(|x| x.1).sum::<f64>() / l.ingests.len() as f64
         );
     }
     for e in errors.iter().take(5) {
-        println!("  error {}: {}", e.0, e.2.chars().take(200).collect::<String>());
+        println!("    error {}: {}", e.0, e.2.chars().take(200).collect::<String>());
     }
-    println!("  peak RSS (server and clients, one process): {:.0} MiB", peak_rss_mib());
+    println!("    peak RSS: {peak_rss:.0} MiB");
+    rate
+}
+
+/// A copy of a library folder (files copied, links kept as links), for a run that adds to it.
+fn copy_library(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let kind = e.file_type()?;
+        if kind.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(std::fs::read_link(&src)?, &dst)?;
+            #[cfg(not(unix))]
+            std::fs::copy(&src, &dst)?;
+        } else if kind.is_dir() {
+            copy_library(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Peak RSS of another process (MiB).
+fn peak_rss_of(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize, seconds: u64, ingest: Option<PathBuf>, against: Option<PathBuf>, retriever: Option<String>) -> Result<()> {
+    let dir = lens_core::paths::library_dir(library.as_deref());
+    if let Some(f) = &ingest {
+        // the API adds files only from allowed folders: this one is (set before any thread starts;
+        // a server started from another binary inherits it)
+        let mut roots: Vec<PathBuf> = std::env::var_os("LENS_INGEST_ROOTS").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+        roots.push(f.clone());
+        std::env::set_var("LENS_INGEST_ROOTS", std::env::join_paths(roots)?);
+    }
+    let questions: std::sync::Arc<Vec<String>> = std::sync::Arc::new(eval::read_labels(labels)?.into_iter().map(|l| l.query).collect());
+    anyhow::ensure!(!questions.is_empty(), "no questions in {}", labels.display());
+    println!(
+        "bench serve: {clients} clients asking for {seconds} s over HTTP, {} questions, retriever {}{}",
+        questions.len(),
+        retriever.as_deref().unwrap_or("of the library's settings"),
+        if ingest.is_some() { ", one client ingesting" } else { "" }
+    );
+    // with a reference binary, each server gets its own copy of the library as it is now
+    let copies = against.as_ref().map(|_| tempfile::Builder::new().prefix("lens-bench-serve-").tempdir()).transpose()?;
+    let mut reference_rate = None;
+    if let (Some(bin), Some(tmp)) = (&against, &copies) {
+        let lib = tmp.path().join("reference");
+        copy_library(&dir, &lib)?;
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(bin)
+            .arg("--library")
+            .arg(&lib)
+            .args(["serve", "--port", "0"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {} serve", bin.display()))?;
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().context("the reference server's output")?).read_line(&mut line)?;
+        let url = line.split_whitespace().last().unwrap_or("").to_string();
+        let port: Option<u16> = url.split(':').nth(2).and_then(|p| p.split('/').next()).and_then(|p| p.parse().ok());
+        let token = url.split("token=").nth(1).map(|t| t.trim().to_string());
+        let (Some(port), Some(token)) = (port, token) else {
+            let _ = child.kill();
+            anyhow::bail!("{} serve printed no URL with a token: {line:?}", bin.display());
+        };
+        let run = load_run(port, &token, &questions, clients, seconds, ingest.as_deref(), retriever.as_deref());
+        let rss = peak_rss_of(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        reference_rate = Some(load_report(&format!("reference: {} serve (127.0.0.1:{port})", bin.display()), &run?, seconds, rss));
+    }
+    let lib = match &copies {
+        Some(tmp) => {
+            let l = tmp.path().join("this");
+            copy_library(&dir, &l)?;
+            l
+        }
+        None => dir,
+    };
+    let served = lens_server::bind(lib, 0)?;
+    let (port, token) = (served.port, served.secret.clone());
+    std::thread::spawn(move || {
+        if let Err(e) = served.serve() {
+            eprintln!("the server stopped: {e:#}");
+        }
+    });
+    let run = load_run(port, &token, &questions, clients, seconds, ingest.as_deref(), retriever.as_deref())?;
+    let rate = load_report(&format!("this build: axum on hyper/tokio (127.0.0.1:{port})"), &run, seconds, peak_rss_mib());
+    if let Some(r) = reference_rate {
+        println!("  throughput, this build / reference: {:.2}x", rate / r.max(f64::MIN_POSITIVE));
+    } else {
+        println!("  (peak RSS counts the server and the clients: one process)");
+    }
     Ok(())
 }
 
