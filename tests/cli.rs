@@ -377,6 +377,92 @@ fn serve_refuses_hostile_requests() {
     let _ = child.wait();
 }
 
+/// `lens serve --team` on a free port: (child, port).
+fn serve_team(lib: &Path) -> (std::process::Child, u16) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lens"))
+        .arg("--library")
+        .arg(lib)
+        .args(["serve", "--port", "0", "--team"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert!(line.contains("team users"), "{line}");
+    let port: u16 = line.split("127.0.0.1:").nth(1).unwrap().split('/').next().unwrap().parse().unwrap();
+    (child, port)
+}
+
+#[test]
+fn team_users_ask_and_label_as_their_roles_allow() {
+    let lib = tempfile::tempdir().unwrap();
+    // no users yet: the team server does not start
+    let o = lens(lib.path(), &["serve", "--port", "0", "--team"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no users in this library"), "{}", String::from_utf8_lossy(&o.stderr));
+    ok(&lens(lib.path(), &["ingest", "--ocr", "off", corpus().join("financebench/pdfs/3M_2018_10K.pdf").to_str().unwrap()]));
+    let token = |name: &str, role: &str| ok(&lens(lib.path(), &["user", "add", name, "--role", role])).trim().rsplit(' ').next().unwrap().to_string();
+    let (rob, ana, bea) = (token("rob", "reader"), token("ana", "annotator"), token("bea", "annotator"));
+    let (mut child, port) = serve_team(lib.path());
+    let host = format!("Host: 127.0.0.1:{port}");
+    let call = |tok: &str, cmd: &str, body: &str| http(port, &format!("POST /api/{cmd} HTTP/1.1\r\n{host}\r\nx-lens-token: {tok}"), body.as_bytes());
+    // no token, an unknown token
+    let (st, body) = http(port, &format!("POST /api/documents HTTP/1.1\r\n{host}"), b"{}");
+    assert_eq!(st, 401, "{body}");
+    let (st, body) = call(&"0".repeat(32), "documents", "{}");
+    assert_eq!(st, 401, "{body}");
+    assert!(body.contains("unknown token"), "{body}");
+    // a reader asks; it may not label or add filings
+    let (st, body) = call(&rob, "label_create_set", r#"{"set":"gold"}"#);
+    assert_eq!(st, 403, "{body}");
+    assert!(body.contains("`rob` is a reader: `label_create_set` needs the annotator role"), "{body}");
+    assert_eq!(call(&rob, "ingest_paths", r#"{"paths":[]}"#).0, 403);
+    assert_eq!(call(&ana, "label_create_set", r#"{"set":"gold"}"#).0, 200);
+    let q = r#"{"id":"q1","query":"What was 3M's FY2018 capital expenditure?","gold":{}}"#;
+    let (st, body) = call(&ana, "label_import", &serde_json::json!({ "set": "gold", "text": q }).to_string());
+    assert_eq!(st, 200, "{body}");
+    // one reader asking while two annotators grade the same question, at once; the annotator
+    // named in a request is the caller, whatever the body says
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..3 {
+                let (st, body) = call(&rob, "ask", r#"{"question":"What was 3M's FY2018 capital expenditure?","user":"mallory"}"#);
+                assert_eq!(st, 200, "{body}");
+            }
+        });
+        for (tok, grade) in [(&ana, 2), (&bea, 1)] {
+            s.spawn(move || {
+                for page in [60u32, 61, 62] {
+                    let g = serde_json::json!({ "set": "gold", "qid": "q1", "page": format!("3M_2018_10K#{page}"), "grade": grade, "annotator": "mallory" });
+                    let (st, body) = call(tok, "label_grade", &g.to_string());
+                    assert_eq!(st, 200, "{body}");
+                }
+            });
+        }
+    });
+    let (st, body) = call(&rob, "label_agreement", r#"{"set":"gold"}"#);
+    assert_eq!(st, 200, "{body}");
+    let agreement: Value = serde_json::from_str(&body).unwrap();
+    let names: Vec<&str> = agreement["annotators"].as_array().unwrap().iter().filter_map(|a| a.as_str()).collect();
+    assert!(names.contains(&"ana") && names.contains(&"bea") && !names.contains(&"mallory"), "{body}");
+    // the log records who asked, never the name a body claims
+    let (st, body) = call(&rob, "log", r#"{"limit":5}"#);
+    assert_eq!(st, 200, "{body}");
+    let log: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(log.as_array().unwrap().len(), 3);
+    assert!(log.as_array().unwrap().iter().all(|e| e["asked_by"] == "rob"), "{body}");
+    // a removed user's token gets a clear refusal; what it asked keeps its name
+    ok(&lens(lib.path(), &["user", "remove", "rob"]));
+    let (st, body) = call(&rob, "documents", "{}");
+    assert_eq!(st, 401, "{body}");
+    assert!(body.contains("`rob` was removed"), "{body}");
+    let log: Value = serde_json::from_str(&call(&ana, "log", r#"{"limit":5}"#).1).unwrap();
+    assert_eq!(log[0]["asked_by"], "rob");
+    child.kill().unwrap();
+    let _ = child.wait();
+}
+
 #[test]
 fn ingest_returns_while_ocr_goes_on_in_the_background() {
     let work = tempfile::tempdir().unwrap();

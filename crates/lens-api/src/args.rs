@@ -62,11 +62,15 @@ pub struct AskArgs {
     pub answerer: Option<AnswererKind>,
     #[serde(default)]
     pub retriever: Option<Retriever>,
+    /// The team user asking: set by the team server from the caller's token, never taken from
+    /// a client (the server drops it from a request's body).
+    #[serde(default)]
+    pub user: Option<String>,
 }
 
 impl AskArgs {
     pub fn new(question: impl Into<String>) -> AskArgs {
-        AskArgs { question: question.into(), docs: Vec::new(), filter: true, k: None, answerer: None, retriever: None }
+        AskArgs { question: question.into(), docs: Vec::new(), filter: true, k: None, answerer: None, retriever: None, user: None }
     }
 
     /// The core request: these arguments over the library's settings. Loads the embedding model
@@ -78,6 +82,7 @@ impl AskArgs {
         r.retriever = crate::choose_retriever(lib, st, self.retriever, false)?;
         r.docs = self.docs.clone();
         r.filter = self.filter;
+        r.asked_by = self.user.clone();
         Ok(r)
     }
 }
@@ -89,6 +94,9 @@ pub struct FeedbackArgs {
     pub value: i32,
     #[serde(default)]
     pub note: Option<String>,
+    /// The team user giving it (set by the team server, as [`AskArgs::user`]).
+    #[serde(default)]
+    pub user: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -9,6 +9,7 @@
 //! builds run on their own `Library` in a background thread and mark the shared one stale, so it
 //! reloads its index before the next call.
 
+pub mod access;
 pub mod args;
 pub mod dispatch;
 pub mod jobs;
@@ -339,7 +340,7 @@ impl Api {
 
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {
         let note = a.note.as_deref().filter(|s| !s.trim().is_empty());
-        self.with_library(|l| l.set_feedback(a.id, a.value, note))
+        self.with_library(|l| l.set_feedback(a.id, a.value, note, a.user.as_deref()))
     }
 
     // ---- documents

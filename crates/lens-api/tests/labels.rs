@@ -70,7 +70,7 @@ fn label_a_question_export_and_score() {
 fn a_thumbs_down_becomes_a_question_with_its_pages() {
     let (_dir, api) = library();
     let r = api.ask(&AskArgs::new("What is the principal amount of Amcor's notes?")).unwrap();
-    api.feedback(&FeedbackArgs { id: r.log_id, value: -1, note: Some("wrong row".into()) }).unwrap();
+    api.feedback(&FeedbackArgs { id: r.log_id, value: -1, note: Some("wrong row".into()), user: None }).unwrap();
     let q = call(&api, "label_from_log", json!({"set": "from-log", "log_id": r.log_id}));
     assert_eq!(q["qid"], format!("log-{}", r.log_id));
     assert_eq!(q["origin"]["feedback"], -1);

@@ -116,6 +116,15 @@ enum Cmd {
         /// Port (0 picks a free one)
         #[arg(long, default_value_t = 8765)]
         port: u16,
+        /// Serve the library's team users (`lens user add`), each with its own token and role,
+        /// instead of one person holding a printed token
+        #[arg(long)]
+        team: bool,
+    },
+    /// Team users of this library (`lens serve --team`): add, list, remove
+    User {
+        #[command(subcommand)]
+        what: cmd::user::Args,
     },
     /// The vision index (page images as multivectors, ColModernVBERT): build, status
     Vision {
@@ -222,7 +231,8 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,
-        Cmd::Serve { port } => lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port)?,
+        Cmd::Serve { port, team } => lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, team)?,
+        Cmd::User { what } => cmd::user::run(&g, what)?,
         Cmd::Vision { what } => {
             let lib = open(&g.library)?;
             let st = settings(&lib, &g.models)?;

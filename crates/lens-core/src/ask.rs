@@ -33,11 +33,13 @@ pub struct AskRequest {
     pub k: usize,
     pub answerer: AnswererKind,
     pub retriever: Retriever,
+    /// The team user asking (logged with the question); `None` on a one-person library.
+    pub asked_by: Option<String>,
 }
 
 impl AskRequest {
     pub fn new(q: impl Into<String>) -> Self {
-        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: AnswererKind::default(), retriever: Retriever::default() }
+        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: AnswererKind::default(), retriever: Retriever::default(), asked_by: None }
     }
 }
 
@@ -131,6 +133,8 @@ pub struct Retrieved {
     /// The worked calculation, when the question asks for a figure the calculator knows
     /// ([`crate::calc`]); answerers use its result instead of doing arithmetic.
     pub calculation: Option<Calculation>,
+    /// The team user asking ([`AskRequest::asked_by`]).
+    pub asked_by: Option<String>,
 }
 
 impl Retrieved {
@@ -411,6 +415,7 @@ impl Library {
             retriever: sr.retriever,
             retrieve_ms: t0.elapsed().as_secs_f64() * 1000.0,
             calculation,
+            asked_by: req.asked_by.clone(),
         })
     }
 
@@ -571,6 +576,8 @@ impl Library {
             feedback: None,
             feedback_note: None,
             cancelled,
+            asked_by: r.asked_by.clone(),
+            feedback_by: None,
             shown: Some(crate::log::Shown {
                 support: a.support,
                 support_reasons: a.support_reasons.clone(),

@@ -206,7 +206,7 @@ fn read_and_extract(ex: &mut crate::extract::Extractor, path: &Path, id: &str, k
         Ok(b) => b,
         Err(e) => return Msg::Failed(path.to_path_buf(), e),
     };
-    let sha = hex(&Sha256::digest(&bytes));
+    let sha = crate::text::hex(&Sha256::digest(&bytes));
     // the same content is the same document, wherever the file now is
     if let Some(same) = known.by_sha.get(&sha) {
         return Msg::Unchanged(path.to_path_buf(), same.clone());
@@ -243,10 +243,6 @@ fn assign_id(stem: &str, path: &str, taken: &HashMap<String, (String, String)>) 
             Some(_) => n += 1,
         }
     }
-}
-
-pub(crate) fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// Ingest `paths` into `lib`. Bad files are reported through `on_event` and skipped; the

@@ -53,6 +53,7 @@ pub mod ocr;
 pub mod scan;
 pub mod sections;
 pub mod settings;
+pub mod users;
 pub mod stance;
 pub mod support;
 pub mod verify;

@@ -29,6 +29,12 @@ pub struct LogEntry {
     /// What the user was shown when it was asked; `None` for entries logged before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shown: Option<Shown>,
+    /// The team user who asked (`lens serve --team`); `None` on a one-person library.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
+    /// The team user who gave the feedback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feedback_by: Option<String>,
 }
 
 /// The answer as shown when asked: its label and why, the verifier's checks, the question as
@@ -49,7 +55,7 @@ impl Store {
     /// Append to the question log; returns the entry id.
     pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
         self.conn.execute(
-            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+            "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown,asked_by) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
             params![
                 e.question,
                 serde_json::to_string(&e.scope).expect("strings serialise"),
@@ -66,18 +72,19 @@ impl Store {
                 e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise")),
                 e.answer.model.as_ref().map(|m| serde_json::to_string(m).expect("model runs serialise")),
                 e.cancelled,
-                e.shown.as_ref().map(|s| serde_json::to_string(s).expect("the shown record serialises"))
+                e.shown.as_ref().map(|s| serde_json::to_string(s).expect("the shown record serialises")),
+                e.asked_by
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
     }
 
-    /// Thumbs up (+1) or down (-1) with an optional note.
-    pub(crate) fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
+    /// Thumbs up (+1) or down (-1) with an optional note, and the team user who gave it.
+    pub(crate) fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
         if value != 1 && value != -1 {
             return Err(LensError::BadInput("feedback is +1 (thumbs up) or -1 (thumbs down)".into()));
         }
-        let n = self.conn.execute("UPDATE question_log SET feedback=?2, feedback_note=?3 WHERE id=?1", params![id, value, note])?;
+        let n = self.conn.execute("UPDATE question_log SET feedback=?2, feedback_note=?3, feedback_by=?4 WHERE id=?1", params![id, value, note, by])?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no logged question with id {id}")));
         }
@@ -101,7 +108,7 @@ impl Store {
 
     fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
         let mut st = self.conn.prepare(&format!(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled,shown FROM question_log {tail}"
+            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled,shown,asked_by,feedback_by FROM question_log {tail}"
         ))?;
         // rows are read leniently: a value this build does not know reads as its default
         fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
@@ -140,6 +147,8 @@ impl Store {
                     feedback_note: r.get(15)?,
                     cancelled: r.get(18)?,
                     shown,
+                    asked_by: r.get(20)?,
+                    feedback_by: r.get(21)?,
                 })
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -159,8 +168,9 @@ impl crate::library::Library {
         self.store().log_entry(id)
     }
 
-    /// Thumbs up (+1) or down (-1) on a logged answer, with an optional note.
-    pub fn set_feedback(&self, id: i64, value: i32, note: Option<&str>) -> Result<()> {
-        self.store().set_feedback(id, value, note)
+    /// Thumbs up (+1) or down (-1) on a logged answer, with an optional note and the team user
+    /// who gave it.
+    pub fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
+        self.store().set_feedback(id, value, note, by)
     }
 }

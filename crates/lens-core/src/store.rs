@@ -27,6 +27,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/008_page_labels.sql"),
     include_str!("../migrations/009_clean_company_names.sql"),
     include_str!("../migrations/010_log_shown.sql"),
+    include_str!("../migrations/011_users.sql"),
 ];
 
 /// The schema version this build writes.

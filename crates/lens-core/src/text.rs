@@ -475,3 +475,8 @@ mod tests {
         assert!(!h.iter().any(|l| l.contains("5,363")));
     }
 }
+
+/// Bytes as lower-case hex digits.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

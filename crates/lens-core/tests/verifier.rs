@@ -127,6 +127,8 @@ fn a_reopened_answer_shows_the_label_it_was_shown_and_an_older_entry_says_it_is_
         feedback_note: None,
         cancelled: false,
         shown,
+        asked_by: None,
+        feedback_by: None,
     };
     let shown = Shown {
         support: Support::Strong,

@@ -20,7 +20,7 @@ fn a_workpaper_holds_the_answer_its_calculation_and_the_boxed_pages() {
     let (dir, lib) = library();
     let calc = lib.ask(&AskRequest::new("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement.")).unwrap();
     assert!(calc.answer.calculation.as_ref().and_then(|c| c.result.as_ref()).is_some(), "computed: {:?}", calc.answer.answer);
-    lib.set_feedback(calc.log_id, 1, Some("tied to the 10-K cash flow statement")).unwrap();
+    lib.set_feedback(calc.log_id, 1, Some("tied to the 10-K cash flow statement"), None).unwrap();
     let plain = lib.ask(&AskRequest::new("Where is 3M's principal executive office?")).unwrap();
     let doc = lib.document("3M_2018_10K").unwrap();
 

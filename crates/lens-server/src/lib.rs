@@ -54,9 +54,32 @@ const BLOCKING_THREADS: usize = 32;
 /// What every handler reads.
 struct Ctx {
     api: Arc<Api>,
+    /// The token printed at start (one-person mode); unused in team mode.
     secret: String,
     port: u16,
+    /// Team mode: each caller is a user of the library with a role ([`lens_api::access`]).
+    team: bool,
     uploads: AtomicUsize,
+}
+
+/// Who is calling, as the check found it: a team user's name, or nobody in particular (the one
+/// person holding the printed token).
+#[derive(Clone, Default)]
+struct Caller(Option<String>);
+
+/// A call's JSON arguments with who is calling: a client's own `user` is dropped; in team mode
+/// the caller's name goes in `user`, and in `annotator` for the calls that name one.
+fn with_caller(mut args: serde_json::Value, call: &str, caller: &Caller) -> serde_json::Value {
+    if let Some(o) = args.as_object_mut() {
+        o.remove("user");
+        if let Some(name) = &caller.0 {
+            o.insert("user".into(), name.clone().into());
+            if lens_api::access::names_annotator(call) {
+                o.insert("annotator".into(), name.clone().into());
+            }
+        }
+    }
+    args
 }
 
 fn json_response(status: StatusCode, v: &serde_json::Value) -> Response {
@@ -104,9 +127,72 @@ async fn json_body(body: Body) -> std::result::Result<serde_json::Value, Respons
     serde_json::from_str(text).map_err(|e| error_response(&LensError::BadInput(format!("the request body is not JSON: {e}"))))
 }
 
+/// A token's team user, if it is one of a user not removed; else the refusal to send.
+async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<lens_core::users::User, Response> {
+    let Some(token) = token else {
+        return Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "no token: send yours (from `lens user add`) as the x-lens-token header"));
+    };
+    let api = cx.api.clone();
+    match blocking(move || api.with_library(|l| l.user_by_token(&token))).await {
+        Ok(Some(u)) if u.removed_at.is_none() => Ok(u),
+        Ok(Some(u)) => Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", format!("the user `{}` was removed from this library: ask an admin for a new token", u.name))),
+        Ok(None) => Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "unknown token: ask an admin for yours (`lens user add`)")),
+        Err(e) => Err(error_response(&e)),
+    }
+}
+
+/// Team mode's checks: Host; a user's token exchanged for a cookie at `/?token=`; static files
+/// pass; API calls need a user's token whose role allows the call, and, unless GET, no foreign
+/// Origin. The caller's name goes with the request.
+async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
+    let h = req.headers();
+    if !guard::host_ok(h, cx.port) {
+        return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
+    }
+    let params = guard::query_params(req.uri().query());
+    let query_token = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone());
+    let path = req.uri().path().to_string();
+    if path == "/" && query_token.is_some() {
+        return match team_user(&cx, query_token).await {
+            Ok(_) => {
+                let t = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone()).unwrap_or_default();
+                (
+                    StatusCode::FOUND,
+                    [(header::LOCATION, "/".to_string()), (header::SET_COOKIE, format!("lens_token={t}; HttpOnly; SameSite=Strict; Path=/")), (header::CACHE_CONTROL, "no-store".to_string())],
+                )
+                    .into_response()
+            }
+            Err(resp) => resp,
+        };
+    }
+    let Some(call) = path.strip_prefix("/api/").map(str::to_string) else {
+        return next.run(req).await;
+    };
+    let is_get = req.method() == Method::GET;
+    let token = h.get("x-lens-token").and_then(|v| v.to_str().ok()).map(str::to_string).or_else(|| guard::cookie_token(h)).or(if is_get { query_token } else { None });
+    let user = match team_user(&cx, token).await {
+        Ok(u) => u,
+        Err(resp) => return resp,
+    };
+    let Some(needed) = lens_api::access::required_role(&call) else {
+        return refusal(StatusCode::NOT_FOUND, "not_found", format!("no such call `{call}`"));
+    };
+    if !user.role.allows(needed) {
+        return refusal(StatusCode::FORBIDDEN, "forbidden", format!("`{}` is a {}: `{call}` needs the {needed} role", user.name, user.role));
+    }
+    if !is_get && !guard::origin_ok(req.headers(), cx.port) {
+        return refusal(StatusCode::FORBIDDEN, "unauthorized", "requests from another origin are refused");
+    }
+    req.extensions_mut().insert(Caller(Some(user.name)));
+    next.run(req).await
+}
+
 /// The checks of `guard.rs`, in order: Host; the printed URL's token exchanged for a cookie;
 /// static files pass; API calls need the token and, unless GET, no foreign Origin.
 async fn check(State(cx): State<Arc<Ctx>>, req: Request, next: Next) -> Response {
+    if cx.team {
+        return check_team(cx, req, next).await;
+    }
     let h = req.headers();
     if !guard::host_ok(h, cx.port) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
@@ -159,8 +245,9 @@ async fn static_file(req: Request) -> Response {
 
 /// A command of the service (`lens_api::dispatch`), its JSON arguments in the body.
 async fn command(State(cx): State<Arc<Ctx>>, UrlPath(cmd): UrlPath<String>, req: Request) -> Response {
+    let caller = req.extensions().get::<Caller>().cloned().unwrap_or_default();
     let args = match json_body(req.into_body()).await {
-        Ok(v) => v,
+        Ok(v) => with_caller(v, &cmd, &caller),
         Err(resp) => return resp,
     };
     let api = cx.api.clone();
@@ -226,8 +313,9 @@ async fn upload(State(cx): State<Arc<Ctx>>, RawQuery(q): RawQuery, req: Request)
 /// An ask whose events (pages, text as written, the answer) are sent as newline-delimited JSON
 /// as they happen; when the client goes, the answerer stops.
 async fn ask_stream(State(cx): State<Arc<Ctx>>, req: Request) -> Response {
+    let caller = req.extensions().get::<Caller>().cloned().unwrap_or_default();
     let args = match json_body(req.into_body()).await {
-        Ok(v) => serde_json::from_value::<AskArgs>(v).map_err(|e| LensError::BadInput(format!("ask_stream: {e}"))),
+        Ok(v) => serde_json::from_value::<AskArgs>(with_caller(v, "ask_stream", &caller)).map_err(|e| LensError::BadInput(format!("ask_stream: {e}"))),
         Err(resp) => return resp,
     };
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
@@ -265,6 +353,7 @@ pub struct Served {
     pub api: Arc<Api>,
     pub secret: String,
     pub port: u16,
+    pub team: bool,
 }
 
 fn token() -> String {
@@ -283,17 +372,30 @@ fn token() -> String {
 
 /// Listen on 127.0.0.1:`port` (0: any free port) for the library at `library`.
 pub fn bind(library: std::path::PathBuf, port: u16) -> Result<Served> {
+    bind_with(library, port, false)
+}
+
+/// [`bind`], in team mode when `team`: each caller is one of the library's users
+/// (`lens user add`), with a role.
+pub fn bind_with(library: std::path::PathBuf, port: u16, team: bool) -> Result<Served> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let addr = listener.local_addr().context("listening address")?;
     anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
-    Ok(Served { listener, api: Api::new(library), secret: token(), port: addr.port() })
+    Ok(Served { listener, api: Api::new(library), secret: token(), port: addr.port(), team })
 }
 
-/// Bind, print the URL with its token, follow the watched folders, and serve until the process
-/// ends.
-pub fn run(library: std::path::PathBuf, port: u16) -> Result<()> {
-    let s = bind(library, port)?;
-    println!("10-K Lens serving {} at http://127.0.0.1:{}/?token={}", s.api.library_dir().display(), s.port, s.secret);
+/// Bind, print the URL (with its token, unless in team mode), follow the watched folders, and
+/// serve until the process ends.
+pub fn run(library: std::path::PathBuf, port: u16, team: bool) -> Result<()> {
+    let s = bind_with(library, port, team)?;
+    if team {
+        let users = s.api.with_library(|l| l.users())?;
+        let active = users.iter().filter(|u| u.removed_at.is_none()).count();
+        anyhow::ensure!(active > 0, "no users in this library: add one first with `lens user add NAME --role admin`");
+        println!("10-K Lens serving {} for {active} team users at http://127.0.0.1:{}/ (open /?token=YOUR_TOKEN)", s.api.library_dir().display(), s.port);
+    } else {
+        println!("10-K Lens serving {} at http://127.0.0.1:{}/?token={}", s.api.library_dir().display(), s.port, s.secret);
+    }
     use std::io::Write;
     std::io::stdout().flush().ok();
     if let Err(e) = s.api.follow_watched(Arc::new(|e| eprintln!("watch: {}", serde_json::to_string(&e).unwrap_or_default()))) {
@@ -319,7 +421,7 @@ impl Served {
     /// Answer requests until the process ends.
     pub fn serve(self) -> Result<()> {
         let rt = tokio::runtime::Builder::new_multi_thread().enable_all().max_blocking_threads(BLOCKING_THREADS).thread_name("lens-serve").build().context("the server's runtime")?;
-        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, port: self.port, uploads: AtomicUsize::new(0) });
+        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, port: self.port, team: self.team, uploads: AtomicUsize::new(0) });
         self.listener.set_nonblocking(true).context("listening socket")?;
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(self.listener).context("listening socket")?;

@@ -14,7 +14,7 @@ pub struct Args {
 pub fn run(cli: &Global, args: Args) -> Result<()> {
     let Args { id, value, note } = args;
     let lib = open(&cli.library)?;
-    lib.set_feedback(id, value, note.as_deref())?;
+    lib.set_feedback(id, value, note.as_deref(), None)?;
     println!("feedback recorded on #{id}");
     Ok(())
 }

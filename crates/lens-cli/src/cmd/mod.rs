@@ -19,5 +19,6 @@ pub mod render;
 pub mod scan_experiment;
 pub mod search;
 pub mod tables;
+pub mod user;
 pub mod watch;
 pub mod workpaper;
