@@ -26,6 +26,7 @@
     library_version: 'This library was made by a newer version of the app: update the app to open it.',
     io: 'A file could not be read or written.',
     db: 'The library could not be read or written.',
+    database: 'The team database could not be reached: nothing was lost; try again when it is back.',
     index: 'The search index could not be read or written.',
     image: 'The page image could not be made.',
     model: 'The model could not run on this machine.',

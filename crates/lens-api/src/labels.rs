@@ -246,7 +246,7 @@ impl Api {
     }
 
     pub fn label_from_log(&self, a: &FromLogArgs) -> Result<Question> {
-        self.with_library(|l| labels::add_from_log(l, &a.set, a.log_id))
+        self.with_records(|l, r| labels::add_from_log(l, &a.set, a.log_id, r))
     }
 
     pub fn label_grade(&self, a: &GradeArgs) -> Result<Question> {

@@ -26,6 +26,7 @@ use lens_core::evidence::EvidenceBox;
 use lens_core::pageref::PageRef;
 use lens_core::retrieve::{self, SearchRequest, SearchResponse};
 use lens_core::settings::Settings;
+use lens_core::log::Records;
 use lens_core::store::Document;
 use lens_core::Library;
 use std::collections::{BTreeMap, HashMap};
@@ -50,7 +51,13 @@ pub struct Api {
     asks: Mutex<Vec<Arc<AtomicBool>>>,
     /// held while a model loads (one load at a time; other answerers stay usable)
     model_loading: Mutex<()>,
+    /// Where the team's records (log, feedback, users) are kept when not in the library's
+    /// SQLite file: a team server's PostgreSQL (`lens-pg`).
+    records: Option<Arc<dyn Records + Send + Sync>>,
 }
+
+/// The records the team shares ([`Records`]), kept in a database of their own.
+pub type SharedRecords = Arc<dyn Records + Send + Sync>;
 
 /// The retriever a call uses (its flag, else the settings'), with the models it reads loaded:
 /// the embedding model for dense/hybrid, the vision model and index for vision/hybrid (loaded
@@ -73,7 +80,7 @@ fn dense_after_ingest(me: std::sync::Weak<Api>) -> jobs::AfterIngest {
 }
 
 /// What the settings' retriever reads now, and what the last logged question ran on.
-fn retriever_use(l: &Library, st: &Settings) -> Result<(String, Option<RetrieverRan>)> {
+fn retriever_use(l: &Library, records: &dyn Records, st: &Settings) -> Result<(String, Option<RetrieverRan>)> {
     let docs = l.documents()?.len();
     let dense = if st.retriever.uses_dense() {
         let installed = lens_core::settings::embedder_installed(&Path::new(&st.models_dir).join(&st.embedder));
@@ -87,7 +94,7 @@ fn retriever_use(l: &Library, st: &Settings) -> Result<(String, Option<Retriever
     } else {
         None
     };
-    let ran = l.question_log(1)?.pop().map(|e| {
+    let ran = records.question_log(1)?.pop().map(|e| {
         let notes = e.shown.as_ref().map(|s| s.notes.as_slice()).unwrap_or_default();
         RetrieverRan { lists: fused_lists(e.retriever, notes), time: e.time, question: e.question, retriever: e.retriever }
     });
@@ -136,6 +143,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Api {
     /// The library folder is opened lazily, on the first call.
     pub fn new(dir: PathBuf) -> Arc<Api> {
+        Api::new_shared(dir, None)
+    }
+
+    /// [`Api::new`], the log, feedback and users kept in `records` (a team's database) when
+    /// given, else in the library's SQLite file.
+    pub fn new_shared(dir: PathBuf, records: Option<SharedRecords>) -> Arc<Api> {
         Arc::new_cyclic(|me| {
             let stale = Arc::new(AtomicBool::new(false));
             Api {
@@ -150,12 +163,31 @@ impl Api {
                 answerers: Mutex::new(HashMap::new()),
                 asks: Mutex::new(Vec::new()),
                 model_loading: Mutex::new(()),
+                records,
             }
         })
     }
 
     pub fn library_dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Run `f` on the library and the records in use (the team's database, else the library's
+    /// own store).
+    pub fn with_records<T>(&self, f: impl FnOnce(&Library, &dyn Records) -> Result<T>) -> Result<T> {
+        let shared = self.records.clone();
+        self.with_library(|l| {
+            let l: &Library = l;
+            match &shared {
+                Some(r) => f(l, r.as_ref()),
+                None => f(l, l.store()),
+            }
+        })
+    }
+
+    /// Where the log and the users are kept.
+    pub fn records_place(&self) -> Result<String> {
+        self.with_records(|_, r| Ok(r.place()))
     }
 
     /// Run `f` on the (lazily opened) library, one caller at a time. Keep `f` short: every other
@@ -286,12 +318,12 @@ impl Api {
         let answered = match answered {
             Err(LensError::Cancelled) => {
                 // the log keeps the stopped ask, marked, with what was written
-                self.with_library(|l| l.log_cancelled(&retrieved, answerer.kind(), &written))?;
+                self.with_records(|l, r| l.log_cancelled(&retrieved, answerer.kind(), &written, r))?;
                 return Err(LensError::Cancelled);
             }
             other => other?,
         };
-        let resp = self.with_library(|l| l.finish_ask(retrieved, answered))?;
+        let resp = self.with_records(|l, r| l.finish_ask_in(retrieved, answered, r))?;
         on_event(AskEvent::Done { response: Box::new(resp.clone()) });
         Ok(resp)
     }
@@ -309,8 +341,8 @@ impl Api {
 
     /// The question log, newest first, each row with its first cited page's label.
     pub fn log(&self, limit: usize) -> Result<Vec<LogRow>> {
-        self.with_library(|l| {
-            let rows = l.question_log(limit)?;
+        self.with_records(|l, records| {
+            let rows = records.question_log(limit)?;
             Ok(rows
                 .into_iter()
                 .map(|entry| {
@@ -323,13 +355,13 @@ impl Api {
 
     /// A logged answer reopened: evidence boxes and support as the ask showed them.
     pub fn reopen(&self, id: i64) -> Result<AskResponse> {
-        self.with_library(|l| l.reopen(id))
+        self.with_records(|l, r| l.reopen_in(id, r))
     }
 
     /// A workpaper of logged answers: gathered under the lock, pages rendered and the file written
     /// after it.
     pub fn workpaper(&self, a: &WorkpaperArgs) -> Result<FileOut> {
-        let mut w = self.with_library(|l| l.workpaper(&a.ids))?;
+        let mut w = self.with_records(|l, r| l.workpaper_in(&a.ids, r))?;
         w.render(lens_core::workpaper::DPI);
         let bytes = match a.format {
             WorkpaperFormat::Html => lens_core::workpaper::html(&w)?.into_bytes(),
@@ -340,7 +372,7 @@ impl Api {
 
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {
         let note = a.note.as_deref().filter(|s| !s.trim().is_empty());
-        self.with_library(|l| l.set_feedback(a.id, a.value, note, a.user.as_deref()))
+        self.with_records(|_, r| r.set_feedback(a.id, a.value, note, a.user.as_deref()))
     }
 
     // ---- documents
@@ -391,9 +423,9 @@ impl Api {
     // ---- settings
 
     pub fn settings(&self) -> Result<SettingsView> {
-        let (settings, retriever_reads, retriever_ran) = self.with_library(|l| {
+        let (settings, retriever_reads, retriever_ran) = self.with_records(|l, records| {
             let st = l.settings()?;
-            let (reads, ran) = retriever_use(l, &st)?;
+            let (reads, ran) = retriever_use(l, records, &st)?;
             Ok((st, reads, ran))
         })?;
         let AnswerersAvailable { names: answerers, models, missing: qwen_missing, in_use: model_in_use } = self.answerers_available(&settings);

@@ -420,7 +420,12 @@ impl Library {
     }
 
     /// Phase 3: locate the evidence for `a` and log the question; the response to show.
-    pub fn finish_ask(&self, mut r: Retrieved, mut a: Answer) -> Result<AskResponse> {
+    pub fn finish_ask(&self, r: Retrieved, a: Answer) -> Result<AskResponse> {
+        self.finish_ask_in(r, a, self.store())
+    }
+
+    /// [`Library::finish_ask`], logging to `records` (a team's shared log).
+    pub fn finish_ask_in(&self, mut r: Retrieved, mut a: Answer, records: &dyn crate::log::Records) -> Result<AskResponse> {
         let boxes = settle(self, &mut r, &mut a, true)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         if let Some(m) = &a.model {
@@ -434,7 +439,7 @@ impl Library {
             ));
         }
         let details = in_user_words(&mut r.notes, &mut a);
-        let log_id = self.log_ask(&r, &a, false)?;
+        let log_id = self.log_ask(&r, &a, false, records)?;
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);
         let cited = self.page_info(&r.question, &a.citations);
@@ -501,7 +506,12 @@ impl Library {
     /// and reading as recorded when it was asked (an entry logged before that record was kept
     /// is judged again, and says so).
     pub fn reopen(&self, id: i64) -> Result<AskResponse> {
-        let e = self.store().log_entry(id)?;
+        self.reopen_in(id, self.store())
+    }
+
+    /// [`Library::reopen`] of an entry of `records`.
+    pub fn reopen_in(&self, id: i64, records: &dyn crate::log::Records) -> Result<AskResponse> {
+        let e = records.log_entry(id)?;
         let asked = format!("reopened from the log (asked {})", e.time);
         let mut r = self.reopen_entry(e)?;
         r.notes.insert(0, asked);
@@ -556,14 +566,14 @@ impl Library {
     }
 
     /// Log an ask stopped mid-answer: the row is marked cancelled and keeps what was written.
-    pub fn log_cancelled(&self, r: &Retrieved, answerer: AnswererKind, partial: &str) -> Result<i64> {
+    pub fn log_cancelled(&self, r: &Retrieved, answerer: AnswererKind, partial: &str, records: &dyn crate::log::Records) -> Result<i64> {
         let mut a = Answer::not_found(answerer, 0.0);
         a.answer = partial.to_string();
         a.not_found = false;
-        self.log_ask(r, &a, true)
+        self.log_ask(r, &a, true, records)
     }
 
-    fn log_ask(&self, r: &Retrieved, a: &Answer, cancelled: bool) -> Result<i64> {
+    fn log_ask(&self, r: &Retrieved, a: &Answer, cancelled: bool, records: &dyn crate::log::Records) -> Result<i64> {
         let entry = LogEntry {
             id: 0,
             time: String::new(),
@@ -586,7 +596,7 @@ impl Library {
                 notes: r.notes.clone(),
             }),
         };
-        self.store().log_question(&entry)
+        records.log_question(&entry)
     }
 
     /// Retrieve, answer with the request's built-in answerer, locate, and log.

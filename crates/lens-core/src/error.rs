@@ -49,6 +49,9 @@ pub enum LensError {
     Model(String),
     #[error("{path}: this library was written by a newer 10-K Lens (schema version {found}; this build knows up to {known}); update the app, or choose another library folder")]
     LibraryVersion { path: PathBuf, found: u32, known: u32 },
+    /// A team database (PostgreSQL) that cannot be reached, or refused what was asked.
+    #[error("the team database: {0}")]
+    Database(String),
 }
 
 impl LensError {
@@ -74,6 +77,7 @@ impl LensError {
             LensError::ModelMissing { .. } => "model_missing",
             LensError::Model(_) => "model",
             LensError::LibraryVersion { .. } => "library_version",
+            LensError::Database(_) => "database",
         }
     }
 

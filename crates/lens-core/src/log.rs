@@ -51,29 +51,195 @@ pub struct Shown {
     pub notes: Vec<String>,
 }
 
+/// The records a team shares, wherever they are kept: the question log with its feedback, and
+/// the users. The library's SQLite store keeps them by default ([`Store`]); a team server can
+/// keep them in PostgreSQL (`lens-pg`). One contract test suite runs on both
+/// (`crates/lens-pg/tests/contract.rs`).
+pub trait Records {
+    /// Append to the question log; the entry's id.
+    fn log_question(&self, e: &LogEntry) -> Result<i64>;
+    /// Most recent entries first.
+    fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>>;
+    fn log_entry(&self, id: i64) -> Result<LogEntry>;
+    /// +1 or -1, an optional note, and who gave it.
+    fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()>;
+    /// A new user; its token (only its hash is kept).
+    fn add_user(&self, name: &str, role: crate::users::Role) -> Result<String>;
+    fn remove_user(&self, name: &str) -> Result<()>;
+    fn users(&self) -> Result<Vec<crate::users::User>>;
+    /// The user a token belongs to, removed or not.
+    fn user_by_token(&self, token: &str) -> Result<Option<crate::users::User>>;
+    /// Where the records are kept, for messages ("the library's SQLite file", "PostgreSQL at
+    /// db.example:5432/lens").
+    fn place(&self) -> String;
+}
+
+impl Records for Store {
+    fn log_question(&self, e: &LogEntry) -> Result<i64> {
+        Store::log_question(self, e)
+    }
+    fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
+        Store::question_log(self, limit)
+    }
+    fn log_entry(&self, id: i64) -> Result<LogEntry> {
+        Store::log_entry(self, id)
+    }
+    fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
+        Store::set_feedback(self, id, value, note, by)
+    }
+    fn add_user(&self, name: &str, role: crate::users::Role) -> Result<String> {
+        Store::add_user(self, name, role)
+    }
+    fn remove_user(&self, name: &str) -> Result<()> {
+        Store::remove_user(self, name)
+    }
+    fn users(&self) -> Result<Vec<crate::users::User>> {
+        Store::users(self)
+    }
+    fn user_by_token(&self, token: &str) -> Result<Option<crate::users::User>> {
+        Store::user_by_token(self, token)
+    }
+    fn place(&self) -> String {
+        "the library's SQLite file".into()
+    }
+}
+
+/// A log row as both stores keep it, column by column (the same columns in SQLite and
+/// PostgreSQL): lists and records as JSON text, names as text. [`LogColumns::entry`] reads one
+/// leniently: a value this build does not know reads as its default.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LogColumns {
+    pub id: i64,
+    pub time: String,
+    pub question: String,
+    pub scope: String,
+    pub pages: String,
+    pub answer: String,
+    pub citations: String,
+    pub quote: Option<String>,
+    pub not_found: bool,
+    pub found_by: Option<String>,
+    pub retrieve_ms: f64,
+    pub answer_ms: f64,
+    pub answerer: Option<String>,
+    pub retriever: Option<String>,
+    pub feedback: Option<i32>,
+    pub feedback_note: Option<String>,
+    pub calculation: Option<String>,
+    pub model: Option<String>,
+    pub cancelled: bool,
+    pub shown: Option<String>,
+    pub asked_by: Option<String>,
+    pub feedback_by: Option<String>,
+}
+
+/// The columns a store reads, in [`LogColumns`]' order.
+pub const LOG_COLUMNS: &str =
+    "id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled,shown,asked_by,feedback_by";
+
+impl LogColumns {
+    /// The columns of an entry to write (id and time are the store's).
+    pub fn of(e: &LogEntry) -> LogColumns {
+        LogColumns {
+            id: e.id,
+            time: e.time.clone(),
+            question: e.question.clone(),
+            scope: serde_json::to_string(&e.scope).expect("strings serialise"),
+            pages: serde_json::to_string(&e.pages).expect("page refs serialise"),
+            answer: e.answer.answer.clone(),
+            citations: serde_json::to_string(&e.answer.citations).expect("page refs serialise"),
+            quote: e.answer.quote.clone(),
+            not_found: e.answer.not_found,
+            found_by: Some(e.answer.found_by.name().to_string()),
+            retrieve_ms: e.retrieve_ms,
+            answer_ms: e.answer.answer_ms,
+            answerer: Some(e.answer.answerer.name().to_string()),
+            retriever: Some(e.retriever.name().to_string()),
+            feedback: e.feedback,
+            feedback_note: e.feedback_note.clone(),
+            calculation: e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise")),
+            model: e.answer.model.as_ref().map(|m| serde_json::to_string(m).expect("model runs serialise")),
+            cancelled: e.cancelled,
+            shown: e.shown.as_ref().map(|s| serde_json::to_string(s).expect("the shown record serialises")),
+            asked_by: e.asked_by.clone(),
+            feedback_by: e.feedback_by.clone(),
+        }
+    }
+
+    /// The entry these columns hold.
+    pub fn entry(self) -> LogEntry {
+        fn list<T: serde::de::DeserializeOwned>(s: &str) -> Vec<T> {
+            serde_json::from_str(s).unwrap_or_default()
+        }
+        fn named<T: std::str::FromStr + Default>(s: Option<String>) -> T {
+            s.and_then(|s| s.parse().ok()).unwrap_or_default()
+        }
+        let shown: Option<Shown> = self.shown.as_deref().and_then(|c| serde_json::from_str(c).ok());
+        LogEntry {
+            id: self.id,
+            time: self.time,
+            question: self.question,
+            scope: list(&self.scope),
+            pages: list(&self.pages),
+            answer: Answer {
+                answer: self.answer,
+                citations: list(&self.citations),
+                quote: self.quote,
+                not_found: self.not_found,
+                found_by: named(self.found_by),
+                answer_ms: self.answer_ms,
+                answerer: named(self.answerer),
+                calculation: self.calculation.as_deref().and_then(|c| serde_json::from_str(c).ok()),
+                model: self.model.as_deref().and_then(|c| serde_json::from_str(c).ok()),
+                support: shown.as_ref().map(|s| s.support).unwrap_or_default(),
+                support_reasons: shown.as_ref().map(|s| s.support_reasons.clone()).unwrap_or_default(),
+                checks: shown.as_ref().map(|s| s.checks.clone()).unwrap_or_default(),
+                cited: None,
+            },
+            retrieve_ms: self.retrieve_ms,
+            retriever: named(self.retriever),
+            feedback: self.feedback,
+            feedback_note: self.feedback_note,
+            cancelled: self.cancelled,
+            shown,
+            asked_by: self.asked_by,
+            feedback_by: self.feedback_by,
+        }
+    }
+}
+
+/// Feedback is +1 or -1.
+pub fn check_feedback(value: i32) -> Result<()> {
+    if value != 1 && value != -1 {
+        return Err(LensError::BadInput("feedback is +1 (thumbs up) or -1 (thumbs down)".into()));
+    }
+    Ok(())
+}
+
 impl Store {
     /// Append to the question log; returns the entry id.
     pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
+        let c = LogColumns::of(e);
         self.conn.execute(
             "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown,asked_by) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
             params![
-                e.question,
-                serde_json::to_string(&e.scope).expect("strings serialise"),
-                serde_json::to_string(&e.pages).expect("page refs serialise"),
-                e.answer.answer,
-                serde_json::to_string(&e.answer.citations).expect("page refs serialise"),
-                e.answer.quote,
-                e.answer.not_found,
-                e.answer.found_by.name(),
-                e.retrieve_ms,
-                e.answer.answer_ms,
-                e.answer.answerer.name(),
-                e.retriever.name(),
-                e.answer.calculation.as_ref().map(|c| serde_json::to_string(c).expect("calculations serialise")),
-                e.answer.model.as_ref().map(|m| serde_json::to_string(m).expect("model runs serialise")),
-                e.cancelled,
-                e.shown.as_ref().map(|s| serde_json::to_string(s).expect("the shown record serialises")),
-                e.asked_by
+                c.question,
+                c.scope,
+                c.pages,
+                c.answer,
+                c.citations,
+                c.quote,
+                c.not_found,
+                c.found_by,
+                c.retrieve_ms,
+                c.answer_ms,
+                c.answerer,
+                c.retriever,
+                c.calculation,
+                c.model,
+                c.cancelled,
+                c.shown,
+                c.asked_by
             ],
         )?;
         Ok(self.conn.last_insert_rowid())
@@ -81,9 +247,7 @@ impl Store {
 
     /// Thumbs up (+1) or down (-1) with an optional note, and the team user who gave it.
     pub(crate) fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
-        if value != 1 && value != -1 {
-            return Err(LensError::BadInput("feedback is +1 (thumbs up) or -1 (thumbs down)".into()));
-        }
+        check_feedback(value)?;
         let n = self.conn.execute("UPDATE question_log SET feedback=?2, feedback_note=?3, feedback_by=?4 WHERE id=?1", params![id, value, note, by])?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no logged question with id {id}")));
@@ -107,49 +271,34 @@ impl Store {
     }
 
     fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
-        let mut st = self.conn.prepare(&format!(
-            "SELECT id,time,question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,feedback,feedback_note,calculation,model,cancelled,shown,asked_by,feedback_by FROM question_log {tail}"
-        ))?;
-        // rows are read leniently: a value this build does not know reads as its default
-        fn list<T: serde::de::DeserializeOwned>(s: String) -> Vec<T> {
-            serde_json::from_str(&s).unwrap_or_default()
-        }
-        fn named<T: std::str::FromStr + Default>(s: Option<String>) -> T {
-            s.and_then(|s| s.parse().ok()).unwrap_or_default()
-        }
+        let mut st = self.conn.prepare(&format!("SELECT {LOG_COLUMNS} FROM question_log {tail}"))?;
         let rows = st
             .query_map([arg], |r| {
-                let shown: Option<Shown> = r.get::<_, Option<String>>(19)?.and_then(|c| serde_json::from_str(&c).ok());
-                Ok(LogEntry {
+                Ok(LogColumns {
                     id: r.get(0)?,
                     time: r.get(1)?,
                     question: r.get(2)?,
-                    scope: list(r.get(3)?),
-                    pages: list(r.get(4)?),
-                    answer: Answer {
-                        answer: r.get(5)?,
-                        citations: list(r.get(6)?),
-                        quote: r.get(7)?,
-                        not_found: r.get(8)?,
-                        found_by: named(r.get(9)?),
-                        answer_ms: r.get(11)?,
-                        answerer: named(r.get(12)?),
-                        calculation: r.get::<_, Option<String>>(16)?.and_then(|c| serde_json::from_str(&c).ok()),
-                        model: r.get::<_, Option<String>>(17)?.and_then(|c| serde_json::from_str(&c).ok()),
-                        support: shown.as_ref().map(|s| s.support).unwrap_or_default(),
-                        support_reasons: shown.as_ref().map(|s| s.support_reasons.clone()).unwrap_or_default(),
-                        checks: shown.as_ref().map(|s| s.checks.clone()).unwrap_or_default(),
-                        cited: None,
-                    },
+                    scope: r.get(3)?,
+                    pages: r.get(4)?,
+                    answer: r.get(5)?,
+                    citations: r.get(6)?,
+                    quote: r.get(7)?,
+                    not_found: r.get(8)?,
+                    found_by: r.get(9)?,
                     retrieve_ms: r.get(10)?,
-                    retriever: named(r.get(13)?),
+                    answer_ms: r.get(11)?,
+                    answerer: r.get(12)?,
+                    retriever: r.get(13)?,
                     feedback: r.get(14)?,
                     feedback_note: r.get(15)?,
+                    calculation: r.get(16)?,
+                    model: r.get(17)?,
                     cancelled: r.get(18)?,
-                    shown,
+                    shown: r.get(19)?,
                     asked_by: r.get(20)?,
                     feedback_by: r.get(21)?,
-                })
+                }
+                .entry())
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)

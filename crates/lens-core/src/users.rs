@@ -51,12 +51,13 @@ pub fn new_token() -> Result<String> {
     Ok(crate::text::hex(&b))
 }
 
-fn token_hash(token: &str) -> String {
+/// The SHA-256 a store keeps of a token.
+pub fn token_hash(token: &str) -> String {
     crate::text::hex(&Sha256::digest(token.trim().as_bytes()))
 }
 
 /// A name a user can be given: 1 to 64 letters, digits, `.`, `_`, `-` or `@`.
-fn check_name(name: &str) -> Result<()> {
+pub fn check_name(name: &str) -> Result<()> {
     let ok = !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '@'));
     if ok {
         Ok(())

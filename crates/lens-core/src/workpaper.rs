@@ -84,6 +84,11 @@ impl Library {
     /// [`Workpaper::render`]). An unknown id is refused; a cited document removed since is
     /// listed without its page image.
     pub fn workpaper(&self, ids: &[i64]) -> Result<Workpaper> {
+        self.workpaper_in(ids, self.store())
+    }
+
+    /// [`Library::workpaper`] of entries of `records` (a team's shared log).
+    pub fn workpaper_in(&self, ids: &[i64], records: &dyn crate::log::Records) -> Result<Workpaper> {
         if ids.is_empty() {
             return Err(LensError::BadInput("choose at least one answer from the log for the workpaper".into()));
         }
@@ -94,7 +99,7 @@ impl Library {
         let mut views: HashMap<String, Option<DocView>> = HashMap::new();
         let mut entries = Vec::new();
         for &id in ids {
-            let logged = self.store().log_entry(id)?;
+            let logged = records.log_entry(id)?;
             let (time, feedback, feedback_note) = (logged.time.clone(), logged.feedback, logged.feedback_note.clone());
             let r = self.reopen_entry(logged)?;
             let mut exhibits: Vec<Exhibit> = Vec::new();

@@ -340,9 +340,8 @@ pub fn add_question(lib: &Library, set: &str, query: &str, qid: Option<&str>, or
 }
 
 /// Promote a logged question (with its answer, feedback and pages) to a set.
-pub fn add_from_log(lib: &Library, set: &str, log_id: i64) -> Result<Question> {
-    let store = lib.store();
-    let e = store.log_entry(log_id)?;
+pub fn add_from_log(lib: &Library, set: &str, log_id: i64, records: &dyn crate::log::Records) -> Result<Question> {
+    let e = records.log_entry(log_id)?;
     let origin = json!({
         "log": e.id,
         "time": e.time,

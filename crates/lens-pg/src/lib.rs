@@ -1,0 +1,243 @@
+//! The team's records (question log, feedback, users) in PostgreSQL: lens-core's [`Records`] on
+//! a database server a firm already runs and backs up (`pg_dump`), for `lens serve --team
+//! --database postgres://…`. The schema is the library's SQLite tables of the same names
+//! (`migrations/`, run in order in one transaction each, the version kept in
+//! `lens_schema_version`); rows pass through [`LogColumns`], as in SQLite.
+//!
+//! The connection is made at [`PgRecords::connect`] (a wrong URL is a clear error there) and
+//! made again on the next call after the server went away: a call that fails meanwhile says
+//! so and writes nothing half-way (each write is one statement).
+
+use lens_core::error::{LensError, Result};
+use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
+use lens_core::users::{check_name, new_token, token_hash, Role, User};
+use postgres::{Client, NoTls};
+use std::sync::Mutex;
+
+/// Ordered schema migrations; never edit one that has shipped, append.
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/001_records.sql")];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
+
+/// The team's records in a PostgreSQL database.
+pub struct PgRecords {
+    url: String,
+    /// `None` after the connection was lost: the next call connects again.
+    client: Mutex<Option<Client>>,
+}
+
+/// "host:port/db" of a URL, never its password.
+fn shown(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |x| x.1);
+    let rest = rest.rsplit_once('@').map_or(rest, |x| x.1);
+    rest.split('?').next().unwrap_or(rest).to_string()
+}
+
+fn db_err(url: &str, e: postgres::Error) -> LensError {
+    let why = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_else(|| e.to_string());
+    if e.is_closed() || e.as_db_error().is_none() {
+        LensError::Database(format!("PostgreSQL at {} cannot be reached ({why}); nothing was written; try again when it is back", shown(url)))
+    } else {
+        LensError::Database(format!("PostgreSQL at {}: {why}", shown(url)))
+    }
+}
+
+fn connect(url: &str) -> Result<Client> {
+    if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
+        return Err(LensError::BadInput(format!("`{}` is not a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE)", shown(url))));
+    }
+    Client::connect(url, NoTls).map_err(|e| db_err(url, e))
+}
+
+/// Bring the schema up to this build's version; refuse a database of a newer one.
+fn migrate(url: &str, c: &mut Client) -> Result<()> {
+    let err = |e| db_err(url, e);
+    c.batch_execute("CREATE TABLE IF NOT EXISTS lens_schema_version (version INTEGER NOT NULL)").map_err(err)?;
+    let mut tx = c.transaction().map_err(err)?;
+    // one migrating server at a time
+    tx.batch_execute("LOCK TABLE lens_schema_version IN EXCLUSIVE MODE").map_err(err)?;
+    let found: i32 = tx.query_opt("SELECT version FROM lens_schema_version", &[]).map_err(err)?.map_or(0, |r| r.get(0));
+    if found > SCHEMA_VERSION {
+        return Err(LensError::Database(format!(
+            "PostgreSQL at {} holds records of a newer 10-K Lens (schema version {found}; this build knows up to {SCHEMA_VERSION}): update the app",
+            shown(url)
+        )));
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        tx.batch_execute(m).map_err(err)?;
+        let v = i as i32 + 1;
+        if found == 0 && i == 0 {
+            tx.execute("INSERT INTO lens_schema_version(version) VALUES ($1)", &[&v]).map_err(err)?;
+        } else {
+            tx.execute("UPDATE lens_schema_version SET version=$1", &[&v]).map_err(err)?;
+        }
+    }
+    tx.commit().map_err(err)
+}
+
+fn user_of(r: &postgres::Row) -> User {
+    User { name: r.get(0), role: r.get::<_, String>(1).parse().unwrap_or(Role::Reader), created_at: r.get(2), removed_at: r.get(3) }
+}
+
+fn columns_of(r: &postgres::Row) -> LogColumns {
+    LogColumns {
+        id: r.get(0),
+        time: r.get(1),
+        question: r.get(2),
+        scope: r.get(3),
+        pages: r.get(4),
+        answer: r.get(5),
+        citations: r.get(6),
+        quote: r.get(7),
+        not_found: r.get(8),
+        found_by: r.get(9),
+        retrieve_ms: r.get(10),
+        answer_ms: r.get(11),
+        answerer: r.get(12),
+        retriever: r.get(13),
+        feedback: r.get(14),
+        feedback_note: r.get(15),
+        calculation: r.get(16),
+        model: r.get(17),
+        cancelled: r.get(18),
+        shown: r.get(19),
+        asked_by: r.get(20),
+        feedback_by: r.get(21),
+    }
+}
+
+impl PgRecords {
+    /// Connect to `url` and bring its schema up to date.
+    pub fn connect(url: &str) -> Result<PgRecords> {
+        let mut c = connect(url)?;
+        migrate(url, &mut c)?;
+        Ok(PgRecords { url: url.to_string(), client: Mutex::new(Some(c)) })
+    }
+
+    /// Run `f` on the connection, connecting again first when it was lost. A failure that lost
+    /// the connection drops it, so the next call starts afresh.
+    fn with<T>(&self, f: impl FnOnce(&mut Client) -> std::result::Result<T, postgres::Error>) -> Result<T> {
+        let mut g = self.client.lock().unwrap_or_else(|p| p.into_inner());
+        if g.as_ref().is_none_or(|c| c.is_closed()) {
+            *g = None;
+            let mut c = connect(&self.url)?;
+            migrate(&self.url, &mut c)?;
+            *g = Some(c);
+        }
+        let c = g.as_mut().expect("connected above");
+        match f(c) {
+            Ok(v) => Ok(v),
+            Err(e) => {
+                if e.is_closed() || e.as_db_error().is_none() {
+                    *g = None;
+                }
+                Err(db_err(&self.url, e))
+            }
+        }
+    }
+
+    fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
+        let sql = format!("SELECT {LOG_COLUMNS} FROM question_log {tail}");
+        let rows = self.with(|c| c.query(&sql, &[&arg]))?;
+        Ok(rows.iter().map(|r| columns_of(r).entry()).collect())
+    }
+}
+
+impl Records for PgRecords {
+    fn log_question(&self, e: &LogEntry) -> Result<i64> {
+        let c = LogColumns::of(e);
+        self.with(|db| {
+            db.query_one(
+                "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown,asked_by) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) RETURNING id",
+                &[
+                    &c.question,
+                    &c.scope,
+                    &c.pages,
+                    &c.answer,
+                    &c.citations,
+                    &c.quote,
+                    &c.not_found,
+                    &c.found_by,
+                    &c.retrieve_ms,
+                    &c.answer_ms,
+                    &c.answerer,
+                    &c.retriever,
+                    &c.calculation,
+                    &c.model,
+                    &c.cancelled,
+                    &c.shown,
+                    &c.asked_by,
+                ],
+            )
+        })
+        .map(|r| r.get(0))
+    }
+
+    fn question_log(&self, limit: usize) -> Result<Vec<LogEntry>> {
+        self.log_rows("ORDER BY id DESC LIMIT $1", limit.min(i64::MAX as usize) as i64)
+    }
+
+    fn log_entry(&self, id: i64) -> Result<LogEntry> {
+        self.log_rows("WHERE id=$1", id)?.pop().ok_or_else(|| LensError::NotFound(format!("no logged question with id {id}")))
+    }
+
+    fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
+        check_feedback(value)?;
+        let n = self.with(|c| c.execute("UPDATE question_log SET feedback=$2, feedback_note=$3, feedback_by=$4 WHERE id=$1", &[&id, &value, &note, &by]))?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no logged question with id {id}")));
+        }
+        Ok(())
+    }
+
+    fn add_user(&self, name: &str, role: Role) -> Result<String> {
+        check_name(name)?;
+        let token = new_token()?;
+        let n = self.with(|c| {
+            c.execute("INSERT INTO users(name, role, token_sha256) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", &[&name, &role.name(), &token_hash(&token)])
+        })?;
+        if n == 0 {
+            return Err(LensError::BadInput(format!("a user named `{name}` exists already (removed users keep their names)")));
+        }
+        Ok(token)
+    }
+
+    fn remove_user(&self, name: &str) -> Result<()> {
+        let n = self.with(|c| {
+            c.execute("UPDATE users SET removed_at=to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') WHERE name=$1 AND removed_at IS NULL", &[&name])
+        })?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no user named `{name}` (or removed already)")));
+        }
+        Ok(())
+    }
+
+    fn users(&self) -> Result<Vec<User>> {
+        Ok(self.with(|c| c.query("SELECT name, role, created_at, removed_at FROM users ORDER BY name", &[]))?.iter().map(user_of).collect())
+    }
+
+    fn user_by_token(&self, token: &str) -> Result<Option<User>> {
+        Ok(self.with(|c| c.query_opt("SELECT name, role, created_at, removed_at FROM users WHERE token_sha256=$1", &[&token_hash(token)]))?.as_ref().map(user_of))
+    }
+
+    fn place(&self) -> String {
+        format!("PostgreSQL at {}", shown(&self.url))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_shown_without_its_password_and_a_wrong_one_is_refused() {
+        assert_eq!(shown("postgres://lens:secret@db.example:5432/lens?sslmode=require"), "db.example:5432/lens");
+        let e = PgRecords::connect("mysql://x@y/z").err().unwrap();
+        assert!(e.to_string().contains("is not a PostgreSQL URL"), "{e}");
+        // nothing listens on port 1: a clear message, no password in it
+        let e = PgRecords::connect("postgres://lens:secret@127.0.0.1:1/lens").err().unwrap();
+        assert_eq!(e.code(), "database");
+        assert!(e.to_string().contains("cannot be reached") && !e.to_string().contains("secret"), "{e}");
+    }
+}

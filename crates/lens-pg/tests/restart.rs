@@ -1,0 +1,34 @@
+//! The database going away under a store and coming back (its own test binary: it stops the
+//! shared test server, so no other test may run meanwhile).
+mod common;
+use common::*;
+use lens_core::log::Records;
+use lens_pg::PgRecords;
+
+fn run(var: &str) {
+    let cmd = std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set"));
+    let st = std::process::Command::new("sh").arg("-c").arg(&cmd).status().unwrap();
+    assert!(st.success(), "{cmd}");
+}
+
+#[test]
+fn the_database_going_away_loses_nothing_and_work_resumes() {
+    let Some(db) = TestDb::new("restart") else { return };
+    if std::env::var("LENS_TEST_PG_STOP").is_err() {
+        eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
+        return;
+    }
+    let r = PgRecords::connect(&db.url).unwrap();
+    let kept = r.log_question(&entry("before the restart", Some("rob"))).unwrap();
+    run("LENS_TEST_PG_STOP");
+    let e = r.log_question(&entry("while it is down", Some("rob"))).unwrap_err();
+    run("LENS_TEST_PG_START");
+    assert_eq!(e.code(), "database");
+    assert!(e.to_string().contains("cannot be reached") && e.to_string().contains("nothing was written"), "{e}");
+    // back: the same store connects again by itself; the entry from before is there, the one
+    // refused is not (nothing half-written)
+    let after = r.log_question(&entry("after the restart", Some("rob"))).unwrap();
+    let log = r.question_log(10).unwrap();
+    assert_eq!(log.iter().map(|e| e.question.as_str()).collect::<Vec<_>>(), ["after the restart", "before the restart"]);
+    assert!(after > kept);
+}
