@@ -377,13 +377,14 @@ fn serve_refuses_hostile_requests() {
     let _ = child.wait();
 }
 
-/// `lens serve --team` on a free port: (child, port).
-fn serve_team(lib: &Path) -> (std::process::Child, u16) {
+/// `lens serve --team` on a free port, its records in `db` when given: (child, port).
+fn serve_team(lib: &Path, db: Option<&str>) -> (std::process::Child, u16) {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_lens"))
         .arg("--library")
         .arg(lib)
         .args(["serve", "--port", "0", "--team"])
+        .args(db.map(|u| vec!["--database", u]).unwrap_or_default())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -397,14 +398,53 @@ fn serve_team(lib: &Path) -> (std::process::Child, u16) {
 
 #[test]
 fn team_users_ask_and_label_as_their_roles_allow() {
+    team_users(None);
+}
+
+/// The same on a real PostgreSQL (`LENS_TEST_DATABASE_URL`, started by `scripts/test`): the log,
+/// feedback and users in the database, the filings in the library folder.
+#[test]
+fn team_users_on_postgresql() {
+    let Ok(admin) = std::env::var("LENS_TEST_DATABASE_URL") else {
+        assert!(std::env::var("LENS_REQUIRE_POSTGRES").is_err(), "LENS_REQUIRE_POSTGRES is set but LENS_TEST_DATABASE_URL is not");
+        eprintln!("skipped: no PostgreSQL (set LENS_TEST_DATABASE_URL; scripts/test starts one)");
+        return;
+    };
+    let name = format!("lens_test_cli_{}", std::process::id());
+    let mut c = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name}")).unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let url = format!("{}/{name}", admin.rsplit_once('/').unwrap().0);
+    team_users(Some(&url));
+    // the records are in the database, not in the library's file
+    let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let asked: i64 = db.query_one("SELECT count(*) FROM question_log WHERE asked_by = 'rob'", &[]).unwrap().get(0);
+    assert_eq!(asked, 3);
+    drop(db);
+    // a wrong database URL: a clear message, nothing served
     let lib = tempfile::tempdir().unwrap();
+    let o = lens(lib.path(), &["serve", "--port", "0", "--team", "--database", "postgres://lens:pw@127.0.0.1:1/nope"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("cannot be reached") && !err.contains(":pw@"), "{err}");
+    let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+}
+
+fn team_users(db: Option<&str>) {
+    let lib = tempfile::tempdir().unwrap();
+    let with_db = |args: &[&str]| -> Vec<String> {
+        args.iter().map(|s| s.to_string()).chain(db.map(|u| vec!["--database".to_string(), u.to_string()]).unwrap_or_default()).collect()
+    };
+    let run = |args: &[&str]| {
+        let a = with_db(args);
+        lens(lib.path(), &a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
     // no users yet: the team server does not start
-    let o = lens(lib.path(), &["serve", "--port", "0", "--team"]);
+    let o = run(&["serve", "--port", "0", "--team"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("no users in this library"), "{}", String::from_utf8_lossy(&o.stderr));
     ok(&lens(lib.path(), &["ingest", "--ocr", "off", corpus().join("financebench/pdfs/3M_2018_10K.pdf").to_str().unwrap()]));
-    let token = |name: &str, role: &str| ok(&lens(lib.path(), &["user", "add", name, "--role", role])).trim().rsplit(' ').next().unwrap().to_string();
+    let token = |name: &str, role: &str| ok(&run(&["user", "add", name, "--role", role])).trim().rsplit(' ').next().unwrap().to_string();
     let (rob, ana, bea) = (token("rob", "reader"), token("ana", "annotator"), token("bea", "annotator"));
-    let (mut child, port) = serve_team(lib.path());
+    let (mut child, port) = serve_team(lib.path(), db);
     let host = format!("Host: 127.0.0.1:{port}");
     let call = |tok: &str, cmd: &str, body: &str| http(port, &format!("POST /api/{cmd} HTTP/1.1\r\n{host}\r\nx-lens-token: {tok}"), body.as_bytes());
     // no token, an unknown token
@@ -453,7 +493,7 @@ fn team_users_ask_and_label_as_their_roles_allow() {
     assert_eq!(log.as_array().unwrap().len(), 3);
     assert!(log.as_array().unwrap().iter().all(|e| e["asked_by"] == "rob"), "{body}");
     // a removed user's token gets a clear refusal; what it asked keeps its name
-    ok(&lens(lib.path(), &["user", "remove", "rob"]));
+    ok(&run(&["user", "remove", "rob"]));
     let (st, body) = call(&rob, "documents", "{}");
     assert_eq!(st, 401, "{body}");
     assert!(body.contains("`rob` was removed"), "{body}");

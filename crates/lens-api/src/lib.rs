@@ -23,10 +23,10 @@ use lens_core::answer::{self, Answerer, AnswererKind};
 use lens_core::ask::{self, AskEvent, AskResponse};
 use lens_core::error::{LensError, Result};
 use lens_core::evidence::EvidenceBox;
+use lens_core::log::Records;
 use lens_core::pageref::PageRef;
 use lens_core::retrieve::{self, SearchRequest, SearchResponse};
 use lens_core::settings::Settings;
-use lens_core::log::Records;
 use lens_core::store::Document;
 use lens_core::Library;
 use std::collections::{BTreeMap, HashMap};
@@ -103,11 +103,7 @@ fn retriever_use(l: &Library, records: &dyn Records, st: &Settings) -> Result<(S
 
 /// The lists a logged search fused: its "hybrid of bm25 + dense" note, else the retriever alone.
 pub fn fused_lists(r: retrieve::Retriever, notes: &[String]) -> Vec<String> {
-    notes
-        .iter()
-        .find_map(|n| n.strip_prefix("hybrid of "))
-        .map(|l| l.split(" + ").map(str::to_string).collect())
-        .unwrap_or_else(|| vec![r.name().to_string()])
+    notes.iter().find_map(|n| n.strip_prefix("hybrid of ")).map(|l| l.split(" + ").map(str::to_string).collect()).unwrap_or_else(|| vec![r.name().to_string()])
 }
 
 /// "hybrid: BM25 + dense (vectors for 3 of 4 documents); no vision model installed", from what
@@ -667,7 +663,10 @@ mod tests {
             retriever_reads(Retriever::Hybrid, 4, Some((true, 3)), Some((false, 0))),
             "hybrid: BM25 + dense (vectors for 3 of 4 documents); no vision model installed"
         );
-        assert_eq!(retriever_reads(Retriever::Hybrid, 1, Some((true, 0)), Some((true, 1))), "hybrid: BM25 + vision (vectors for 1 of 1 document); no dense vectors built yet");
+        assert_eq!(
+            retriever_reads(Retriever::Hybrid, 1, Some((true, 0)), Some((true, 1))),
+            "hybrid: BM25 + vision (vectors for 1 of 1 document); no dense vectors built yet"
+        );
         assert_eq!(retriever_reads(Retriever::Dense, 2, Some((false, 0)), None), "dense: nothing it can read yet; no embedding model installed");
     }
 

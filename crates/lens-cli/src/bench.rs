@@ -522,7 +522,15 @@ struct Load {
 
 /// CLIENTS ask the labelled questions at `port` for `seconds` while one client ingests the
 /// PDFs of `ingest` one at a time, waiting for each job to finish.
-fn load_run(port: u16, token: &str, questions: &std::sync::Arc<Vec<String>>, clients: usize, seconds: u64, ingest: Option<&Path>, retriever: Option<&str>) -> Result<Load> {
+fn load_run(
+    port: u16,
+    token: &str,
+    questions: &std::sync::Arc<Vec<String>>,
+    clients: usize,
+    seconds: u64,
+    ingest: Option<&Path>,
+    retriever: Option<&str>,
+) -> Result<Load> {
     use std::sync::{Arc, Mutex};
     let deadline = Instant::now() + std::time::Duration::from_secs(seconds);
     let asks: Arc<Mutex<Vec<(u16, f64, String)>>> = Arc::default();
@@ -636,7 +644,15 @@ fn peak_rss_of(pid: u32) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-fn load_test(library: Option<PathBuf>, labels: &std::path::Path, clients: usize, seconds: u64, ingest: Option<PathBuf>, against: Option<PathBuf>, retriever: Option<String>) -> Result<()> {
+fn load_test(
+    library: Option<PathBuf>,
+    labels: &std::path::Path,
+    clients: usize,
+    seconds: u64,
+    ingest: Option<PathBuf>,
+    against: Option<PathBuf>,
+    retriever: Option<String>,
+) -> Result<()> {
     let dir = lens_core::paths::library_dir(library.as_deref());
     if let Some(f) = &ingest {
         // the API adds files only from allowed folders: this one is (set before any thread starts;

@@ -120,12 +120,13 @@ enum Cmd {
         /// instead of one person holding a printed token
         #[arg(long)]
         team: bool,
+        /// Keep the question log, feedback and users in this PostgreSQL database
+        /// (postgres://USER@HOST:PORT/DB; default $LENS_DATABASE_URL, else the library's file)
+        #[arg(long, env = "LENS_DATABASE_URL")]
+        database: Option<String>,
     },
     /// Team users of this library (`lens serve --team`): add, list, remove
-    User {
-        #[command(subcommand)]
-        what: cmd::user::Args,
-    },
+    User(cmd::user::Args),
     /// The vision index (page images as multivectors, ColModernVBERT): build, status
     Vision {
         #[command(subcommand)]
@@ -231,8 +232,10 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,
-        Cmd::Serve { port, team } => lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, team)?,
-        Cmd::User { what } => cmd::user::run(&g, what)?,
+        Cmd::Serve { port, team, database } => {
+            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &lens_server::Options { team, database })?
+        }
+        Cmd::User(a) => cmd::user::run(&g, a)?,
         Cmd::Vision { what } => {
             let lib = open(&g.library)?;
             let st = settings(&lib, &g.models)?;

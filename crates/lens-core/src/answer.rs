@@ -561,7 +561,9 @@ impl Extractive {
         let mut named: Vec<(f64, &'static str, usize, String)> = self
             .rank_units(question, pages)
             .into_iter()
-            .filter(|(_, _, _, u)| crate::stance::is_prose(u) && !crate::support::is_label(u) && !crate::support::is_table_row(u) && !crate::support::is_boilerplate(u))
+            .filter(|(_, _, _, u)| {
+                crate::stance::is_prose(u) && !crate::support::is_label(u) && !crate::support::is_table_row(u) && !crate::support::is_boilerplate(u)
+            })
             .filter_map(|(score, _, pi, u)| {
                 let word = crate::stance::stance(&u, &says)?;
                 Some((score + if crate::stance::states(&u) { STATED } else { 0.0 }, word, pi, u))

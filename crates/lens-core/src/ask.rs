@@ -39,7 +39,15 @@ pub struct AskRequest {
 
 impl AskRequest {
     pub fn new(q: impl Into<String>) -> Self {
-        AskRequest { question: q.into(), docs: Vec::new(), filter: true, k: 3, answerer: AnswererKind::default(), retriever: Retriever::default(), asked_by: None }
+        AskRequest {
+            question: q.into(),
+            docs: Vec::new(),
+            filter: true,
+            k: 3,
+            answerer: AnswererKind::default(),
+            retriever: Retriever::default(),
+            asked_by: None,
+        }
     }
 }
 

@@ -23,7 +23,17 @@ const NEGATION_REACH: usize = 8;
 const CLAUSE_WORDS: &[&str] = &["but", "although", "though", "while", "however", "whereas", "and"];
 
 /// Phrases of a sentence that only points to another place in the filing.
-const POINTERS: &[&str] = &["see note", "refer to", "incorporated by reference", "see the discussion", "see part", "see item", "for a more detailed discussion", "for additional information", "critical accounting estimate"];
+const POINTERS: &[&str] = &[
+    "see note",
+    "refer to",
+    "incorporated by reference",
+    "see the discussion",
+    "see part",
+    "see item",
+    "for a more detailed discussion",
+    "for additional information",
+    "critical accounting estimate",
+];
 
 /// Phrases of a sentence that states the thing as a fact of the company ("are involved in",
 /// "a party to", "served as", "declared"): such a sentence is preferred to one that only
@@ -153,7 +163,10 @@ mod tests {
         assert_eq!(stance("Legal Proceedings: The Company and some of its subsidiaries are involved in numerous claims and lawsuits, principally in the United States, and regulatory proceedings worldwide.", &legal()), Some("Yes"));
         // Boeing's 2018 10-K, Item 1A
         let cyc = vec!["cyclical".to_string(), "cyclicality".to_string()];
-        assert_eq!(stance("Traditionally, the airline industry has been cyclical and very competitive and has experienced significant profit swings.", &cyc), Some("Yes"));
+        assert_eq!(
+            stance("Traditionally, the airline industry has been cyclical and very competitive and has experienced significant profit swings.", &cyc),
+            Some("Yes")
+        );
     }
 
     #[test]
@@ -164,7 +177,10 @@ mod tests {
         assert_eq!(stance("Our business is not seasonal in nature.", &seas), Some("No"));
         assert_eq!(stance("We do not believe that the outcome of these legal proceedings will have a material adverse effect.", &legal()), Some("Yes"));
         // a negation far from the thing is about something else
-        assert_eq!(stance("No single customer accounted for more than 10% of sales, and the Company is subject to various legal proceedings.", &legal()), Some("Yes"));
+        assert_eq!(
+            stance("No single customer accounted for more than 10% of sales, and the Company is subject to various legal proceedings.", &legal()),
+            Some("Yes")
+        );
     }
 
     #[test]

@@ -446,6 +446,11 @@ fn split_sentences(p: &str, out: &mut Vec<String>) {
     }
 }
 
+/// Bytes as lower-case hex digits.
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,9 +479,4 @@ mod tests {
         assert!(!h.iter().any(|l| l == "Table of Contents"));
         assert!(!h.iter().any(|l| l.contains("5,363")));
     }
-}
-
-/// Bytes as lower-case hex digits.
-pub fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }

@@ -108,25 +108,6 @@ impl Store {
     }
 }
 
-/// The team's users as the front ends manage them.
-impl crate::library::Library {
-    pub fn add_user(&self, name: &str, role: Role) -> Result<String> {
-        self.store().add_user(name, role)
-    }
-
-    pub fn remove_user(&self, name: &str) -> Result<()> {
-        self.store().remove_user(name)
-    }
-
-    pub fn users(&self) -> Result<Vec<User>> {
-        self.store().users()
-    }
-
-    pub fn user_by_token(&self, token: &str) -> Result<Option<User>> {
-        self.store().user_by_token(token)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -195,7 +195,10 @@ impl Records for PgRecords {
         check_name(name)?;
         let token = new_token()?;
         let n = self.with(|c| {
-            c.execute("INSERT INTO users(name, role, token_sha256) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING", &[&name, &role.name(), &token_hash(&token)])
+            c.execute(
+                "INSERT INTO users(name, role, token_sha256) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+                &[&name, &role.name(), &token_hash(&token)],
+            )
         })?;
         if n == 0 {
             return Err(LensError::BadInput(format!("a user named `{name}` exists already (removed users keep their names)")));
@@ -205,7 +208,10 @@ impl Records for PgRecords {
 
     fn remove_user(&self, name: &str) -> Result<()> {
         let n = self.with(|c| {
-            c.execute("UPDATE users SET removed_at=to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') WHERE name=$1 AND removed_at IS NULL", &[&name])
+            c.execute(
+                "UPDATE users SET removed_at=to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') WHERE name=$1 AND removed_at IS NULL",
+                &[&name],
+            )
         })?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no user named `{name}` (or removed already)")));
@@ -218,7 +224,10 @@ impl Records for PgRecords {
     }
 
     fn user_by_token(&self, token: &str) -> Result<Option<User>> {
-        Ok(self.with(|c| c.query_opt("SELECT name, role, created_at, removed_at FROM users WHERE token_sha256=$1", &[&token_hash(token)]))?.as_ref().map(user_of))
+        Ok(self
+            .with(|c| c.query_opt("SELECT name, role, created_at, removed_at FROM users WHERE token_sha256=$1", &[&token_hash(token)]))?
+            .as_ref()
+            .map(user_of))
     }
 
     fn place(&self) -> String {

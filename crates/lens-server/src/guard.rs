@@ -44,7 +44,8 @@ pub fn cookie_token(h: &HeaderMap) -> Option<String> {
 /// Does the request carry the token where its method allows: header or cookie, or for a GET
 /// also the query's `token`?
 pub fn token_ok(h: &HeaderMap, is_get: bool, query_token: Option<&str>, secret: &str) -> bool {
-    let given = header(h, "x-lens-token").map(str::to_string).or_else(|| cookie_token(h)).or_else(|| if is_get { query_token.map(str::to_string) } else { None });
+    let given =
+        header(h, "x-lens-token").map(str::to_string).or_else(|| cookie_token(h)).or_else(|| if is_get { query_token.map(str::to_string) } else { None });
     given.as_deref().is_some_and(|g| same_secret(g, secret))
 }
 
@@ -120,13 +121,16 @@ mod tests {
 
     #[test]
     fn query_parameters_are_decoded() {
-        assert_eq!(query_params(Some("doc=A%20B&page=3&q=a+b&bad=%zz&end=%4")), [
-            ("doc".to_string(), "A B".to_string()),
-            ("page".into(), "3".into()),
-            ("q".into(), "a b".into()),
-            ("bad".into(), "%zz".into()),
-            ("end".into(), "%4".into())
-        ]);
+        assert_eq!(
+            query_params(Some("doc=A%20B&page=3&q=a+b&bad=%zz&end=%4")),
+            [
+                ("doc".to_string(), "A B".to_string()),
+                ("page".into(), "3".into()),
+                ("q".into(), "a b".into()),
+                ("bad".into(), "%zz".into()),
+                ("end".into(), "%4".into())
+            ]
+        );
         assert!(query_params(None).is_empty());
     }
 }

@@ -133,9 +133,11 @@ async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<
         return Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "no token: send yours (from `lens user add`) as the x-lens-token header"));
     };
     let api = cx.api.clone();
-    match blocking(move || api.with_library(|l| l.user_by_token(&token))).await {
+    match blocking(move || api.with_records(|_, r| r.user_by_token(&token))).await {
         Ok(Some(u)) if u.removed_at.is_none() => Ok(u),
-        Ok(Some(u)) => Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", format!("the user `{}` was removed from this library: ask an admin for a new token", u.name))),
+        Ok(Some(u)) => {
+            Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", format!("the user `{}` was removed from this library: ask an admin for a new token", u.name)))
+        }
         Ok(None) => Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "unknown token: ask an admin for yours (`lens user add`)")),
         Err(e) => Err(error_response(&e)),
     }
@@ -158,7 +160,11 @@ async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
                 let t = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone()).unwrap_or_default();
                 (
                     StatusCode::FOUND,
-                    [(header::LOCATION, "/".to_string()), (header::SET_COOKIE, format!("lens_token={t}; HttpOnly; SameSite=Strict; Path=/")), (header::CACHE_CONTROL, "no-store".to_string())],
+                    [
+                        (header::LOCATION, "/".to_string()),
+                        (header::SET_COOKIE, format!("lens_token={t}; HttpOnly; SameSite=Strict; Path=/")),
+                        (header::CACHE_CONTROL, "no-store".to_string()),
+                    ],
                 )
                     .into_response()
             }
@@ -169,7 +175,8 @@ async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
         return next.run(req).await;
     };
     let is_get = req.method() == Method::GET;
-    let token = h.get("x-lens-token").and_then(|v| v.to_str().ok()).map(str::to_string).or_else(|| guard::cookie_token(h)).or(if is_get { query_token } else { None });
+    let token =
+        h.get("x-lens-token").and_then(|v| v.to_str().ok()).map(str::to_string).or_else(|| guard::cookie_token(h)).or(if is_get { query_token } else { None });
     let user = match team_user(&cx, token).await {
         Ok(u) => u,
         Err(resp) => return resp,
@@ -274,7 +281,8 @@ async fn page_png(State(cx): State<Arc<Ctx>>, RawQuery(q): RawQuery) -> Response
     });
     let api = cx.api.clone();
     let png = blocking(move || {
-        let a = serde_json::from_value::<PageImageArgs>(args).map_err(|e| LensError::BadInput(format!("page.png needs doc, page, and boxes as a JSON array: {e}")))?;
+        let a = serde_json::from_value::<PageImageArgs>(args)
+            .map_err(|e| LensError::BadInput(format!("page.png needs doc, page, and boxes as a JSON array: {e}")))?;
         api.page_png(&a.page_ref(), a.dpi, &a.boxes)
     })
     .await;
@@ -372,27 +380,46 @@ fn token() -> String {
 
 /// Listen on 127.0.0.1:`port` (0: any free port) for the library at `library`.
 pub fn bind(library: std::path::PathBuf, port: u16) -> Result<Served> {
-    bind_with(library, port, false)
+    bind_with(library, port, &Options::default())
 }
 
-/// [`bind`], in team mode when `team`: each caller is one of the library's users
-/// (`lens user add`), with a role.
-pub fn bind_with(library: std::path::PathBuf, port: u16, team: bool) -> Result<Served> {
+/// How a server is set up beyond its library and port.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Team mode: each caller is one of the users (`lens user add`), with a role.
+    pub team: bool,
+    /// Keep the log, feedback and users in this PostgreSQL database (`postgres://…`) instead of
+    /// the library's SQLite file.
+    pub database: Option<String>,
+}
+
+/// [`bind`] with `opts`; a database URL is connected to (and its schema brought up) now, so a
+/// wrong one is reported before anything is served.
+pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<Served> {
+    let records: Option<lens_api::SharedRecords> = match &opts.database {
+        Some(url) => Some(Arc::new(lens_pg::PgRecords::connect(url)?)),
+        None => None,
+    };
     let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let addr = listener.local_addr().context("listening address")?;
     anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
-    Ok(Served { listener, api: Api::new(library), secret: token(), port: addr.port(), team })
+    Ok(Served { listener, api: Api::new_shared(library, records), secret: token(), port: addr.port(), team: opts.team })
 }
 
 /// Bind, print the URL (with its token, unless in team mode), follow the watched folders, and
 /// serve until the process ends.
-pub fn run(library: std::path::PathBuf, port: u16, team: bool) -> Result<()> {
-    let s = bind_with(library, port, team)?;
-    if team {
-        let users = s.api.with_library(|l| l.users())?;
+pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()> {
+    let s = bind_with(library, port, opts)?;
+    if opts.team {
+        let users = s.api.with_records(|_, r| r.users())?;
         let active = users.iter().filter(|u| u.removed_at.is_none()).count();
-        anyhow::ensure!(active > 0, "no users in this library: add one first with `lens user add NAME --role admin`");
-        println!("10-K Lens serving {} for {active} team users at http://127.0.0.1:{}/ (open /?token=YOUR_TOKEN)", s.api.library_dir().display(), s.port);
+        anyhow::ensure!(active > 0, "no users in this library ({}): add one first with `lens user add NAME --role admin`", s.api.records_place()?);
+        println!(
+            "10-K Lens serving {} for {active} team users at http://127.0.0.1:{}/ (open /?token=YOUR_TOKEN); log and users in {}",
+            s.api.library_dir().display(),
+            s.port,
+            s.api.records_place()?
+        );
     } else {
         println!("10-K Lens serving {} at http://127.0.0.1:{}/?token={}", s.api.library_dir().display(), s.port, s.secret);
     }
@@ -420,7 +447,12 @@ async fn refuse_busy(mut stream: tokio::net::TcpStream) {
 impl Served {
     /// Answer requests until the process ends.
     pub fn serve(self) -> Result<()> {
-        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().max_blocking_threads(BLOCKING_THREADS).thread_name("lens-serve").build().context("the server's runtime")?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .max_blocking_threads(BLOCKING_THREADS)
+            .thread_name("lens-serve")
+            .build()
+            .context("the server's runtime")?;
         let cx = Arc::new(Ctx { api: self.api, secret: self.secret, port: self.port, team: self.team, uploads: AtomicUsize::new(0) });
         self.listener.set_nonblocking(true).context("listening socket")?;
         rt.block_on(async move {

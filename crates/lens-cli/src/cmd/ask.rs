@@ -68,7 +68,8 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             lens_core::support::Support::None => {}
         }
         if !a.not_found {
-            let shown: Vec<String> = r.cited.iter().map(|c| format!("{} ({}{})", c.page, c.section.as_ref().map(|s| format!("{s}, ")).unwrap_or_default(), c.shown)).collect();
+            let shown: Vec<String> =
+                r.cited.iter().map(|c| format!("{} ({}{})", c.page, c.section.as_ref().map(|s| format!("{s}, ")).unwrap_or_default(), c.shown)).collect();
             println!("cited: {}", shown.join(", "));
             if let Some(q) = &a.quote {
                 println!("quote: \"{q}\"");

@@ -1,11 +1,23 @@
 //! `lens user`: the library's team users (`lens serve --team`): add one (its token is printed
-//! once; only its hash is stored), list them, remove one (its token stops working).
+//! once; only its hash is stored), list them, remove one (its token stops working). Kept in the
+//! library's file, or in the team's PostgreSQL database with `--database`.
 
 use crate::*;
+use lens_core::log::Records;
 use lens_core::users::Role;
 
+#[derive(clap::Args)]
+pub struct Args {
+    /// The team's PostgreSQL database (postgres://USER@HOST:PORT/DB; default $LENS_DATABASE_URL,
+    /// else the library's file)
+    #[arg(long, env = "LENS_DATABASE_URL", global = true)]
+    pub database: Option<String>,
+    #[command(subcommand)]
+    pub what: What,
+}
+
 #[derive(clap::Subcommand)]
-pub enum Args {
+pub enum What {
     /// Add a user and print its token (hand it over; it is not shown again)
     Add {
         name: String,
@@ -23,26 +35,32 @@ pub enum Args {
 }
 
 pub fn run(cli: &Global, args: Args) -> Result<()> {
-    let lib = open(&cli.library)?;
-    match args {
-        Args::Add { name, role } => {
-            let token = lib.add_user(&name, role)?;
+    match &args.database {
+        Some(url) => act(&lens_pg::PgRecords::connect(url)?, args.what),
+        None => act(open(&cli.library)?.store(), args.what),
+    }
+}
+
+fn act(records: &dyn Records, what: What) -> Result<()> {
+    match what {
+        What::Add { name, role } => {
+            let token = records.add_user(&name, role)?;
             println!("added {name} ({role}); token (shown once): {token}");
         }
-        Args::List { json } => {
-            let users = lib.users()?;
+        What::List { json } => {
+            let users = records.users()?;
             if json {
                 println!("{}", serde_json::to_string(&users)?);
             } else if users.is_empty() {
-                println!("no users: the library is served to one person (`lens serve`)");
+                println!("no users in {}: the library is served to one person (`lens serve`)", records.place());
             } else {
                 for u in users {
                     println!("{:<24} {:<10} added {}{}", u.name, u.role, u.created_at, u.removed_at.map(|r| format!(", removed {r}")).unwrap_or_default());
                 }
             }
         }
-        Args::Remove { name } => {
-            lib.remove_user(&name)?;
+        What::Remove { name } => {
+            records.remove_user(&name)?;
             println!("removed {name}: its token no longer works");
         }
     }
