@@ -67,6 +67,9 @@ pub enum BenchCmd {
         /// The retriever each ask names (default: the library's setting)
         #[arg(long)]
         retriever: Option<String>,
+        /// Log the asks to this PostgreSQL database (postgres://…) instead of the library's file
+        #[arg(long)]
+        database: Option<String>,
     },
     /// Language-model speed: prefill and decode tokens/s, first token, peak RSS, on a prompt of
     /// filing text; with --python, the transformers reference (CPU, f32) on the same tokens; with
@@ -389,7 +392,9 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
                 }
             }
         }
-        BenchCmd::Serve { labels, clients, seconds, ingest, against, retriever } => load_test(library, &labels, clients, seconds, ingest, against, retriever)?,
+        BenchCmd::Serve { labels, clients, seconds, ingest, against, retriever, database } => {
+            load_test(library, &labels, clients, seconds, ingest, against, retriever, database)?
+        }
         BenchCmd::Dense { docs, pages, python } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
             let lib = Library::open(&dir)?;
@@ -644,6 +649,7 @@ fn peak_rss_of(pid: u32) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn load_test(
     library: Option<PathBuf>,
     labels: &std::path::Path,
@@ -652,6 +658,7 @@ fn load_test(
     ingest: Option<PathBuf>,
     against: Option<PathBuf>,
     retriever: Option<String>,
+    database: Option<String>,
 ) -> Result<()> {
     let dir = lens_core::paths::library_dir(library.as_deref());
     if let Some(f) = &ingest {
@@ -707,7 +714,8 @@ fn load_test(
         }
         None => dir,
     };
-    let served = lens_server::bind(lib, 0)?;
+    let served = lens_server::bind_with(lib, 0, &lens_server::Options { team: false, database })?;
+    let place = served.api.records_place()?;
     let (port, token) = (served.port, served.secret.clone());
     std::thread::spawn(move || {
         if let Err(e) = served.serve() {
@@ -715,7 +723,7 @@ fn load_test(
         }
     });
     let run = load_run(port, &token, &questions, clients, seconds, ingest.as_deref(), retriever.as_deref())?;
-    let rate = load_report(&format!("this build: axum on hyper/tokio (127.0.0.1:{port})"), &run, seconds, peak_rss_mib());
+    let rate = load_report(&format!("this build: axum on hyper/tokio (127.0.0.1:{port}), the log in {place}"), &run, seconds, peak_rss_mib());
     if let Some(r) = reference_rate {
         println!("  throughput, this build / reference: {:.2}x", rate / r.max(f64::MIN_POSITIVE));
     } else {
