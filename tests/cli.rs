@@ -249,22 +249,28 @@ fn ask_cites_quotes_highlights_and_logs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("out of range"));
 }
 
-/// `lens serve` on a free port: (child, port, token).
-fn serve(lib: &Path) -> (std::process::Child, u16, String) {
+/// `lens serve ARGS --port 0` started: (child, the line it printed first, the port in it).
+fn start_serve(lib: &Path, args: &[&str]) -> (std::process::Child, String, u16) {
     use std::io::BufRead;
     let mut child = Command::new(env!("CARGO_BIN_EXE_lens"))
         .arg("--library")
         .arg(lib)
         .args(["serve", "--port", "0"])
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.split_whitespace().last().unwrap().to_string();
-    let port: u16 = url.split(':').nth(2).unwrap().split('/').next().unwrap().parse().unwrap();
-    let token = url.split("token=").nth(1).unwrap().trim().to_string();
+    let port: u16 = line.split("127.0.0.1:").nth(1).unwrap().split('/').next().unwrap().parse().unwrap();
+    (child, line, port)
+}
+
+/// `lens serve` on a free port: (child, port, token).
+fn serve(lib: &Path) -> (std::process::Child, u16, String) {
+    let (child, line, port) = start_serve(lib, &[]);
+    let token = line.split("token=").nth(1).unwrap().trim().to_string();
     (child, port, token)
 }
 
@@ -380,20 +386,8 @@ fn serve_refuses_hostile_requests() {
 
 /// `lens serve --team` on a free port, its records in `db` when given: (child, port).
 fn serve_team(lib: &Path, db: Option<&str>) -> (std::process::Child, u16) {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lens"))
-        .arg("--library")
-        .arg(lib)
-        .args(["serve", "--port", "0", "--team"])
-        .args(db.map(|u| vec!["--database", u]).unwrap_or_default())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (child, line, port) = start_serve(lib, &[&["--team"][..], &db.map(|u| vec!["--database", u]).unwrap_or_default()].concat());
     assert!(line.contains("team users"), "{line}");
-    let port: u16 = line.split("127.0.0.1:").nth(1).unwrap().split('/').next().unwrap().parse().unwrap();
     (child, port)
 }
 
