@@ -10,7 +10,10 @@
                         image (sha256 of the bytes). CI uses the committed files; it never runs this.
   speed EDGE N T        random weights at the real size (SigLIP base/16 at 512 px, ModernBERT base,
                         pixel shuffle 4, 128-d), one synthetic page at longest edge EDGE, N runs on
-                        T threads in f32; prints one JSON line (seconds per page, query ms).
+                        T threads in f32, and again under torch.autocast("cpu", torch.bfloat16)
+                        where the CPU has a bf16 matrix unit (AMX, else AVX-512 BF16: oneDNN then
+                        runs the products there); prints one JSON line (seconds per page and query
+                        ms at each precision, which bf16 unit, seconds per stage).
 
 The image processor is Idefics3's PIL backend (LANCZOS), what transformers uses without torchvision.
 
@@ -148,6 +151,57 @@ def fixtures(out):
     print("wrote", out, sorted(os.listdir(out)))
 
 
+def bf16_unit():
+    """The CPU's bf16 matrix unit, as /proc/cpuinfo names it: "amx", "avx512_bf16", or None."""
+    try:
+        flags = set(open("/proc/cpuinfo").read().split())
+    except OSError:
+        return None
+    if "amx_bf16" in flags:
+        return "amx"
+    if "avx512_bf16" in flags:
+        return "avx512_bf16"
+    return None
+
+
+# the stages lens-vision reports, by the modules that run them (transformers' names)
+STAGES = [
+    ("siglip patch embedding", ["vlm.vision_model.embeddings"]),
+    ("siglip layers", ["vlm.vision_model.encoder", "vlm.vision_model.post_layernorm"]),
+    ("connector (pixel shuffle + projection)", ["vlm.connector"]),
+    ("modernbert embeddings", ["vlm.text_model.embeddings"]),
+    ("projection", ["vlm.text_model.final_norm", "embedding_proj_layer"]),
+]
+
+
+def stage_timer(model, global_every):
+    """Forward hooks that add each stage's wall time (s) to a dict; ModernBERT's layers are
+    split into the global-attention ones (every `global_every`-th, from the first) and the
+    local ones."""
+    spent = {}
+    modules = dict(model.named_modules())
+
+    def timed(mod, stage):
+        spent.setdefault(stage, 0.0)
+        started = [0.0]
+
+        def pre(_m, _i):
+            started[0] = time.perf_counter()
+
+        def post(_m, _i, _o):
+            spent[stage] += time.perf_counter() - started[0]
+
+        mod.register_forward_pre_hook(pre)
+        mod.register_forward_hook(post)
+
+    for stage, names in STAGES:
+        for n in names:
+            timed(modules[n], stage)
+    for i, layer in enumerate(modules["vlm.text_model.layers"]):
+        timed(layer, "modernbert global-attention layers" if i % global_every == 0 else "modernbert local-attention layers")
+    return spent
+
+
 def speed(edge, runs, threads):
     torch.set_num_threads(threads)
     vision = dict(hidden_size=768, intermediate_size=3072, num_hidden_layers=12, num_attention_heads=12, image_size=512, patch_size=16, layer_norm_eps=1e-6, vision_use_head=False)
@@ -162,20 +216,29 @@ def speed(edge, runs, threads):
     ids[0, img_pos] = 50407
     pix = torch.randn(1, n_tiles, 3, 512, 512)
     mask = torch.ones_like(ids)
-    times = []
-    with torch.no_grad():
-        model(input_ids=ids, attention_mask=mask, pixel_values=pix)
-        for _ in range(runs):
-            t = time.perf_counter()
+    spent = stage_timer(model, text["global_attn_every_n_layers"])
+    unit = bf16_unit()
+    out = {"edge": edge, "tiles": n_tiles, "tokens": tokens, "threads": threads, "bf16_unit": unit}
+    for precision in ["f32", "bf16"] if unit else ["f32"]:
+        ctx = torch.autocast("cpu", dtype=torch.bfloat16) if precision == "bf16" else torch.autocast("cpu", enabled=False)
+        times = []
+        with torch.no_grad(), ctx:
             model(input_ids=ids, attention_mask=mask, pixel_values=pix)
-            times.append(time.perf_counter() - t)
-        q = torch.randint(0, 50000, (1, 20))
-        model(input_ids=q, attention_mask=torch.ones_like(q))
-        t = time.perf_counter()
-        model(input_ids=q, attention_mask=torch.ones_like(q))
-        qms = (time.perf_counter() - t) * 1000
-    times.sort()
-    print(json.dumps({"edge": edge, "tiles": n_tiles, "tokens": tokens, "s_per_page": times[len(times) // 2], "query_ms": qms, "threads": threads}))
+            for k in spent:
+                spent[k] = 0.0
+            for _ in range(runs):
+                t = time.perf_counter()
+                model(input_ids=ids, attention_mask=mask, pixel_values=pix)
+                times.append(time.perf_counter() - t)
+            stages = {k: v / runs for k, v in spent.items()}
+            q = torch.randint(0, 50000, (1, 20))
+            model(input_ids=q, attention_mask=torch.ones_like(q))
+            t = time.perf_counter()
+            model(input_ids=q, attention_mask=torch.ones_like(q))
+            qms = (time.perf_counter() - t) * 1000
+        times.sort()
+        out[precision] = {"s_per_page": times[len(times) // 2], "query_ms": qms, "stages": stages}
+    print(json.dumps(out))
     del pos
 
 

@@ -1,6 +1,8 @@
 //! `lens bench vision`: ColModernVBERT at its real size with random weights (nothing to
 //! download): seconds per page at each longest edge and query milliseconds, beside PyTorch
-//! (transformers, f32, same shapes and thread count) with --python.
+//! (transformers, same shapes and thread count) with --python: in f32, and in bf16 under
+//! `torch.autocast` where the CPU has a bf16 matrix unit (AMX or AVX-512 BF16); the ratio is
+//! taken against the reference at lens's own precision. Seconds per stage for both.
 
 use anyhow::Result;
 use lens_vision::index::{Built, Partial};
@@ -40,12 +42,16 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm
         let pixels: Vec<Vec<f32>> = (0..tiles).map(|t| (0..px).map(|i| ((i * 31 + t * 17) % 255) as f32 / 127.5 - 1.0).collect()).collect();
         let mut times = Vec::new();
         let mut page = Vec::new();
+        // a first page unmeasured (weights packed, buffers made), as the reference's warm-up
+        model.encode(&ids, Some(&model.image_features(&pixels)?))?;
+        lens_vision::model::stages::start();
         for _ in 0..runs.max(1) {
             let t = Instant::now();
             let f = model.image_features(&pixels)?;
             page = model.encode(&ids, Some(&f))?;
             times.push(t.elapsed().as_secs_f64());
         }
+        let lens_stages: Vec<(&str, f64)> = lens_vision::model::stages::take().into_iter().map(|(n, t)| (n, t / runs.max(1) as f64)).collect();
         // what the page costs in the index: published as a one-page document, plain and pooled
         let mut kb = [0f64; 2];
         for (i, pooled) in [false, true].into_iter().enumerate() {
@@ -67,6 +73,7 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm
             kb[0],
             kb[1]
         );
+        let mut reference = serde_json::Value::Null;
         if let Some(py) = python {
             let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/vision_reference.py");
             let o = std::process::Command::new(py)
@@ -79,9 +86,28 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm
             if !o.status.success() {
                 anyhow::bail!("the PyTorch reference failed: {}", String::from_utf8_lossy(&o.stderr));
             }
-            let v: serde_json::Value = serde_json::from_slice(o.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
-            let ps = v["s_per_page"].as_f64().unwrap_or(f64::NAN);
-            print!(";  PyTorch {ps:>6.2} s/page, query {:>5.0} ms;  lens / PyTorch time {:.2}x", v["query_ms"].as_f64().unwrap_or(f64::NAN), s / ps);
+            reference = serde_json::from_slice(o.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
+            let at = |p: &str| reference[p]["s_per_page"].as_f64();
+            let (f32s, bf16s) = (at("f32").unwrap_or(f64::NAN), at("bf16"));
+            print!(";  PyTorch f32 {f32s:.2} s/page (query {:.0} ms)", reference["f32"]["query_ms"].as_f64().unwrap_or(f64::NAN));
+            match (bf16s, reference["bf16_unit"].as_str()) {
+                (Some(b), Some(unit)) => {
+                    print!(", bf16 autocast on {unit} {b:.2} s/page (query {:.0} ms)", reference["bf16"]["query_ms"].as_f64().unwrap_or(f64::NAN))
+                }
+                _ => print!(", no bf16 run (this CPU has no AMX or AVX-512 BF16)"),
+            }
+            // the ratio against the reference at lens's precision: bf16 with bf16, f32 with f32
+            let lens_bf16 = model.precision().starts_with("bf16");
+            match (lens_bf16, bf16s) {
+                (true, Some(b)) => print!(";  lens / PyTorch bf16: {:.2}x speed, lens / PyTorch f32: {:.2}x", b / s, f32s / s),
+                _ => print!(";  lens / PyTorch f32: {:.2}x speed", f32s / s),
+            }
+        }
+        println!();
+        let stage = |p: &str, name: &str| reference[p]["stages"][name].as_f64().map_or("-".to_string(), |t| format!("{t:.3}"));
+        println!("    {:<40} {:>9} {:>14} {:>13}", "stage (s per page)", "lens", "PyTorch bf16", "PyTorch f32");
+        for (name, t) in &lens_stages {
+            println!("    {name:<40} {t:>9.3} {:>14} {:>13}", stage("bf16", name), stage("f32", name));
         }
         println!();
     }

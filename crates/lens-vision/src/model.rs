@@ -26,6 +26,49 @@ use lens_core::error::{LensError, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// Where the encoder's time goes, by stage, when a benchmark asks ([`stage_times`]): off by
+/// default (one relaxed load per stage).
+pub mod stages {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    static ON: AtomicBool = AtomicBool::new(false);
+    static SPENT: Mutex<Vec<(&'static str, f64)>> = Mutex::new(Vec::new());
+
+    /// Start counting (clears what was counted).
+    pub fn start() {
+        SPENT.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        ON.store(true, Ordering::Relaxed);
+    }
+
+    /// Stop counting; seconds per stage, in the order the stages first ran.
+    pub fn take() -> Vec<(&'static str, f64)> {
+        ON.store(false, Ordering::Relaxed);
+        std::mem::take(&mut *SPENT.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// A stage's clock: started now, added to its stage when [`Clock::stop`] is called.
+    pub struct Clock(Option<Instant>);
+
+    pub fn clock() -> Clock {
+        Clock(ON.load(Ordering::Relaxed).then(Instant::now))
+    }
+
+    impl Clock {
+        pub fn stop(self, stage: &'static str) {
+            if let Some(t) = self.0 {
+                let s = t.elapsed().as_secs_f64();
+                let mut v = SPENT.lock().unwrap_or_else(|p| p.into_inner());
+                match v.iter_mut().find(|(n, _)| *n == stage) {
+                    Some(x) => x.1 += s,
+                    None => v.push((stage, s)),
+                }
+            }
+        }
+    }
+}
+
 /// Where to get the weights (the machines this app runs on may not reach the network).
 pub const VISION_HINT: &str = "put a ColModernVBERT folder (config.json, model.safetensors, tokenizer.json; e.g. ModernVBERT/colmodernvbert-merged from Hugging Face, copied from a machine that can download it) in the models folder as `colmodernvbert`, or in the Hugging Face cache";
 
@@ -656,7 +699,10 @@ impl ColModernVBert {
             .ctx()?
             .reshape((b, g * g, 3 * p * p))
             .ctx()?;
+        let clock = stages::clock();
         let mut h = self.patch.forward(&x)?.broadcast_add(&self.pos).ctx()?;
+        clock.stop("siglip patch embedding");
+        let clock = stages::clock();
         let heads = vc.heads;
         let hd = vc.hidden / heads;
         let len = g * g;
@@ -682,13 +728,17 @@ impl ColModernVBert {
             h = (&h + l.fc2.forward(&f)?).ctx()?;
         }
         let h = self.post_ln.forward(&h)?;
+        clock.stop("siglip layers");
+        let clock = stages::clock();
         // pixel shuffle, as the reference connector does it
         let f = self.cfg.pixel_shuffle;
         let d = vc.hidden;
         let x = h.reshape((b, g, g / f, d * f)).ctx()?.permute((0, 2, 1, 3)).ctx()?.contiguous().ctx()?;
         let x = x.reshape((b, g / f, g / f, d * f * f)).ctx()?.permute((0, 2, 1, 3)).ctx()?.contiguous().ctx()?;
         let x = x.reshape((b * g * g / (f * f), d * f * f)).ctx()?;
-        self.connector.forward(&x)
+        let out = self.connector.forward(&x);
+        clock.stop("connector (pixel shuffle + projection)");
+        out
     }
 
     /// Rotary cos/sin `[len, head_dim]` for one base, in f32 as the reference computes them.
@@ -723,6 +773,7 @@ impl ColModernVBert {
                 tc.vocab
             )));
         }
+        let clock = stages::clock();
         let idt = Tensor::from_vec(ids.to_vec(), len, &self.device).ctx()?;
         let mut x = self.tok.index_select(&idt, 0).ctx()?;
         let slots: Vec<usize> = ids.iter().enumerate().filter(|(_, t)| **t == self.cfg.image_token_id).map(|(i, _)| i).collect();
@@ -748,12 +799,14 @@ impl ColModernVBert {
             None => {}
         }
         let mut h = self.emb_norm.forward(&x)?;
+        clock.stop("modernbert embeddings");
         let heads = tc.heads;
         let hd = tc.hidden / heads;
         let (gcos, gsin) = self.rotary(len, tc.global_theta)?;
         let (lcos, lsin) = self.rotary(len, tc.local_theta)?;
         let hidden = tc.hidden;
         for l in &self.tlayers {
+            let clock = stages::clock();
             let n = match &l.attn_norm {
                 Some(nm) => nm.forward(&h)?,
                 None => h.clone(),
@@ -789,11 +842,15 @@ impl ColModernVBert {
             let gate = wi.narrow(1, tc.intermediate, tc.intermediate).ctx()?;
             let act = if tc.act_tanh { inp.gelu().ctx()? } else { inp.gelu_erf().ctx()? };
             h = (&h + l.mo.forward(&(act * gate).ctx()?)?).ctx()?;
+            clock.stop(if l.sliding { "modernbert local-attention layers" } else { "modernbert global-attention layers" });
         }
+        let clock = stages::clock();
         let h = self.final_norm.forward(&h)?;
         let e = self.proj.forward(&h)?;
         let norm = e.sqr().ctx()?.sum_keepdim(1).ctx()?.sqrt().ctx()?.clamp(1e-12f32, f32::MAX).ctx()?;
-        e.broadcast_div(&norm).ctx()?.flatten_all().ctx()?.to_vec1::<f32>().ctx()
+        let out = e.broadcast_div(&norm).ctx()?.flatten_all().ctx()?.to_vec1::<f32>().ctx();
+        clock.stop("projection");
+        out
     }
 }
 
