@@ -195,7 +195,18 @@ def fixtures(out):
         print(arch, "greedy", toks)
 
 
+def bf16_unit():
+    """The CPU's bf16 matrix unit, as /proc/cpuinfo names it: "amx", "avx512_bf16", or None."""
+    try:
+        flags = set(open("/proc/cpuinfo").read().split())
+    except OSError:
+        return None
+    return "amx" if "amx_bf16" in flags else "avx512_bf16" if "avx512_bf16" in flags else None
+
+
 def speed(gguf_path, ids_path, n, threads):
+    """Prefill and decode speed in f32 and, where the CPU has a bf16 matrix unit, again under
+    torch.autocast("cpu", torch.bfloat16); one JSON line."""
     from transformers import AutoModelForCausalLM
 
     torch.set_num_threads(int(threads))
@@ -203,20 +214,30 @@ def speed(gguf_path, ids_path, n, threads):
     d, f = os.path.split(os.path.abspath(gguf_path))
     model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, torch_dtype=torch.float32)
     model.eval()
-    with torch.no_grad():
-        t0 = time.time()
-        out = model(torch.tensor([ids]), use_cache=True)
-        prefill = time.time() - t0
-        past = out.past_key_values
-        nxt = int(out.logits[0, -1].argmax())
-        t1 = time.time()
-        for _ in range(int(n) - 1):
-            out = model(torch.tensor([[nxt]]), past_key_values=past, use_cache=True)
+
+    def run():
+        with torch.no_grad():
+            t0 = time.time()
+            out = model(torch.tensor([ids]), use_cache=True)
+            prefill = time.time() - t0
             past = out.past_key_values
             nxt = int(out.logits[0, -1].argmax())
-        decode = time.time() - t1
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"prefill_tps": len(ids) / prefill, "decode_tps": (int(n) - 1) / max(decode, 1e-9), "prefill_s": prefill, "peak_rss_mib": rss}))
+            t1 = time.time()
+            for _ in range(int(n) - 1):
+                out = model(torch.tensor([[nxt]]), past_key_values=past, use_cache=True)
+                past = out.past_key_values
+                nxt = int(out.logits[0, -1].argmax())
+            decode = time.time() - t1
+        return {"prefill_tps": len(ids) / prefill, "decode_tps": (int(n) - 1) / max(decode, 1e-9), "prefill_s": prefill}
+
+    result = run()
+    unit = bf16_unit()
+    result["bf16_unit"] = unit
+    if unit:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            result["bf16"] = run()
+    result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -72,7 +72,8 @@ pub enum BenchCmd {
         database: Option<String>,
     },
     /// Language-model speed: prefill and decode tokens/s, first token, peak RSS, on a prompt of
-    /// filing text; with --python, the transformers reference (CPU, f32) on the same tokens; with
+    /// filing text; with --python, the transformers reference (CPU, f32, and bf16 under autocast
+    /// where the CPU has AMX or AVX-512 BF16) on the same tokens; with
     /// --llama-cpp, llama.cpp on the same GGUF
     Llm {
         #[arg(long)]
@@ -223,6 +224,20 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
             f("peak_rss_mib")
         );
         println!("  ratio lens / {label}: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / f("prefill_tps"), st.decode_tps() / f("decode_tps"));
+        // transformers again in bf16 (torch.autocast) where the CPU has a bf16 matrix unit
+        if let (Some(unit), Some(b)) = (v["bf16_unit"].as_str(), v.get("bf16")) {
+            let g = |k: &str| b[k].as_f64().unwrap_or(f64::NAN);
+            println!(
+                "  {:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s",
+                format!("  bf16 on {unit}"),
+                g("prefill_tps"),
+                g("decode_tps"),
+                g("prefill_s")
+            );
+            println!("  ratio lens / {label} in bf16: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / g("prefill_tps"), st.decode_tps() / g("decode_tps"));
+        } else if script.ends_with("llm_reference.py") {
+            println!("  (no bf16 run of {label}: this CPU has no AMX or AVX-512 BF16)");
+        }
     }
     if let Some(p) = ids_file {
         let _ = std::fs::remove_file(p);
