@@ -379,6 +379,42 @@ enum Weight {
 }
 
 impl Linear {
+    /// Linear layers of the same input side by side as one: their output columns in order.
+    fn fused(parts: &[Linear]) -> Result<Linear> {
+        let ws: Vec<&Tensor> = parts
+            .iter()
+            .map(|p| match &p.w {
+                Weight::F32(w) => Ok(w),
+                Weight::Bf16(..) => Err(LensError::Model("only f32 weights are fused".into())),
+            })
+            .collect::<Result<_>>()?;
+        let w = Tensor::cat(&ws, 1).ctx()?;
+        let b = match parts.iter().map(|p| p.b.as_ref()).collect::<Option<Vec<&Tensor>>>() {
+            Some(bs) => Some(Tensor::cat(&bs, 0).ctx()?),
+            None => None,
+        };
+        Ok(Linear { w: Weight::F32(w), b })
+    }
+
+    /// [`Self::forward`] on `m` rows in a plain buffer (the CPU kernels' pass): `out` is
+    /// `m × out`.
+    fn forward_vec(&self, x: &[f32], m: usize, out: &mut Vec<f32>) -> Result<()> {
+        match &self.w {
+            Weight::Bf16(kernel, p, bias) => {
+                out.clear();
+                out.resize(m * p.n(), 0.0);
+                lens_ml::bf16::matmul(*kernel, x, m, p, bias.as_deref(), out);
+                Ok(())
+            }
+            Weight::F32(w) => {
+                let k = w.dims2().ctx()?.0;
+                let t = Tensor::from_slice(x, (m, k), &Device::Cpu).ctx()?;
+                *out = self.forward(&t)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
+                Ok(())
+            }
+        }
+    }
+
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         match &self.w {
             Weight::F32(w) => {
@@ -438,13 +474,17 @@ impl Norm {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
         candle_nn::ops::layer_norm(x, &self.w, &self.b, self.eps).ctx()
     }
+
+    /// Its weight and bias as plain vectors (for the CPU kernels' pass).
+    fn vecs(&self) -> Result<(Vec<f32>, Vec<f32>)> {
+        Ok((self.w.to_vec1::<f32>().ctx()?, self.b.to_vec1::<f32>().ctx()?))
+    }
 }
 
 struct VisionLayer {
     ln1: Norm,
-    q: Linear,
-    k: Linear,
-    v: Linear,
+    /// q, k and v as one product: `[hidden, 3 × hidden]`, output columns `[q | k | v]`
+    qkv: Linear,
     o: Linear,
     ln2: Norm,
     fc1: Linear,
@@ -522,7 +562,7 @@ impl ColModernVBert {
     fn linears_mut(&mut self) -> Vec<&mut Linear> {
         let mut v = vec![&mut self.patch, &mut self.connector, &mut self.proj];
         for l in &mut self.vlayers {
-            v.extend([&mut l.q, &mut l.k, &mut l.v, &mut l.o, &mut l.fc1, &mut l.fc2]);
+            v.extend([&mut l.qkv, &mut l.o, &mut l.fc1, &mut l.fc2]);
         }
         for l in &mut self.tlayers {
             v.extend([&mut l.wqkv, &mut l.wo, &mut l.wi, &mut l.mo]);
@@ -554,7 +594,7 @@ impl ColModernVBert {
         for l in &mut self.vlayers {
             norm(&mut l.ln1)?;
             norm(&mut l.ln2)?;
-            for x in [&mut l.q, &mut l.k, &mut l.v, &mut l.o, &mut l.fc1, &mut l.fc2] {
+            for x in [&mut l.qkv, &mut l.o, &mut l.fc1, &mut l.fc2] {
                 lin(x)?;
             }
         }
@@ -629,9 +669,11 @@ impl ColModernVBert {
             let l = |s: &str| format!("encoder.layers.{i}.{s}");
             vlayers.push(VisionLayer {
                 ln1: vw.norm("vision_model", &l("layer_norm1"), vc.hidden, true, vc.eps)?,
-                q: vw.linear("vision_model", &l("self_attn.q_proj"), vc.hidden, vc.hidden, true)?,
-                k: vw.linear("vision_model", &l("self_attn.k_proj"), vc.hidden, vc.hidden, true)?,
-                v: vw.linear("vision_model", &l("self_attn.v_proj"), vc.hidden, vc.hidden, true)?,
+                qkv: Linear::fused(&[
+                    vw.linear("vision_model", &l("self_attn.q_proj"), vc.hidden, vc.hidden, true)?,
+                    vw.linear("vision_model", &l("self_attn.k_proj"), vc.hidden, vc.hidden, true)?,
+                    vw.linear("vision_model", &l("self_attn.v_proj"), vc.hidden, vc.hidden, true)?,
+                ])?,
                 o: vw.linear("vision_model", &l("self_attn.out_proj"), vc.hidden, vc.hidden, true)?,
                 ln2: vw.norm("vision_model", &l("layer_norm2"), vc.hidden, true, vc.eps)?,
                 fc1: vw.linear("vision_model", &l("mlp.fc1"), vc.hidden, vc.intermediate, true)?,
@@ -706,26 +748,52 @@ impl ColModernVBert {
         let heads = vc.heads;
         let hd = vc.hidden / heads;
         let len = g * g;
-        let vec = |t: &Tensor| -> Result<Vec<f32>> { t.flatten_all().ctx()?.to_vec1::<f32>().ctx() };
-        for l in &self.vlayers {
-            let n = l.ln1.forward(&h)?;
-            let (q, k, v) = (l.q.forward(&n)?, l.k.forward(&n)?, l.v.forward(&n)?);
-            let a = if self.ops() {
-                attention_ops(&q, &k, &v, heads, hd, None)?
-            } else {
-                let a = lens_ml::attention::attention(&vec(&q)?, &vec(&k)?, &vec(&v)?, &vec![len; b], heads, hd, (hd as f32).powf(-0.5), None, self.bf16);
-                Tensor::from_vec(a, (b, len, vc.hidden), &Device::Cpu).ctx()?
-            };
-            h = (h + l.o.forward(&a)?).ctx()?;
-            let n = l.ln2.forward(&h)?;
-            let f = if self.ops() {
-                l.fc1.forward(&n)?.gelu().ctx()?
-            } else {
-                let mut f = vec(&l.fc1.forward(&n)?)?;
+        let hidden = vc.hidden;
+        if self.ops() {
+            for l in &self.vlayers {
+                let n = l.ln1.forward(&h)?;
+                let qkv = l.qkv.forward(&n)?;
+                let part = |i: usize| qkv.narrow(2, i * hidden, hidden);
+                let a = attention_ops(&part(0).ctx()?, &part(1).ctx()?, &part(2).ctx()?, heads, hd, None)?;
+                h = (h + l.o.forward(&a)?).ctx()?;
+                let n = l.ln2.forward(&h)?;
+                h = (&h + l.fc2.forward(&l.fc1.forward(&n)?.gelu().ctx()?)?).ctx()?;
+            }
+        } else {
+            // the CPU kernels' pass on plain buffers: q/k/v in one product, attention reading
+            // them in place, norms, GELU and residuals in this crate's and lens-ml's loops
+            let rows = b * len;
+            let mut x = h.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
+            let (mut n, mut qkv, mut a, mut o, mut f, mut f2) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for l in &self.vlayers {
+                let (w1, b1) = l.ln1.vecs()?;
+                n.clone_from(&x);
+                lens_ml::math::layer_norm(&mut n, &w1, &b1, l.ln1.eps);
+                l.qkv.forward_vec(&n, rows, &mut qkv)?;
+                lens_ml::attention::attention_into(
+                    &qkv,
+                    &qkv[hidden..],
+                    &qkv[2 * hidden..],
+                    3 * hidden,
+                    &vec![len; b],
+                    heads,
+                    hd,
+                    (hd as f32).powf(-0.5),
+                    None,
+                    self.bf16,
+                    &mut a,
+                );
+                l.o.forward_vec(&a, rows, &mut o)?;
+                lens_ml::math::add(&mut x, &o);
+                let (w2, b2) = l.ln2.vecs()?;
+                n.clone_from(&x);
+                lens_ml::math::layer_norm(&mut n, &w2, &b2, l.ln2.eps);
+                l.fc1.forward_vec(&n, rows, &mut f)?;
                 kernels::gelu_tanh(&mut f);
-                Tensor::from_vec(f, (b, len, vc.intermediate), &Device::Cpu).ctx()?
-            };
-            h = (&h + l.fc2.forward(&f)?).ctx()?;
+                l.fc2.forward_vec(&f, rows, &mut f2)?;
+                lens_ml::math::add(&mut x, &f2);
+            }
+            h = Tensor::from_vec(x, (b, len, hidden), &Device::Cpu).ctx()?;
         }
         let h = self.post_ln.forward(&h)?;
         clock.stop("siglip layers");
