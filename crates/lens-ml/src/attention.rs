@@ -75,8 +75,12 @@ pub fn attention_into(
             let len = lens[s];
             let off = starts[s] * stride + h * hd;
             let mut p = SCORES.with(std::cell::Cell::take);
-            p.clear();
-            p.resize(len * len, 0.0);
+            // every score is written by the product below: a buffer of the right size is reused
+            // as it is (no clearing)
+            if p.len() != len * len {
+                p.clear();
+                p.resize(len * len, 0.0);
+            }
             // p = q_h · k_hᵀ
             match bf16 {
                 Some(kern) => {
@@ -97,11 +101,15 @@ pub fn attention_into(
             let mut o = vec![0f32; len * hd];
             match bf16 {
                 Some(kern) => {
-                    let vh = crate::bf16::Packed::from_columns(hd, len, |j, dst| {
-                        for (i, d) in dst.iter_mut().enumerate() {
-                            *d = v[off + i * stride + j];
+                    // v_hᵀ made row by row first (reading v's rows in order), then packed by its
+                    // contiguous rows: reading v by columns strides across the whole buffer
+                    let mut vt = vec![0f32; hd * len];
+                    for i in 0..len {
+                        for (j, x) in v[off + i * stride..off + i * stride + hd].iter().enumerate() {
+                            vt[j * len + i] = *x;
                         }
-                    });
+                    }
+                    let vh = crate::bf16::Packed::from_columns(hd, len, |j, dst| dst.copy_from_slice(&vt[j * len..(j + 1) * len]));
                     crate::bf16::matmul(kern, &p, len, &vh, None, &mut o);
                 }
                 None => crate::sgemm(len, hd, len, &p, (len as isize, 1), &v[off..], (stride as isize, 1), &mut o, (hd as isize, 1), false),

@@ -401,8 +401,11 @@ impl Linear {
     fn forward_vec(&self, x: &[f32], m: usize, out: &mut Vec<f32>) -> Result<()> {
         match &self.w {
             Weight::Bf16(kernel, p, bias) => {
-                out.clear();
-                out.resize(m * p.n(), 0.0);
+                // every element is written by the product: a buffer of the right size is reused
+                if out.len() != m * p.n() {
+                    out.clear();
+                    out.resize(m * p.n(), 0.0);
+                }
                 lens_ml::bf16::matmul(*kernel, x, m, p, bias.as_deref(), out);
                 Ok(())
             }
