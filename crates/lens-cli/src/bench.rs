@@ -227,14 +227,9 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
         // transformers again in bf16 (torch.autocast) where the CPU has a bf16 matrix unit
         if let (Some(unit), Some(b)) = (v["bf16_unit"].as_str(), v.get("bf16")) {
             let g = |k: &str| b[k].as_f64().unwrap_or(f64::NAN);
-            println!(
-                "  {:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s",
-                format!("  bf16 on {unit}"),
-                g("prefill_tps"),
-                g("decode_tps"),
-                g("prefill_s")
-            );
-            println!("  ratio lens / {label} in bf16: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / g("prefill_tps"), st.decode_tps() / g("decode_tps"));
+            let name = format!("{} (bf16, {unit})", label.trim_end_matches(" (f32)"));
+            println!("  {name:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s", g("prefill_tps"), g("decode_tps"), g("prefill_s"));
+            println!("  ratio lens / {name}: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / g("prefill_tps"), st.decode_tps() / g("decode_tps"));
         } else if script.ends_with("llm_reference.py") {
             println!("  (no bf16 run of {label}: this CPU has no AMX or AVX-512 BF16)");
         }
