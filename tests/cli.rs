@@ -424,6 +424,65 @@ fn team_users_on_postgresql() {
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
 }
 
+#[test]
+fn a_team_server_beyond_loopback_only_over_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    // a self-signed certificate for 127.0.0.1 (openssl, from Debian's packages)
+    let st = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let token = ok(&lens(&lib, &["user", "add", "ana", "--role", "admin"])).trim().rsplit(' ').next().unwrap().to_string();
+    let err = |args: &[&str]| String::from_utf8_lossy(&lens(&lib, args).stderr).to_string();
+    // beyond loopback: never without TLS, never for one person's printed token
+    assert!(err(&["serve", "--port", "0", "--team", "--listen", "0.0.0.0"]).contains("give --tls-cert and --tls-key"));
+    assert!(err(&["serve", "--port", "0", "--listen", "0.0.0.0", "--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()])
+        .contains("only in team mode"));
+    // a file that is not a certificate: named in the message
+    assert!(err(&["serve", "--port", "0", "--team", "--tls-cert", key.to_str().unwrap(), "--tls-key", key.to_str().unwrap()])
+        .contains("key.pem: no certificate in it"));
+    let (mut child, line, port) = start_serve(&lib, &["--team", "--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
+    assert!(line.contains("https://127.0.0.1:"), "{line}");
+    let curl = |scheme: &str, tok: &str| {
+        let o = Command::new("curl")
+            .args(["-s", "-o", "-", "-w", "\n%{http_code}", "--cacert"])
+            .arg(&cert)
+            .args(["-X", "POST", "-H", &format!("x-lens-token: {tok}"), "-d", "{}", &format!("{scheme}://127.0.0.1:{port}/api/documents")])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    // over TLS, checked against the certificate: the user's token works, another does not
+    assert_eq!(curl("https", &token), "[]\n200");
+    assert!(curl("https", "nope").ends_with("401"));
+    // plain HTTP to the TLS port gets no answer
+    assert!(!curl("http", &token).contains("200"));
+    child.kill().unwrap();
+    let _ = child.wait();
+}
+
 fn team_users(db: Option<&str>) {
     let lib = tempfile::tempdir().unwrap();
     let with_db = |args: &[&str]| -> Vec<String> {

@@ -724,7 +724,7 @@ fn load_test(
         }
         None => dir,
     };
-    let served = lens_server::bind_with(lib, 0, &lens_server::Options { team: false, database })?;
+    let served = lens_server::bind_with(lib, 0, &lens_server::Options { database, ..Default::default() })?;
     let place = served.api.records_place()?;
     let (port, token) = (served.port, served.secret.clone());
     std::thread::spawn(move || {

@@ -124,6 +124,15 @@ enum Cmd {
         /// (postgres://USER@HOST:PORT/DB; default $LENS_DATABASE_URL, else the library's file)
         #[arg(long, env = "LENS_DATABASE_URL")]
         database: Option<String>,
+        /// The address to listen on (default 127.0.0.1); beyond loopback only with --team and TLS
+        #[arg(long)]
+        listen: Option<std::net::IpAddr>,
+        /// TLS: a PEM certificate chain (with --tls-key)
+        #[arg(long, requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// TLS: the certificate's PEM private key
+        #[arg(long, requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
     },
     /// Team users of this library (`lens serve --team`): add, list, remove
     User(cmd::user::Args),
@@ -232,8 +241,9 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,
-        Cmd::Serve { port, team, database } => {
-            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &lens_server::Options { team, database })?
+        Cmd::Serve { port, team, database, listen, tls_cert, tls_key } => {
+            let tls = tls_cert.zip(tls_key);
+            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &lens_server::Options { team, database, listen, tls })?
         }
         Cmd::User(a) => cmd::user::run(&g, a)?,
         Cmd::Vision { what } => {

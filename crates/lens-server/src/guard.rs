@@ -18,17 +18,37 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// The names this server answers to: the loopback names with its port, and the address it
+/// listens on beyond loopback; origins by `http://`, or `https://` when it serves TLS.
+#[derive(Debug, Clone)]
+pub struct Names {
+    hosts: Vec<String>,
+    origins: Vec<String>,
+}
+
+impl Names {
+    pub fn new(port: u16, beyond_loopback: Option<&str>, tls: bool) -> Names {
+        let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")];
+        if let Some(h) = beyond_loopback {
+            hosts.push(format!("{}:{port}", h.to_ascii_lowercase()));
+        }
+        let scheme = if tls { "https" } else { "http" };
+        let origins = hosts.iter().map(|h| format!("{scheme}://{h}")).collect();
+        Names { hosts, origins }
+    }
+}
+
 /// Is the request for this server by name?
-pub fn host_ok(h: &HeaderMap, port: u16) -> bool {
+pub fn host_ok(h: &HeaderMap, names: &Names) -> bool {
     let host = header(h, "host").map(str::to_ascii_lowercase);
-    host.is_some_and(|h| [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")].contains(&h))
+    host.is_some_and(|h| names.hosts.contains(&h))
 }
 
 /// No `Origin`, or this server's own.
-pub fn origin_ok(h: &HeaderMap, port: u16) -> bool {
+pub fn origin_ok(h: &HeaderMap, names: &Names) -> bool {
     match header(h, "origin").map(str::to_ascii_lowercase) {
         None => true,
-        Some(o) => [format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}"), format!("http://[::1]:{port}")].contains(&o),
+        Some(o) => names.origins.contains(&o),
     }
 }
 
@@ -98,14 +118,20 @@ mod tests {
 
     #[test]
     fn host_and_origin_name_this_server() {
-        assert!(host_ok(&headers(&[("host", "127.0.0.1:8765")]), 8765));
-        assert!(host_ok(&headers(&[("host", "LOCALHOST:8765")]), 8765));
-        assert!(!host_ok(&headers(&[("host", "evil.example:8765")]), 8765));
-        assert!(!host_ok(&headers(&[("host", "127.0.0.1:9999")]), 8765));
-        assert!(!host_ok(&headers(&[]), 8765));
-        assert!(origin_ok(&headers(&[]), 1));
-        assert!(origin_ok(&headers(&[("origin", "http://localhost:1")]), 1));
-        assert!(!origin_ok(&headers(&[("origin", "http://evil.example")]), 1));
+        let n = Names::new(8765, None, false);
+        assert!(host_ok(&headers(&[("host", "127.0.0.1:8765")]), &n));
+        assert!(host_ok(&headers(&[("host", "LOCALHOST:8765")]), &n));
+        assert!(!host_ok(&headers(&[("host", "evil.example:8765")]), &n));
+        assert!(!host_ok(&headers(&[("host", "127.0.0.1:9999")]), &n));
+        assert!(!host_ok(&headers(&[]), &n));
+        assert!(origin_ok(&headers(&[]), &n));
+        assert!(origin_ok(&headers(&[("origin", "http://localhost:8765")]), &n));
+        assert!(!origin_ok(&headers(&[("origin", "http://evil.example")]), &n));
+        // beyond loopback over TLS: its address is a name, https its origin
+        let t = Names::new(443, Some("10.0.0.5"), true);
+        assert!(host_ok(&headers(&[("host", "10.0.0.5:443")]), &t));
+        assert!(origin_ok(&headers(&[("origin", "https://10.0.0.5:443")]), &t));
+        assert!(!origin_ok(&headers(&[("origin", "http://10.0.0.5:443")]), &t));
     }
 
     #[test]

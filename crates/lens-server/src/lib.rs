@@ -56,7 +56,8 @@ struct Ctx {
     api: Arc<Api>,
     /// The token printed at start (one-person mode); unused in team mode.
     secret: String,
-    port: u16,
+    /// The names (Host, Origin) this server answers to.
+    names: guard::Names,
     /// Team mode: each caller is a user of the library with a role ([`lens_api::access`]).
     team: bool,
     uploads: AtomicUsize,
@@ -148,7 +149,7 @@ async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<
 /// Origin. The caller's name goes with the request.
 async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
     let h = req.headers();
-    if !guard::host_ok(h, cx.port) {
+    if !guard::host_ok(h, &cx.names) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
     }
     let params = guard::query_params(req.uri().query());
@@ -187,7 +188,7 @@ async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
     if !user.role.allows(needed) {
         return refusal(StatusCode::FORBIDDEN, "forbidden", format!("`{}` is a {}: `{call}` needs the {needed} role", user.name, user.role));
     }
-    if !is_get && !guard::origin_ok(req.headers(), cx.port) {
+    if !is_get && !guard::origin_ok(req.headers(), &cx.names) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "requests from another origin are refused");
     }
     req.extensions_mut().insert(Caller(Some(user.name)));
@@ -201,7 +202,7 @@ async fn check(State(cx): State<Arc<Ctx>>, req: Request, next: Next) -> Response
         return check_team(cx, req, next).await;
     }
     let h = req.headers();
-    if !guard::host_ok(h, cx.port) {
+    if !guard::host_ok(h, &cx.names) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
     }
     let params = guard::query_params(req.uri().query());
@@ -227,7 +228,7 @@ async fn check(State(cx): State<Arc<Ctx>>, req: Request, next: Next) -> Response
     if !guard::token_ok(h, is_get, query_token, &cx.secret) {
         return refusal(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong token: open the URL `lens serve` printed");
     }
-    if !is_get && !guard::origin_ok(h, cx.port) {
+    if !is_get && !guard::origin_ok(h, &cx.names) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "requests from another origin are refused");
     }
     next.run(req).await
@@ -362,6 +363,23 @@ pub struct Served {
     pub secret: String,
     pub port: u16,
     pub team: bool,
+    names: guard::Names,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    ip: std::net::IpAddr,
+}
+
+impl Served {
+    /// The URL the server answers at (`https://` with TLS).
+    pub fn url(&self) -> String {
+        let host = if self.ip.is_loopback() {
+            "127.0.0.1".to_string()
+        } else if self.ip.is_ipv6() {
+            format!("[{}]", self.ip)
+        } else {
+            self.ip.to_string()
+        };
+        format!("{}://{host}:{}/", if self.tls.is_some() { "https" } else { "http" }, self.port)
+    }
 }
 
 fn token() -> String {
@@ -391,6 +409,30 @@ pub struct Options {
     /// Keep the log, feedback and users in this PostgreSQL database (`postgres://…`) instead of
     /// the library's SQLite file.
     pub database: Option<String>,
+    /// The address to listen on (default 127.0.0.1). Beyond loopback only with `tls` and in
+    /// team mode: tokens never cross a network in clear.
+    pub listen: Option<std::net::IpAddr>,
+    /// TLS: a PEM certificate chain and its PEM private key.
+    pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+}
+
+/// A TLS acceptor from a PEM certificate chain and key, or a message naming the file at fault.
+fn tls_acceptor(cert: &std::path::Path, key: &std::path::Path) -> Result<tokio_rustls::TlsAcceptor> {
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
+        .and_then(|it| it.collect::<std::result::Result<_, _>>())
+        .map_err(|e| anyhow::anyhow!("{}: not a PEM certificate chain ({e})", cert.display()))?;
+    anyhow::ensure!(!certs.is_empty(), "{}: no certificate in it", cert.display());
+    let key = PrivateKeyDer::from_pem_file(key).map_err(|e| anyhow::anyhow!("{}: not a PEM private key ({e})", key.display()))?;
+    let provider = std::sync::Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .context("TLS protocol versions")?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| anyhow::anyhow!("{} and its key do not make a TLS identity: {e}", cert.display()))?;
+    Ok(tokio_rustls::TlsAcceptor::from(std::sync::Arc::new(config)))
 }
 
 /// [`bind`] with `opts`; a database URL is connected to (and its schema brought up) now, so a
@@ -400,10 +442,23 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
         Some(url) => Some(Arc::new(lens_pg::PgRecords::connect(url)?)),
         None => None,
     };
-    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let ip = opts.listen.unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+    if !ip.is_loopback() {
+        anyhow::ensure!(opts.team, "listening on {ip} serves beyond this machine: only in team mode (--team), where every caller has a token of its own");
+        anyhow::ensure!(
+            opts.tls.is_some(),
+            "listening on {ip} serves beyond this machine: give --tls-cert and --tls-key, so tokens never cross the network in clear"
+        );
+    }
+    let tls = match &opts.tls {
+        Some((c, k)) => Some(tls_acceptor(c, k)?),
+        None => None,
+    };
+    let listener = std::net::TcpListener::bind((ip, port)).map_err(|e| anyhow::anyhow!("cannot listen on {ip}:{port}: {e}"))?;
     let addr = listener.local_addr().context("listening address")?;
-    anyhow::ensure!(addr.ip().is_loopback(), "refusing to serve on a non-loopback address");
-    Ok(Served { listener, api: Api::new_shared(library, records), secret: token(), port: addr.port(), team: opts.team })
+    let beyond = (!ip.is_loopback()).then(|| if ip.is_ipv6() { format!("[{ip}]") } else { ip.to_string() });
+    let names = guard::Names::new(addr.port(), beyond.as_deref(), tls.is_some());
+    Ok(Served { listener, api: Api::new_shared(library, records), secret: token(), port: addr.port(), team: opts.team, names, tls, ip })
 }
 
 /// Bind, print the URL (with its token, unless in team mode), follow the watched folders, and
@@ -415,13 +470,13 @@ pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()>
         let active = users.iter().filter(|u| u.removed_at.is_none()).count();
         anyhow::ensure!(active > 0, "no users in this library ({}): add one first with `lens user add NAME --role admin`", s.api.records_place()?);
         println!(
-            "10-K Lens serving {} for {active} team users at http://127.0.0.1:{}/ (open /?token=YOUR_TOKEN); log and users in {}",
+            "10-K Lens serving {} for {active} team users at {} (open /?token=YOUR_TOKEN); log and users in {}",
             s.api.library_dir().display(),
-            s.port,
+            s.url(),
             s.api.records_place()?
         );
     } else {
-        println!("10-K Lens serving {} at http://127.0.0.1:{}/?token={}", s.api.library_dir().display(), s.port, s.secret);
+        println!("10-K Lens serving {} at {}?token={}", s.api.library_dir().display(), s.url(), s.secret);
     }
     use std::io::Write;
     std::io::stdout().flush().ok();
@@ -453,7 +508,8 @@ impl Served {
             .thread_name("lens-serve")
             .build()
             .context("the server's runtime")?;
-        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, port: self.port, team: self.team, uploads: AtomicUsize::new(0) });
+        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, names: self.names, team: self.team, uploads: AtomicUsize::new(0) });
+        let tls = self.tls;
         self.listener.set_nonblocking(true).context("listening socket")?;
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(self.listener).context("listening socket")?;
@@ -469,19 +525,28 @@ impl Served {
                     tokio::spawn(refuse_busy(stream));
                     continue;
                 };
-                let app = app.clone();
+                let (app, tls) = (app.clone(), tls.clone());
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
                         use tower::ServiceExt;
                         app.clone().oneshot(req.map(Body::new))
                     });
-                    let conn = hyper::server::conn::http1::Builder::new()
-                        .timer(hyper_util::rt::TokioTimer::new())
-                        .header_read_timeout(HEAD_TIMEOUT)
-                        .max_buf_size(MAX_HEAD)
-                        .max_headers(MAX_HEADERS)
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-                    let _ = conn.await;
+                    let http = || {
+                        let mut b = hyper::server::conn::http1::Builder::new();
+                        b.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEAD_TIMEOUT).max_buf_size(MAX_HEAD).max_headers(MAX_HEADERS);
+                        b
+                    };
+                    match tls {
+                        // the handshake within the head's time, or the connection goes
+                        Some(acceptor) => {
+                            if let Ok(Ok(s)) = tokio::time::timeout(HEAD_TIMEOUT, acceptor.accept(stream)).await {
+                                let _ = http().serve_connection(hyper_util::rt::TokioIo::new(s), service).await;
+                            }
+                        }
+                        None => {
+                            let _ = http().serve_connection(hyper_util::rt::TokioIo::new(stream), service).await;
+                        }
+                    }
                     drop(slot);
                 });
             }
