@@ -61,12 +61,10 @@ pub fn cookie_token(h: &HeaderMap) -> Option<String> {
         .find_map(|kv| kv.trim().strip_prefix("lens_token=").map(str::to_string))
 }
 
-/// Does the request carry the token where its method allows: header or cookie, or for a GET
-/// also the query's `token`?
-pub fn token_ok(h: &HeaderMap, is_get: bool, query_token: Option<&str>, secret: &str) -> bool {
-    let given =
-        header(h, "x-lens-token").map(str::to_string).or_else(|| cookie_token(h)).or_else(|| if is_get { query_token.map(str::to_string) } else { None });
-    given.as_deref().is_some_and(|g| same_secret(g, secret))
+/// The token a request carries where its method allows: the header, else the cookie, else for
+/// a GET the query's `token` (a POST's URL could come from a cross-site form).
+pub fn given_token(h: &HeaderMap, is_get: bool, query_token: Option<&str>) -> Option<String> {
+    header(h, "x-lens-token").map(str::to_string).or_else(|| cookie_token(h)).or_else(|| if is_get { query_token.map(str::to_string) } else { None })
 }
 
 /// The query's parameters, decoded (`+` and `%XX`).
@@ -107,6 +105,11 @@ fn decode(s: &str) -> String {
 mod tests {
     use super::*;
     use axum::http::HeaderValue;
+
+    /// Does the request carry `secret` where its method allows?
+    fn token_ok(h: &HeaderMap, is_get: bool, query_token: Option<&str>, secret: &str) -> bool {
+        given_token(h, is_get, query_token).as_deref().is_some_and(|g| same_secret(g, secret))
+    }
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();

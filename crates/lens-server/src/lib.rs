@@ -1,7 +1,8 @@
 //! `lens serve`: the desktop UI and the `lens-api` service over HTTP, for browsers and browser
 //! tests, on axum (hyper on tokio).
 //!
-//! Bound to 127.0.0.1 only. Who may call is `guard.rs` (Host, token, Origin). The limits:
+//! Bound to 127.0.0.1, or beyond loopback in team mode over TLS (`Options`). Who may call is
+//! `guard.rs` (Host, token, Origin) and, in team mode, `lens_api::access`. The limits:
 //! - a request head of at most [`MAX_HEAD`] bytes and [`MAX_HEADERS`] lines (hyper answers 431),
 //!   sent within [`HEAD_TIMEOUT`] (else the connection is closed; an idle keep-alive connection
 //!   too);
@@ -144,10 +145,24 @@ async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<
     }
 }
 
-/// Team mode's checks: Host; a user's token exchanged for a cookie at `/?token=`; static files
-/// pass; API calls need a user's token whose role allows the call, and, unless GET, no foreign
-/// Origin. The caller's name goes with the request.
-async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
+/// The printed URL's (or a team user's) token exchanged for an HttpOnly, SameSite=Strict cookie,
+/// and the address bar loses it (as Jupyter does).
+fn cookie_redirect(token: &str) -> Response {
+    (
+        StatusCode::FOUND,
+        [
+            (header::LOCATION, "/".to_string()),
+            (header::SET_COOKIE, format!("lens_token={token}; HttpOnly; SameSite=Strict; Path=/")),
+            (header::CACHE_CONTROL, "no-store".to_string()),
+        ],
+    )
+        .into_response()
+}
+
+/// The checks of `guard.rs`, in order: Host; a token in the URL of `/` exchanged for a cookie;
+/// static files pass; API calls need the token (in team mode a user's, whose role allows the
+/// call; the caller's name then goes with the request) and, unless GET, no foreign Origin.
+async fn check(State(cx): State<Arc<Ctx>>, mut req: Request, next: Next) -> Response {
     let h = req.headers();
     if !guard::host_ok(h, &cx.names) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
@@ -155,80 +170,35 @@ async fn check_team(cx: Arc<Ctx>, mut req: Request, next: Next) -> Response {
     let params = guard::query_params(req.uri().query());
     let query_token = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone());
     let path = req.uri().path().to_string();
-    if path == "/" && query_token.is_some() {
-        return match team_user(&cx, query_token).await {
-            Ok(_) => {
-                let t = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.clone()).unwrap_or_default();
-                (
-                    StatusCode::FOUND,
-                    [
-                        (header::LOCATION, "/".to_string()),
-                        (header::SET_COOKIE, format!("lens_token={t}; HttpOnly; SameSite=Strict; Path=/")),
-                        (header::CACHE_CONTROL, "no-store".to_string()),
-                    ],
-                )
-                    .into_response()
-            }
-            Err(resp) => resp,
-        };
+    if path == "/" {
+        match &query_token {
+            // a team user's token: exchanged when it is one, refused with the reason when not
+            Some(t) if cx.team => return team_user(&cx, Some(t.clone())).await.map_or_else(|resp| resp, |_| cookie_redirect(t)),
+            Some(t) if guard::same_secret(t, &cx.secret) => return cookie_redirect(&cx.secret),
+            _ => {}
+        }
     }
-    let Some(call) = path.strip_prefix("/api/").map(str::to_string) else {
+    let Some(call) = path.strip_prefix("/api/") else {
         return next.run(req).await;
     };
     let is_get = req.method() == Method::GET;
-    let token =
-        h.get("x-lens-token").and_then(|v| v.to_str().ok()).map(str::to_string).or_else(|| guard::cookie_token(h)).or(if is_get { query_token } else { None });
-    let user = match team_user(&cx, token).await {
-        Ok(u) => u,
-        Err(resp) => return resp,
-    };
-    let Some(needed) = lens_api::access::required_role(&call) else {
-        return refusal(StatusCode::NOT_FOUND, "not_found", format!("no such call `{call}`"));
-    };
-    if !user.role.allows(needed) {
-        return refusal(StatusCode::FORBIDDEN, "forbidden", format!("`{}` is a {}: `{call}` needs the {needed} role", user.name, user.role));
-    }
-    if !is_get && !guard::origin_ok(req.headers(), &cx.names) {
-        return refusal(StatusCode::FORBIDDEN, "unauthorized", "requests from another origin are refused");
-    }
-    req.extensions_mut().insert(Caller(Some(user.name)));
-    next.run(req).await
-}
-
-/// The checks of `guard.rs`, in order: Host; the printed URL's token exchanged for a cookie;
-/// static files pass; API calls need the token and, unless GET, no foreign Origin.
-async fn check(State(cx): State<Arc<Ctx>>, req: Request, next: Next) -> Response {
+    let token = guard::given_token(h, is_get, query_token.as_deref());
     if cx.team {
-        return check_team(cx, req, next).await;
-    }
-    let h = req.headers();
-    if !guard::host_ok(h, &cx.names) {
-        return refusal(StatusCode::FORBIDDEN, "unauthorized", "wrong Host header: use http://127.0.0.1 or http://localhost with this port");
-    }
-    let params = guard::query_params(req.uri().query());
-    let query_token = params.iter().find(|(k, _)| k == "token").map(|(_, v)| v.as_str());
-    let path = req.uri().path();
-    // the printed URL's token becomes an HttpOnly, SameSite=Strict cookie, and the address bar
-    // loses it (as Jupyter does)
-    if path == "/" && query_token.is_some_and(|t| guard::same_secret(t, &cx.secret)) {
-        return (
-            StatusCode::FOUND,
-            [
-                (header::LOCATION, "/".to_string()),
-                (header::SET_COOKIE, format!("lens_token={}; HttpOnly; SameSite=Strict; Path=/", cx.secret)),
-                (header::CACHE_CONTROL, "no-store".to_string()),
-            ],
-        )
-            .into_response();
-    }
-    if !path.starts_with("/api/") {
-        return next.run(req).await;
-    }
-    let is_get = req.method() == Method::GET;
-    if !guard::token_ok(h, is_get, query_token, &cx.secret) {
+        let user = match team_user(&cx, token).await {
+            Ok(u) => u,
+            Err(resp) => return resp,
+        };
+        let Some(needed) = lens_api::access::required_role(call) else {
+            return refusal(StatusCode::NOT_FOUND, "not_found", format!("no such call `{call}`"));
+        };
+        if !user.role.allows(needed) {
+            return refusal(StatusCode::FORBIDDEN, "forbidden", format!("`{}` is a {}: `{call}` needs the {needed} role", user.name, user.role));
+        }
+        req.extensions_mut().insert(Caller(Some(user.name)));
+    } else if !token.as_deref().is_some_and(|g| guard::same_secret(g, &cx.secret)) {
         return refusal(StatusCode::UNAUTHORIZED, "unauthorized", "missing or wrong token: open the URL `lens serve` printed");
     }
-    if !is_get && !guard::origin_ok(h, &cx.names) {
+    if !is_get && !guard::origin_ok(req.headers(), &cx.names) {
         return refusal(StatusCode::FORBIDDEN, "unauthorized", "requests from another origin are refused");
     }
     next.run(req).await
@@ -371,14 +341,17 @@ pub struct Served {
 impl Served {
     /// The URL the server answers at (`https://` with TLS).
     pub fn url(&self) -> String {
-        let host = if self.ip.is_loopback() {
-            "127.0.0.1".to_string()
-        } else if self.ip.is_ipv6() {
-            format!("[{}]", self.ip)
-        } else {
-            self.ip.to_string()
-        };
+        let host = if self.ip.is_loopback() { "127.0.0.1".to_string() } else { host_of(self.ip) };
         format!("{}://{host}:{}/", if self.tls.is_some() { "https" } else { "http" }, self.port)
+    }
+}
+
+/// An address as it stands in a URL's host (`[…]` around IPv6).
+fn host_of(ip: std::net::IpAddr) -> String {
+    if ip.is_ipv6() {
+        format!("[{ip}]")
+    } else {
+        ip.to_string()
     }
 }
 
@@ -456,7 +429,7 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
     };
     let listener = std::net::TcpListener::bind((ip, port)).map_err(|e| anyhow::anyhow!("cannot listen on {ip}:{port}: {e}"))?;
     let addr = listener.local_addr().context("listening address")?;
-    let beyond = (!ip.is_loopback()).then(|| if ip.is_ipv6() { format!("[{ip}]") } else { ip.to_string() });
+    let beyond = (!ip.is_loopback()).then(|| host_of(ip));
     let names = guard::Names::new(addr.port(), beyond.as_deref(), tls.is_some());
     Ok(Served { listener, api: Api::new_shared(library, records), secret: token(), port: addr.port(), team: opts.team, names, tls, ip })
 }
