@@ -53,7 +53,7 @@ pub struct Api {
     model_loading: Mutex<()>,
     /// Where the team's records (log, feedback, users) are kept when not in the library's
     /// SQLite file: a team server's PostgreSQL (`lens-pg`).
-    records: Option<Arc<dyn Records + Send + Sync>>,
+    records: Option<SharedRecords>,
 }
 
 /// The records the team shares ([`Records`]), kept in a database of their own.
@@ -171,13 +171,9 @@ impl Api {
     /// Run `f` on the library and the records in use (the team's database, else the library's
     /// own store).
     pub fn with_records<T>(&self, f: impl FnOnce(&Library, &dyn Records) -> Result<T>) -> Result<T> {
-        let shared = self.records.clone();
-        self.with_library(|l| {
-            let l: &Library = l;
-            match &shared {
-                Some(r) => f(l, r.as_ref()),
-                None => f(l, l.store()),
-            }
+        self.with_library(|l| match &self.records {
+            Some(r) => f(l, r.as_ref()),
+            None => f(l, l.store()),
         })
     }
 

@@ -140,7 +140,12 @@ pub enum BenchCmd {
 
 /// Peak resident set size of this process, in MiB (Linux: VmHWM).
 pub fn peak_rss_mib() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
+    peak_rss_at("/proc/self/status")
+}
+
+/// Peak RSS (MiB) from a `/proc/…/status` file's `VmHWM` line; NaN where there is none.
+fn peak_rss_at(status: &str) -> f64 {
+    std::fs::read_to_string(status)
         .ok()
         .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
         .map(|kb| kb / 1024.0)
@@ -652,11 +657,7 @@ fn copy_library(from: &Path, to: &Path) -> Result<()> {
 
 /// Peak RSS of another process (MiB).
 fn peak_rss_of(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<f64>().ok()))
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(f64::NAN)
+    peak_rss_at(&format!("/proc/{pid}/status"))
 }
 
 #[allow(clippy::too_many_arguments)]

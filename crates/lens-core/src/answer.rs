@@ -548,8 +548,9 @@ const STATED: f64 = 0.3;
 
 impl Extractive {
     /// A narrative yes/no about a thing the filing names ([`crate::stance`]): yes or no and the
-    /// best-ranked sentence that names it (not a heading, a row or a pointer elsewhere).
-    fn stance_answer(&self, question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    /// best-ranked sentence that names it (not a heading, a row or a pointer elsewhere), from
+    /// the units [`Self::rank_units`] ranked.
+    fn stance_answer(&self, question: &Question, pages: &[PageInput], ranked: &[(f64, f64, usize, String)]) -> Option<Answer> {
         if !question.asks_yes_no() || question.operation != Operation::Narrative {
             return None;
         }
@@ -558,20 +559,18 @@ impl Extractive {
             return None;
         }
         // the sentences that name the thing, by rank; one stating it as a fact gains
-        let mut named: Vec<(f64, &'static str, usize, String)> = self
-            .rank_units(question, pages)
-            .into_iter()
+        // the first of the best, as ranked
+        let (_, word, pi, u) = ranked
+            .iter()
             .filter(|(_, _, _, u)| {
                 crate::stance::is_prose(u) && !crate::support::is_label(u) && !crate::support::is_table_row(u) && !crate::support::is_boilerplate(u)
             })
             .filter_map(|(score, _, pi, u)| {
-                let word = crate::stance::stance(&u, &says)?;
-                Some((score + if crate::stance::states(&u) { STATED } else { 0.0 }, word, pi, u))
+                let word = crate::stance::stance(u, &says)?;
+                Some((score + if crate::stance::states(u) { STATED } else { 0.0 }, word, *pi, u))
             })
-            .collect();
-        named.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let (_, word, pi, u) = named.into_iter().next()?;
-        Some(Answer::quoted(self.kind(), format!("{word} — {u}"), u, pages[pi].page_ref(), 0.0))
+            .min_by(|a, b| b.0.total_cmp(&a.0))?;
+        Some(Answer::quoted(self.kind(), format!("{word} — {u}"), u.clone(), pages[pi].page_ref(), 0.0))
     }
 }
 
@@ -590,10 +589,10 @@ impl Extractive {
         if let Some(a) = list_answer(question, pages) {
             return Ok(Answer { answer_ms: ms(), ..a });
         }
-        if let Some(a) = self.stance_answer(question, pages) {
+        let ranked = self.rank_units(question, pages);
+        if let Some(a) = self.stance_answer(question, pages, &ranked) {
             return Ok(Answer { answer_ms: ms(), ..a });
         }
-        let ranked = self.rank_units(question, pages);
         let Some((_, coverage, pi, unit)) = ranked.into_iter().next() else {
             return Ok(Answer::not_found(self.kind(), ms()));
         };

@@ -34,9 +34,14 @@ fn shown(url: &str) -> String {
     rest.split('?').next().unwrap_or(rest).to_string()
 }
 
+/// Did `e` come from the connection (lost, refused), not from the database refusing a statement?
+fn connection_lost(e: &postgres::Error) -> bool {
+    e.is_closed() || e.as_db_error().is_none()
+}
+
 fn db_err(url: &str, e: postgres::Error) -> LensError {
     let why = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_else(|| e.to_string());
-    if e.is_closed() || e.as_db_error().is_none() {
+    if connection_lost(&e) {
         LensError::Database(format!("PostgreSQL at {} cannot be reached ({why}); nothing was written; try again when it is back", shown(url)))
     } else {
         LensError::Database(format!("PostgreSQL at {}: {why}", shown(url)))
@@ -129,7 +134,7 @@ impl PgRecords {
         match f(c) {
             Ok(v) => Ok(v),
             Err(e) => {
-                if e.is_closed() || e.as_db_error().is_none() {
+                if connection_lost(&e) {
                     *g = None;
                 }
                 Err(db_err(&self.url, e))
