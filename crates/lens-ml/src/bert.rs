@@ -4,16 +4,27 @@
 //! over windows of different lengths laid one after another ([`crate::attention`]), so a batch
 //! carries no padding. Mean pooling over each window's tokens, L2-normalised.
 
-use crate::bf16::{self, Kernel, Packed};
+use crate::bf16::{self, Kernel, Packed, Rows, Then};
 use candle_core::{Device, Tensor};
 use lens_core::error::{LensError, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// LayerNorm of each `h`-wide row, rows split over the threads.
-fn norm_rows(x: &mut [f32], n: &Norm, h: usize, eps: f32) {
-    x.par_chunks_mut(64 * h).for_each(|c| crate::math::layer_norm(c, &n.w, &n.b, eps));
+/// LayerNorm of each `h`-wide row, rows split over the threads; with `rows`, each normed row
+/// is also rounded into it while it is in cache (the next product's activations).
+fn norm_rows(x: &mut [f32], n: &Norm, h: usize, eps: f32, rows: Option<&mut Rows>) {
+    match rows {
+        None => x.par_chunks_mut(64 * h).for_each(|c| crate::math::layer_norm(c, &n.w, &n.b, eps)),
+        Some(r) => {
+            r.shape(x.len() / h, h);
+            let dst: Vec<&mut [u16]> = r.rows_mut().collect();
+            x.par_chunks_mut(h).zip(dst).with_min_len(64).for_each(|(row, d)| {
+                crate::math::layer_norm(row, &n.w, &n.b, eps);
+                bf16::convert(row, &mut d[..h]);
+            });
+        }
+    }
 }
 
 /// Tokens run through the layers together: enough to keep the GEMMs busy, while the widest
@@ -43,12 +54,13 @@ impl Linear {
         Linear { w, bias, n, k }
     }
 
-    /// `x [m][k]` → `out [m][n]` (the buffer reused: both products write every element).
-    fn forward(&self, x: &[f32], m: usize, kernel: Option<Kernel>, out: &mut Vec<f32>) {
+    /// `x [m][k]` → `out [m][n]` (the buffer reused: both products write every element), then
+    /// `then` on each output.
+    fn forward(&self, x: &[f32], m: usize, kernel: Option<Kernel>, then: Then, out: &mut Vec<f32>) {
         out.truncate(m * self.n);
         out.resize(m * self.n, 0.0);
         match (&self.w, kernel) {
-            (Weights::Bf16(p), Some(kern)) => bf16::matmul(kern, x, m, p, Some(&self.bias), out),
+            (Weights::Bf16(p), Some(kern)) => bf16::matmul_then(kern, x, m, p, Some(&self.bias), then, out),
             (Weights::F32(w), _) => {
                 // the GEMM adds to what is there times 0: no NaN may be left from the last use
                 out.fill(0.0);
@@ -56,8 +68,30 @@ impl Linear {
                 for row in out.chunks_exact_mut(self.n) {
                     row.iter_mut().zip(&self.bias).for_each(|(o, b)| *o += b);
                 }
+                if then == Then::Gelu {
+                    out.par_chunks_mut(16 * 1024).for_each(crate::math::gelu_erf);
+                }
             }
             (Weights::Bf16(_), None) => unreachable!("bf16 weights are packed only with a kernel"),
+        }
+    }
+
+    /// [`Linear::forward`] from activations already in bf16 (bf16 weights only).
+    fn forward_rows(&self, a: &Rows, kernel: Kernel, then: Then, out: &mut Vec<f32>) {
+        out.truncate(a.m() * self.n);
+        out.resize(a.m() * self.n, 0.0);
+        bf16::matmul_rows(kernel, a, self.packed(), Some(&self.bias), then, out)
+    }
+
+    /// [`Linear::forward_rows`] with the output in bf16, for the next product.
+    fn forward_into(&self, a: &Rows, kernel: Kernel, then: Then, out: &mut Rows) {
+        bf16::matmul_rows_into(kernel, a, self.packed(), Some(&self.bias), then, out)
+    }
+
+    fn packed(&self) -> &Packed {
+        match &self.w {
+            Weights::Bf16(p) => p,
+            Weights::F32(_) => unreachable!("f32 weights run on the f32 path"),
         }
     }
 }
@@ -71,6 +105,13 @@ struct Work {
     a: Vec<f32>,
     o: Vec<f32>,
     f: Vec<f32>,
+    /// The bf16 path's activations: the normed `x` and `o`, the attention's output, and the
+    /// feed-forward's GELU (which is never held in f32 there).
+    xb: Rows,
+    qkvb: Rows,
+    ob: Rows,
+    ab: Rows,
+    fb: Rows,
 }
 
 /// `x += y`, split over the threads.
@@ -240,20 +281,38 @@ impl Bert {
                 x.extend(word.iter().zip(pos).zip(&self.type0).map(|((a, b), c)| a + b + c));
             }
         }
-        norm_rows(x, &self.ln, h, self.eps);
-        let hd = h / self.heads;
-        for l in &self.layers {
-            l.qkv.forward(&w.x, m, self.kernel, &mut w.qkv);
-            let qkv = &w.qkv;
-            crate::attention::attention_into(qkv, &qkv[h..], &qkv[2 * h..], 3 * h, &lens, self.heads, hd, (hd as f32).powf(-0.5), None, self.kernel, &mut w.a);
-            l.out.forward(&w.a, m, self.kernel, &mut w.o);
-            add_rows(&mut w.o, &w.x);
-            norm_rows(&mut w.o, &l.ln1, h, self.eps);
-            l.up.forward(&w.o, m, self.kernel, &mut w.f);
-            w.f.par_chunks_mut(16 * 1024).for_each(crate::math::gelu_erf);
-            l.down.forward(&w.f, m, self.kernel, &mut w.x);
-            add_rows(&mut w.x, &w.o);
-            norm_rows(&mut w.x, &l.ln2, h, self.eps);
+        let (hd, eps) = (h / self.heads, self.eps);
+        match self.kernel {
+            // activations handed from layer to layer in bf16 where the next product reads them
+            Some(k) => {
+                norm_rows(&mut w.x, &self.ln, h, eps, Some(&mut w.xb));
+                for l in &self.layers {
+                    l.qkv.forward_into(&w.xb, k, Then::Nothing, &mut w.qkvb);
+                    crate::attention::attention_rows(&w.qkvb, &lens, self.heads, hd, (hd as f32).powf(-0.5), None, k, &mut w.ab);
+                    l.out.forward_rows(&w.ab, k, Then::Nothing, &mut w.o);
+                    add_rows(&mut w.o, &w.x);
+                    norm_rows(&mut w.o, &l.ln1, h, eps, Some(&mut w.ob));
+                    l.up.forward_into(&w.ob, k, Then::Gelu, &mut w.fb);
+                    l.down.forward_rows(&w.fb, k, Then::Nothing, &mut w.x);
+                    add_rows(&mut w.x, &w.o);
+                    norm_rows(&mut w.x, &l.ln2, h, eps, Some(&mut w.xb));
+                }
+            }
+            None => {
+                norm_rows(&mut w.x, &self.ln, h, eps, None);
+                for l in &self.layers {
+                    l.qkv.forward(&w.x, m, None, Then::Nothing, &mut w.qkv);
+                    let qkv = &w.qkv;
+                    crate::attention::attention_into(qkv, &qkv[h..], &qkv[2 * h..], 3 * h, &lens, self.heads, hd, (hd as f32).powf(-0.5), None, None, &mut w.a);
+                    l.out.forward(&w.a, m, None, Then::Nothing, &mut w.o);
+                    add_rows(&mut w.o, &w.x);
+                    norm_rows(&mut w.o, &l.ln1, h, eps, None);
+                    l.up.forward(&w.o, m, None, Then::Gelu, &mut w.f);
+                    l.down.forward(&w.f, m, None, Then::Nothing, &mut w.x);
+                    add_rows(&mut w.x, &w.o);
+                    norm_rows(&mut w.x, &l.ln2, h, eps, None);
+                }
+            }
         }
         let x = &w.x;
         let mut out = Vec::with_capacity(windows.len());

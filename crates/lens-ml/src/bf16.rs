@@ -92,20 +92,39 @@ pub fn to_bf16(x: f32) -> u16 {
     }
 }
 
-crate::simd_fn! {
-    /// `dst[i] = to_bf16(src[i])`, vectorised.
-    pub fn convert(src: &[f32], dst: &mut [u16]) {
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = to_bf16(*s);
-        }
+/// `dst[i] = to_bf16(src[i])`: with the CPU's own conversion (`vcvtneps2bf16`, 16 at a
+/// time, rounding to nearest even) where it has AVX-512 BF16, else the bit arithmetic of
+/// [`to_bf16`], vectorised. The one difference: the instruction takes subnormal inputs as 0.
+pub fn convert(src: &[f32], dst: &mut [u16]) {
+    assert!(dst.len() >= src.len(), "a bf16 slot for every value");
+    #[cfg(target_arch = "x86_64")]
+    if convert_natively() {
+        // SAFETY: the CPU has AVX-512F, BW, VL and BF16 (checked once); sizes asserted above
+        return unsafe { avx512::convert(src, dst) };
     }
+    convert_portable(src, dst)
+}
+
+/// Whether [`convert`] runs on `vcvtneps2bf16` (AVX-512 BF16 with BW and VL for the tail).
+fn convert_natively() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            avx512bf16() && is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("avx512vl") && crate::simd_level() == 2
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    })
 }
 
 crate::simd_fn! {
-    /// `dst[i] = src[i] + bias[i]`, vectorised.
-    fn add_bias(dst: &mut [f32], src: &[f32], bias: &[f32]) {
-        for ((d, s), b) in dst.iter_mut().zip(src).zip(bias) {
-            *d = s + b;
+    /// [`convert`] by bit arithmetic.
+    fn convert_portable(src: &[f32], dst: &mut [u16]) {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = to_bf16(*s);
         }
     }
 }
@@ -218,16 +237,133 @@ const SERIAL_BELOW: usize = 1 << 22;
 /// When the slices do not have the sizes `m`, `w.k()` and `w.n()` give, or the CPU cannot run
 /// `kernel`.
 pub fn matmul(kernel: Kernel, x: &[f32], m: usize, w: &Packed, bias: Option<&[f32]>, out: &mut [f32]) {
+    matmul_then(kernel, x, m, w, bias, Then::Nothing, out)
+}
+
+/// What is done to each output after the bias, while its block is still in cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Then {
+    Nothing,
+    /// The exact GELU ([`crate::math::gelu_erf`]).
+    Gelu,
+}
+
+/// [`matmul`] followed by `then` on every output.
+pub fn matmul_then(kernel: Kernel, x: &[f32], m: usize, w: &Packed, bias: Option<&[f32]>, then: Then, out: &mut [f32]) {
     let (k, n) = (w.k, w.n);
     check(kernel, x, m, k, n, out);
-    if let Some(b) = bias {
-        assert_eq!(b.len(), n, "one bias per output column");
-    }
     if m == 0 || n == 0 {
         return;
     }
-    let (a, mp) = activations(x, m, k, w.kp);
-    let out = SendPtr(out.as_mut_ptr());
+    let (a, _) = activations(x, m, k, w.kp);
+    product(kernel, &a, m, w, bias, then, Sink::F32(SendPtr(out.as_mut_ptr())));
+    keep_activations(a);
+}
+
+/// Activations already in bf16, laid out as the kernels read them: rows padded to a multiple
+/// of 32 (the padding rows zero), each row `k` values then zeros to a multiple of 32. A layer
+/// that writes its output here (a norm, a GEMM with [`matmul_rows_into`]) spares the next
+/// product converting it, and half the bytes move.
+#[derive(Default)]
+pub struct Rows {
+    data: Vec<u16>,
+    m: usize,
+    k: usize,
+    kp: usize,
+}
+
+impl Rows {
+    /// Made ready for `m` rows of `k`: the padding (columns past `k`, rows past `m`) zeroed;
+    /// the rows themselves are for the caller to write.
+    pub fn shape(&mut self, m: usize, k: usize) {
+        let (mp, kp) = (round_up(m, 32), round_up(k.max(1), KB));
+        self.data.truncate(mp * kp);
+        self.data.resize(mp * kp, 0);
+        if kp > k {
+            self.data[..m * kp].chunks_exact_mut(kp).for_each(|r| r[k..].fill(0));
+        }
+        self.data[m * kp..].fill(0);
+        (self.m, self.k, self.kp) = (m, k, kp);
+    }
+
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// The values and the row width (`kp`).
+    pub(crate) fn raw(&self) -> (&[u16], usize) {
+        (&self.data, self.kp)
+    }
+
+    /// The buffer and the row width, for writers that fill disjoint parts in parallel.
+    pub(crate) fn raw_mut(&mut self) -> (*mut u16, usize) {
+        (self.data.as_mut_ptr(), self.kp)
+    }
+
+    /// The rows, each `kp` wide (its first `k` values the row's), to be written in parallel.
+    pub fn rows_mut(&mut self) -> std::slice::ChunksExactMut<'_, u16> {
+        let (m, kp) = (self.m, self.kp);
+        self.data[..m * kp].chunks_exact_mut(kp)
+    }
+
+    /// `x` (`m` rows of `k` f32) rounded into these rows.
+    pub fn fill(&mut self, x: &[f32], m: usize, k: usize) {
+        assert_eq!(x.len(), m * k, "x is [{m}][{k}]");
+        self.shape(m, k);
+        let kp = self.kp;
+        self.data[..m * kp].par_chunks_mut(64 * kp).zip(x.par_chunks(64 * k.max(1))).for_each(|(d, x)| {
+            for (d, x) in d.chunks_exact_mut(kp).zip(x.chunks_exact(k.max(1))) {
+                convert(x, &mut d[..k]);
+            }
+        });
+    }
+}
+
+/// [`matmul_then`] on activations already in bf16.
+///
+/// # Panics
+/// When `a`'s width is not `w.k()`, `out` is not `a.m() × w.n()`, or the CPU cannot run `kernel`.
+pub fn matmul_rows(kernel: Kernel, a: &Rows, w: &Packed, bias: Option<&[f32]>, then: Then, out: &mut [f32]) {
+    assert!(a.k == w.k && a.kp == w.kp, "the activations are {} wide, the weights {}", a.k, w.k);
+    assert_eq!(out.len(), a.m * w.n, "out is [{}][{}]", a.m, w.n);
+    assert!(runs(kernel), "the {} kernel does not run on this CPU", kernel.name());
+    if a.m > 0 && w.n > 0 {
+        product(kernel, &a.data, a.m, w, bias, then, Sink::F32(SendPtr(out.as_mut_ptr())));
+    }
+}
+
+/// [`matmul_rows`] with the output rounded to bf16 into `out` (shaped `a.m() × w.n()` here),
+/// ready to be the next product's activations.
+pub fn matmul_rows_into(kernel: Kernel, a: &Rows, w: &Packed, bias: Option<&[f32]>, then: Then, out: &mut Rows) {
+    assert!(a.k == w.k && a.kp == w.kp, "the activations are {} wide, the weights {}", a.k, w.k);
+    assert!(runs(kernel), "the {} kernel does not run on this CPU", kernel.name());
+    out.shape(a.m, w.n);
+    if a.m > 0 && w.n > 0 {
+        product(kernel, &a.data, a.m, w, bias, then, Sink::Bf16(SendPtr16(out.data.as_mut_ptr()), out.kp));
+    }
+}
+
+/// Where a product's outputs go: f32 rows of `n`, or bf16 rows `kp` wide.
+#[derive(Clone, Copy)]
+enum Sink {
+    F32(SendPtr),
+    Bf16(SendPtr16, usize),
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr16(*mut u16);
+// SAFETY: the tasks write disjoint parts of the buffer behind it
+unsafe impl Send for SendPtr16 {}
+unsafe impl Sync for SendPtr16 {}
+
+/// `a` (bf16, rows padded to 32, `w.kp` wide) times `w`, plus the bias, then `then`, into `sink`.
+fn product(kernel: Kernel, a: &[u16], m: usize, w: &Packed, bias: Option<&[f32]>, then: Then, sink: Sink) {
+    let n = w.n;
+    if let Some(b) = bias {
+        assert_eq!(b.len(), n, "one bias per output column");
+    }
+    let mp = round_up(m, 32);
+    assert!(a.len() >= mp * w.kp, "the activations hold every padded row");
     // tasks: 128-row chunks × 32-column blocks; consecutive tasks share the activation chunk
     const MC: usize = 128;
     let nblocks = w.np / (2 * PANEL);
@@ -235,11 +371,33 @@ pub fn matmul(kernel: Kernel, x: &[f32], m: usize, w: &Packed, bias: Option<&[f3
     let task = |t: usize| {
         let (mc, nb) = (t / nblocks, t % nblocks);
         let mut c = [0f32; 32 * 32];
+        let j0 = nb * 32;
         for r0 in (mc * MC..((mc + 1) * MC).min(mp)).step_by(32) {
             let b = &w.data[(2 * nb) * w.kp * PANEL..(2 * nb + 2) * w.kp * PANEL];
-            block(kernel, &a[r0 * w.kp..(r0 + 32) * w.kp], w.kp, b, &mut c);
-            // SAFETY: each task writes its own rows × columns of `out`
-            unsafe { write_block(&c, out, m, n, r0, nb * 32, bias) };
+            let a = &a[r0 * w.kp..(r0 + 32) * w.kp];
+            // SAFETY: each task writes its own rows × columns of the output; a whole f32 block
+            // is stored there directly, an edge one (and a bf16 one) through `c`
+            unsafe {
+                match sink {
+                    Sink::F32(out) if r0 + 32 <= m && j0 + 32 <= n => {
+                        let at = out.get().add(r0 * n + j0);
+                        block_into(kernel, a, w.kp, b, at, n);
+                        finish(at, n, 32, 32, bias.map(|b| &b[j0..j0 + 32]), then);
+                    }
+                    Sink::F32(out) => {
+                        block(kernel, a, w.kp, b, &mut c);
+                        write_block(&c, out, m, n, r0, j0, bias, then);
+                    }
+                    Sink::Bf16(out, kp) => {
+                        block(kernel, a, w.kp, b, &mut c);
+                        let (rows, cols) = (32.min(m.saturating_sub(r0)), n.saturating_sub(j0).min(32));
+                        finish(c.as_mut_ptr(), 32, rows, cols, bias.map(|b| &b[j0..j0 + cols]), then);
+                        for i in 0..rows {
+                            convert(&c[i * 32..i * 32 + cols], std::slice::from_raw_parts_mut(out.0.add((r0 + i) * kp + j0), cols));
+                        }
+                    }
+                }
+            }
         }
     };
     // a small product (attention's, per head) costs less than handing its tasks to other threads
@@ -248,7 +406,6 @@ pub fn matmul(kernel: Kernel, x: &[f32], m: usize, w: &Packed, bias: Option<&[f3
     } else {
         (0..mchunks * nblocks).into_par_iter().for_each(task);
     }
-    keep_activations(a);
 }
 
 /// [`matmul`] with the weights made as they are used: `col(j, dst)` fills output column `j`'s
@@ -276,7 +433,7 @@ pub fn matmul_columns(kernel: Kernel, x: &[f32], m: usize, n: usize, k: usize, c
             for nb in 0..cols.div_ceil(32) {
                 block(kernel, &a[r0 * kp..(r0 + 32) * kp], kp, &panels[nb * 2 * kp * PANEL..(nb + 1) * 2 * kp * PANEL], &mut c);
                 // SAFETY: each task writes its own columns of `out`
-                unsafe { write_block(&c, out, m, n, r0, g * GROUP + nb * 32, None) };
+                unsafe { write_block(&c, out, m, n, r0, g * GROUP + nb * 32, None, Then::Nothing) };
             }
         }
     });
@@ -287,11 +444,7 @@ fn check(kernel: Kernel, x: &[f32], m: usize, k: usize, n: usize, out: &[f32]) {
     assert_eq!(x.len(), m * k, "x is [{m}][{k}]");
     assert_eq!(out.len(), m * n, "out is [{m}][{n}]");
     // the tile state is granted per process on first use (an AMX instruction before it faults)
-    let runs = match kernel {
-        Kernel::Amx => amx_usable(),
-        Kernel::Avx512Bf16 => avx512bf16(),
-    };
-    assert!(runs, "the {} kernel does not run on this CPU", kernel.name());
+    assert!(runs(kernel), "the {} kernel does not run on this CPU", kernel.name());
 }
 
 thread_local! {
@@ -334,31 +487,84 @@ fn keep_activations(a: Vec<u16>) {
 
 /// One 32 × 32 block of products: rows `a` (32 of `kp`), two panels `b`.
 fn block(kernel: Kernel, a: &[u16], kp: usize, b: &[u16], c: &mut [f32; 1024]) {
-    assert!(a.len() >= 32 * kp && b.len() >= 2 * PANEL * kp && kp.is_multiple_of(KB), "a block's operands");
+    // SAFETY: `c` holds 32 rows of 32
+    unsafe { block_into(kernel, a, kp, b, c.as_mut_ptr(), 32) }
+}
+
+/// [`block`] written straight into 32 rows of 32 floats at `c`, rows `ldc` apart.
+///
+/// # Safety
+/// `c` reaches 32 rows of 32 floats `ldc` apart, written by no other thread meanwhile; the
+/// CPU runs `kernel`.
+pub(crate) unsafe fn block_into(kernel: Kernel, a: &[u16], kp: usize, b: &[u16], c: *mut f32, ldc: usize) {
+    assert!(a.len() >= 32 * kp && b.len() >= 2 * PANEL * kp && kp.is_multiple_of(KB) && ldc >= 32, "a block's operands");
     match kernel {
-        // SAFETY: the operands' sizes are checked above; `check` saw that the CPU runs it
+        // SAFETY: the operands' sizes are checked above; the caller saw that the CPU runs it
         #[cfg(target_arch = "x86_64")]
-        Kernel::Amx => unsafe { amx::block(a, kp, b, c) },
+        Kernel::Amx => unsafe { amx::block(a, kp, b, c, ldc) },
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512Bf16 => unsafe { avx512::block(a, kp, b, c) },
+        Kernel::Avx512Bf16 => unsafe { avx512::block(a, kp, b, c, ldc) },
         #[cfg(not(target_arch = "x86_64"))]
         _ => unreachable!("no bf16 kernel off x86_64"),
     }
 }
 
+/// Whether the CPU runs `kernel` (the tile state requested on first use for AMX).
+pub(crate) fn runs(kernel: Kernel) -> bool {
+    match kernel {
+        Kernel::Amx => amx_usable(),
+        Kernel::Avx512Bf16 => avx512bf16(),
+    }
+}
+
 /// The valid part of block `c` (rows from `r0`, columns from `j0`) into `out [m][n]`, plus the
-/// bias.
+/// bias, then `then`.
 ///
 /// # Safety
 /// `out` points at `m × n` floats, and no other thread writes these rows × columns.
-unsafe fn write_block(c: &[f32; 1024], out: SendPtr, m: usize, n: usize, r0: usize, j0: usize, bias: Option<&[f32]>) {
+#[allow(clippy::too_many_arguments)]
+unsafe fn write_block(c: &[f32; 1024], out: SendPtr, m: usize, n: usize, r0: usize, j0: usize, bias: Option<&[f32]>, then: Then) {
     let jn = n.saturating_sub(j0).min(32);
-    for i in 0..32.min(m.saturating_sub(r0)) {
+    let rows = 32.min(m.saturating_sub(r0));
+    for i in 0..rows {
         let dst = std::slice::from_raw_parts_mut(out.get().add((r0 + i) * n + j0), jn);
-        let src = &c[i * 32..i * 32 + jn];
-        match bias {
-            Some(b) => add_bias(dst, src, &b[j0..j0 + jn]),
-            None => dst.copy_from_slice(src),
+        dst.copy_from_slice(&c[i * 32..i * 32 + jn]);
+    }
+    finish(out.get().add(r0 * n + j0), n, rows, jn, bias.map(|b| &b[j0..j0 + jn]), then);
+}
+
+/// `rows × cols` outputs at `at` (rows `ld` apart): plus the bias, then `then`.
+///
+/// # Safety
+/// `at` reaches those rows × columns, and no other thread touches them meanwhile.
+unsafe fn finish(at: *mut f32, ld: usize, rows: usize, cols: usize, bias: Option<&[f32]>, then: Then) {
+    if bias.is_none() && then == Then::Nothing {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if then == Then::Gelu && crate::math::avx512::usable() {
+        finish_rows(SendPtr(at), ld, rows, cols, bias, false);
+        for i in 0..rows {
+            // SAFETY: the caller's rows × columns; AVX-512F checked
+            unsafe { crate::math::avx512::gelu_in_place(std::slice::from_raw_parts_mut(at.add(i * ld), cols)) };
+        }
+        return;
+    }
+    finish_rows(SendPtr(at), ld, rows, cols, bias, then == Then::Gelu)
+}
+
+crate::simd_fn! {
+    /// [`finish`]'s loops, vectorised.
+    fn finish_rows(at: SendPtr, ld: usize, rows: usize, cols: usize, bias: Option<&[f32]>, gelu: bool) {
+        for i in 0..rows {
+            // SAFETY: the caller's rows × columns
+            let row = unsafe { std::slice::from_raw_parts_mut(at.get().add(i * ld), cols) };
+            if let Some(b) = bias {
+                row.iter_mut().zip(b).for_each(|(o, b)| *o += b);
+            }
+            if gelu {
+                row.iter_mut().for_each(|v| *v = crate::math::gelu(*v));
+            }
         }
     }
 }
@@ -426,12 +632,13 @@ mod amx {
         ret == 0
     }
 
-    /// One 32 × 32 block: `c = a[0..32][..kp] · b` (two panels), `a` rows `kp` bf16 apart.
+    /// One 32 × 32 block: `c = a[0..32][..kp] · b` (two panels), `a` rows `kp` bf16 apart,
+    /// `c`'s rows `ldc` floats apart.
     ///
     /// # Safety
     /// AMX usable ([`request`] true); `a` holds 32 rows of `kp` (a multiple of 32), `b` two
-    /// panels of `kp / 2` rows of 64 bytes.
-    pub unsafe fn block(a: &[u16], kp: usize, b: &[u16], c: &mut [f32; 1024]) {
+    /// panels of `kp / 2` rows of 64 bytes; `c` reaches 32 rows of 32 floats `ldc` apart.
+    pub unsafe fn block(a: &[u16], kp: usize, b: &[u16], c: *mut f32, ldc: usize) {
         debug_assert!(a.len() >= 32 * kp && b.len() >= 2 * 16 * kp && kp.is_multiple_of(32));
         CONFIGURED.with(|done| {
             if !done.get() {
@@ -463,7 +670,7 @@ mod amx {
                 options(nostack, readonly),
             );
         }
-        let cp = c.as_mut_ptr();
+        let cp = c;
         asm!(
             "tilestored [{c0} + {s}*1], tmm0",
             "tilestored [{c1} + {s}*1], tmm1",
@@ -471,9 +678,9 @@ mod amx {
             "tilestored [{c3} + {s}*1], tmm3",
             c0 = in(reg) cp,
             c1 = in(reg) cp.add(16),
-            c2 = in(reg) cp.add(16 * 32),
-            c3 = in(reg) cp.add(16 * 32 + 16),
-            s = in(reg) 128usize,
+            c2 = in(reg) cp.add(16 * ldc),
+            c3 = in(reg) cp.add(16 * ldc + 16),
+            s = in(reg) ldc * 4,
             options(nostack),
         );
     }
@@ -483,12 +690,38 @@ mod amx {
 mod avx512 {
     use std::arch::x86_64::*;
 
+    /// `dst[i] = bf16(src[i])` with `vcvtneps2bf16`, 16 at a time, the tail masked.
+    ///
+    /// # Safety
+    /// AVX-512F, BW, VL and BF16; `dst` at least as long as `src`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
+    pub unsafe fn convert(src: &[f32], dst: &mut [u16]) {
+        debug_assert!(dst.len() >= src.len());
+        let n = src.len();
+        let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+        let mut i = 0;
+        while i + 32 <= n {
+            let lo = _mm512_cvtneps_pbh(_mm512_loadu_ps(s.add(i)));
+            let hi = _mm512_cvtneps_pbh(_mm512_loadu_ps(s.add(i + 16)));
+            _mm256_storeu_si256(d.add(i) as *mut __m256i, std::mem::transmute::<__m256bh, __m256i>(lo));
+            _mm256_storeu_si256(d.add(i + 16) as *mut __m256i, std::mem::transmute::<__m256bh, __m256i>(hi));
+            i += 32;
+        }
+        while i < n {
+            let left = (n - i).min(16);
+            let mask: __mmask16 = if left == 16 { 0xffff } else { (1u16 << left) - 1 };
+            let v = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mask, s.add(i)));
+            _mm256_mask_storeu_epi16(d.add(i) as *mut i16, mask, std::mem::transmute::<__m256bh, __m256i>(v));
+            i += left;
+        }
+    }
+
     /// One 32 × 32 block with `vdpbf16ps`, 8 rows × 32 columns at a time.
     ///
     /// # Safety
     /// AVX-512F and AVX-512 BF16; sizes as [`super::amx::block`].
     #[target_feature(enable = "avx512f,avx512bf16")]
-    pub unsafe fn block(a: &[u16], kp: usize, b: &[u16], c: &mut [f32; 1024]) {
+    pub unsafe fn block(a: &[u16], kp: usize, b: &[u16], c: *mut f32, ldc: usize) {
         debug_assert!(a.len() >= 32 * kp && b.len() >= 2 * 16 * kp);
         let (b0, b1) = (b.as_ptr(), b.as_ptr().add(16 * kp));
         for r in (0..32).step_by(8) {
@@ -505,8 +738,8 @@ mod avx512 {
                 }
             }
             for (i, acc) in acc.iter().enumerate() {
-                _mm512_storeu_ps(c.as_mut_ptr().add((r + i) * 32), acc[0]);
-                _mm512_storeu_ps(c.as_mut_ptr().add((r + i) * 32 + 16), acc[1]);
+                _mm512_storeu_ps(c.add((r + i) * ldc), acc[0]);
+                _mm512_storeu_ps(c.add((r + i) * ldc + 16), acc[1]);
             }
         }
     }
@@ -563,6 +796,43 @@ mod tests {
                 let worst = (0..m * n).map(|i| (out[i] - (want[i] - bias[i % n])).abs()).fold(0.0, f32::max);
                 assert!(worst < 1e-3, "{kern:?} columns {m}x{k}x{n}: {worst}");
             }
+        }
+    }
+
+    #[test]
+    fn the_native_conversion_rounds_as_to_bf16_does() {
+        // every length up to two vectors and a tail, ties, signs and large values; NaN stays NaN
+        let vals: Vec<f32> =
+            (0..77).map(|i| [1.0 + 1.0 / 256.0, 1.0 + 3.0 / 256.0, -2.5, 3.0e38, -1.0e-3, 0.1 * i as f32][i % 6] * (1.0 + i as f32 / 1000.0)).collect();
+        for n in [0, 1, 15, 16, 17, 31, 32, 33, 77] {
+            let mut got = vec![0xdead_u16; n + 1];
+            convert(&vals[..n], &mut got);
+            for i in 0..n {
+                assert_eq!(got[i], to_bf16(vals[i]), "value {} of {n}", vals[i]);
+            }
+            assert_eq!(got[n], 0xdead, "nothing written past the end");
+        }
+        let mut nan = [0u16; 1];
+        convert(&[f32::NAN], &mut nan);
+        assert!(from_bf16(nan[0]).is_nan());
+    }
+
+    #[test]
+    fn gelu_after_the_product_is_the_gelu_of_the_product() {
+        // whole blocks (finished in place) and edge blocks (through the block buffer)
+        let (m, k, n) = (70, 64, 80);
+        let x: Vec<f32> = (0..m * k).map(|i| ((i * 31 % 200) as f32 / 100.0) - 1.0).collect();
+        let w: Vec<f32> = (0..n * k).map(|i| ((i * 17 % 300) as f32 / 150.0) - 1.0).collect();
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.02 - 0.5).collect();
+        let p = Packed::from_out_in(&w, n, k);
+        for kern in kernels() {
+            let mut want = vec![0f32; m * n];
+            matmul(kern, &x, m, &p, Some(&bias), &mut want);
+            crate::math::gelu_erf(&mut want);
+            let mut got = vec![f32::NAN; m * n];
+            matmul_then(kern, &x, m, &p, Some(&bias), Then::Gelu, &mut got);
+            let d = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+            assert!(d < 1e-5, "{kern:?}: {d}");
         }
     }
 
