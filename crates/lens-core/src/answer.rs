@@ -579,6 +579,17 @@ impl Extractive {
 pub const MIN_PAGES_KEPT: usize = 3;
 
 impl Extractive {
+    /// The answer the filing's own lines give a question a reader checks item by item: a list
+    /// of the items of the kind asked ("which acquisitions", "what segments"), or "Yes — / No
+    /// — " with the sentence that says so; `None` for any other question. A model answerer is
+    /// given these in its place, as the calculator answers for a figure ([`crate::ask`]).
+    pub fn structured(&self, question: &Question, pages: &[PageInput]) -> Option<Answer> {
+        if question.text.trim().is_empty() {
+            return None;
+        }
+        list_answer(question, pages).or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
+    }
+
     /// The answer from the best line of `pages`, or "Not found".
     fn answer_from(&self, question: &Question, pages: &[PageInput]) -> Result<Answer> {
         let t0 = Instant::now();

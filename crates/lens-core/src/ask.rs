@@ -283,6 +283,17 @@ pub fn answer_pages(answerer: &dyn Answerer, r: &Retrieved, on_event: &mut dyn F
         }
         return Ok(a);
     }
+    // a list of the kind asked or a yes/no the filing's own lines give is answered from those
+    // lines for a model answerer too: each item or the deciding sentence boxed (phase 3 says so)
+    if answerer.kind() != AnswererKind::Extractive {
+        if let Some(mut a) = crate::answer::Extractive::default().structured(&r.read, &r.pages) {
+            a.answerer = answerer.kind();
+            if !on_event(AskEvent::Text { text: a.answer.clone() }) {
+                return Err(LensError::Cancelled);
+            }
+            return Ok(a);
+        }
+    }
     let mut a = answerer.answer_stream(&r.read, &r.pages, &mut |t| on_event(AskEvent::Text { text: t.to_string() }))?;
     // a model's answer says what it cited; where that is on the pages is decided here, once,
     // for every model answerer (then phase 3 locates, checks and labels it as any answer)
@@ -440,9 +451,15 @@ impl Library {
             r.notes.extend(m.notes.iter().cloned());
         }
         // a model was chosen but the calculator answered: say so and why
-        if a.answerer != AnswererKind::Extractive && a.calculation.as_ref().is_some_and(|c| c.result.is_some()) {
+        let calculated = a.calculation.as_ref().is_some_and(|c| c.result.is_some());
+        if a.answerer != AnswererKind::Extractive && calculated {
             r.notes.push(format!(
                 "worked out by the calculator from the statements' figures, not written by the {} model: a computed figure is exact and traced to its cells",
+                a.answerer
+            ));
+        } else if a.answerer != AnswererKind::Extractive && a.model.is_none() && !a.not_found {
+            r.notes.push(format!(
+                "taken from the filing's own lines, not written by the {} model: each item, or the sentence that says yes or no, is boxed on its page",
                 a.answerer
             ));
         }

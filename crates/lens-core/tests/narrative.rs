@@ -42,3 +42,52 @@ fn which_acquisitions_lists_acquired_companies_and_why_gets_its_causes() {
     let section = r.cited[0].section.as_deref().unwrap_or_default().to_lowercase();
     assert!(section.contains("legal proceedings") || section.contains("contingencies"), "{section}");
 }
+
+/// A model answerer that only ever says "Yes" and cites nothing: what a small model often does.
+struct BareYes;
+
+impl lens_core::answer::Answerer for BareYes {
+    fn kind(&self) -> lens_core::answer::AnswererKind {
+        lens_core::answer::AnswererKind::Qwen
+    }
+
+    fn answer(&self, _: &lens_core::question::Question, _: &[lens_core::answer::PageInput]) -> lens_core::error::Result<lens_core::answer::Answer> {
+        let mut a = lens_core::answer::Answer::not_found(self.kind(), 1.0);
+        a.not_found = false;
+        a.answer = "Yes".into();
+        a.model = Some(lens_core::answer::ModelRun {
+            model: "bare-yes".into(),
+            device: "cpu".into(),
+            prompt_tokens: 1,
+            new_tokens: 1,
+            prefill_tps: 1.0,
+            decode_tps: 1.0,
+            first_token_s: 0.0,
+            reply: "Answer: Yes".into(),
+            notes: Vec::new(),
+        });
+        Ok(a)
+    }
+}
+
+#[test]
+fn a_model_answerer_is_given_the_filings_list_and_yes_no_in_its_place() {
+    let (_dir, lib) = lib_with(&["JOHNSON_JOHNSON_2022_10K"]);
+    let said = |r: &lens_core::ask::AskResponse| r.notes.iter().chain(&r.details).any(|n| n.contains("taken from the filing's own lines"));
+
+    // a list of the kind asked: the acquired company, boxed, and the reader told why
+    let r = lib.ask_with(&AskRequest::new("Which acquisitions did Johnson & Johnson complete in 2022?"), &BareYes, &mut |_| true).unwrap();
+    assert!(r.answer.answer.contains("Abiomed"), "{}", r.answer.answer);
+    assert_eq!(r.answer.answerer, lens_core::answer::AnswererKind::Qwen);
+    assert!(!r.boxes.is_empty());
+    assert!(said(&r), "{:?} {:?}", r.notes, r.details);
+
+    // a yes/no: the sentence that says so, not the bare "Yes"
+    let r = lib.ask_with(&AskRequest::new("Has Johnson & Johnson been involved in any litigation in 2022?"), &BareYes, &mut |_| true).unwrap();
+    assert!(r.answer.answer.starts_with("Yes — ") && r.answer.answer.contains("lawsuits"), "{}", r.answer.answer);
+
+    // any other question is the model's to answer
+    let r = lib.ask_with(&AskRequest::new("Why did Johnson & Johnson's cost of products sold increase in 2022?"), &BareYes, &mut |_| true).unwrap();
+    assert_eq!(r.answer.answer, "Yes");
+    assert!(!said(&r));
+}
