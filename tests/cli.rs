@@ -424,12 +424,10 @@ fn team_users_on_postgresql() {
     let _ = c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
 }
 
-#[test]
-fn a_team_server_beyond_loopback_only_over_tls() {
-    let dir = tempfile::tempdir().unwrap();
-    let lib = dir.path().join("lib");
-    let (cert, key) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    // a self-signed certificate for 127.0.0.1 (openssl, from Debian's packages)
+/// A self-signed certificate for 127.0.0.1 and its key, in `dir` (openssl, from Debian's
+/// packages): (cert.pem, key.pem).
+fn self_signed(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     let st = Command::new("openssl")
         .args([
             "req",
@@ -445,6 +443,10 @@ fn a_team_server_beyond_loopback_only_over_tls() {
             "/CN=127.0.0.1",
             "-addext",
             "subjectAltName=IP:127.0.0.1",
+            // a server's certificate, not a CA's (openssl's default): rustls refuses a CA
+            // certificate as the server's own
+            "-addext",
+            "basicConstraints=critical,CA:FALSE",
             "-keyout",
         ])
         .arg(&key)
@@ -454,6 +456,69 @@ fn a_team_server_beyond_loopback_only_over_tls() {
         .status()
         .unwrap();
     assert!(st.success());
+    (cert, key)
+}
+
+/// The desktop app's way to a team library (`lens_client::Remote`, what the window calls when
+/// Settings names a team server): over TLS checked against the server's certificate, a PDF
+/// uploaded, an ask streamed with its events, the cited page drawn, a reader refused a label;
+/// an untrusted certificate, a wrong token and a stopped server each a clear failure.
+#[test]
+fn the_desktop_client_works_on_a_team_library() {
+    use lens_client::{Remote, Team};
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let (cert, key) = self_signed(dir.path());
+    let token = |name: &str, role: &str| ok(&lens(&lib, &["user", "add", name, "--role", role])).trim().rsplit(' ').next().unwrap().to_string();
+    let (ana, rob) = (token("ana", "admin"), token("rob", "reader"));
+    let (mut child, _, port) = start_serve(&lib, &["--team", "--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
+    let url = format!("https://127.0.0.1:{port}");
+    let team = |tok: &str, certificate: Option<&Path>| Team { url: url.clone(), token: tok.into(), certificate: certificate.map(Path::to_path_buf) };
+    // a self-signed certificate not given: refused as untrusted, and said so
+    let e = Remote::connect(&team(&ana, None)).err().unwrap();
+    assert_eq!(e.code, "tls", "{e:?}");
+    // a wrong token: the server's own refusal
+    let e = Remote::connect(&team("nope", Some(&cert))).err().unwrap();
+    assert_eq!(e.code, "unauthorized", "{e:?}");
+    let admin = Remote::connect(&team(&ana, Some(&cert))).unwrap();
+    // a filing sent from this machine, ingested there
+    let pdf = corpus().join("financebench/pdfs/3M_2018_10K.pdf");
+    admin.upload(&pdf).unwrap();
+    let t0 = std::time::Instant::now();
+    while admin.call("documents", &serde_json::json!({})).unwrap().as_array().is_none_or(|d| d.is_empty()) {
+        assert!(t0.elapsed().as_secs() < 120, "the upload was not ingested");
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+    // a reader asks, streamed: pages first, then the answer
+    let reader = Remote::connect(&team(&rob, Some(&cert))).unwrap();
+    let mut events = Vec::new();
+    let r = reader
+        .stream("ask_stream", &serde_json::json!({ "question": "What was 3M's total revenue in 2018?" }), &mut |e| {
+            events.push(e["event"].as_str().unwrap_or_default().to_string());
+            true
+        })
+        .unwrap();
+    assert_eq!(events.first().map(String::as_str), Some("pages"), "{events:?}");
+    assert!(r["answer"].as_str().is_some_and(|a| !a.is_empty()), "{r}");
+    let (doc, page) = r["citations"][0].as_str().unwrap().split_once('#').unwrap();
+    let png = reader.page_png(doc, page.parse().unwrap(), &r["boxes"], 72.0).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG came back");
+    // the reader's role holds: labelling refused with the server's 403
+    let e = reader.call("label_create_set", &serde_json::json!({ "set": "x" })).err().unwrap();
+    assert_eq!(e.code, "forbidden", "{e:?}");
+    child.kill().unwrap();
+    let _ = child.wait();
+    // the server gone: offline, with its address
+    let e = reader.call("documents", &serde_json::json!({})).err().unwrap();
+    assert_eq!(e.code, "offline", "{e:?}");
+    assert!(e.message.contains(&url));
+}
+
+#[test]
+fn a_team_server_beyond_loopback_only_over_tls() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let (cert, key) = self_signed(dir.path());
     let token = ok(&lens(&lib, &["user", "add", "ana", "--role", "admin"])).trim().rsplit(' ').next().unwrap().to_string();
     let err = |args: &[&str]| String::from_utf8_lossy(&lens(&lib, args).stderr).to_string();
     // beyond loopback: never without TLS, never for one person's printed token
