@@ -443,6 +443,8 @@
     ev.listen('tauri://drag-drop', () => { $('drop-hint').hidden = true; show('library'); });
     // files were queued (a drop, a watched folder: follow their progress), removed, or refused
     ev.listen('library-changed', (e) => {
+      // the team library of the last run answered after this window had loaded: load it again
+      if (e.payload && e.payload.event === 'team') { location.reload(); return; }
       if (e.payload && e.payload.event === 'error') { rejected = [errText(e.payload)]; renderJob(null); }
       pollIngest();
       if (!$('view-library').hidden) loadDocs();
@@ -796,7 +798,8 @@
   // what the views in their own files (log.js, settings.js, labeler.js) share with this one
   window.lensUi = { $, el, idNode, idEl, wholeWords, figure, errText, showErr, plural, show, marked, sentence, withDetails, showAnswer, workpaper, register };
 
-  api.call('app_info').then((i) => { $('library-info').textContent = i.library; }).catch(() => {});
+  // the library this window works on: its folder, or the team server and who is signed in
+  api.call('app_info').then((i) => { $('library-info').textContent = i.team ? 'team library ' + i.team + (i.user ? ' · ' + i.user : '') : i.library; }).catch(() => {});
   api.call('documents').then((d) => emptyHint(d.length)).catch(() => {});
   loadDocs();
 })();

@@ -77,14 +77,37 @@
     if (!state.questions.length) ol.appendChild(el('li', 'muted', 'No questions yet: type one above, promote one from the Log, or import a JSONL file.'));
   }
 
+  // ---- agreement as it stands: every annotator's grades are in the same library (a team
+  // server's, or this one), so it is worked out again every few seconds while this view is
+  // open, and the question list with it (another annotator's grades and disagreements show)
+  async function refreshLive() {
+    const live = $('l-live');
+    if (!state.set) { live.textContent = ''; return; }
+    try {
+      const a = await api.call('label_agreement', { set: state.set });
+      live.textContent = a.pairs.length
+        ? 'Agreement now: ' + a.pairs.map((p) => p.a + ' / ' + p.b + ': kappa ' + fmt(p.kappa) + ' on ' + plural(p.pages, 'page') + ' both graded').join('; ') + ' · ' + plural(a.disagreements.length, 'disagreement') + ' to resolve.'
+        : 'Agreement: ' + (a.annotators.length ? 'only ' + a.annotators.join(', ') + ' has graded so far' : 'no grades yet') + '.';
+    } catch (_) { /* the next tick tries again */ }
+  }
+  setInterval(() => {
+    if ($('view-label').hidden || document.activeElement === $('l-query')) return;
+    refreshLive();
+    loadQuestions().catch(() => {});
+  }, 5000);
+
   async function load() {
     try {
+      // on a team server the annotator is the signed-in user, whatever is typed
+      const me = await api.call('app_info');
+      if (me.user) { $('l-annotator').value = me.user; $('l-annotator').readOnly = true; }
       await loadSets();
       const info = await api.call('get_settings');
       const r = $('l-retriever');
       if (!r.options.length) for (const x of info.retrievers) r.appendChild(new Option(x, x));
       r.value = 'bm25';
       await loadQuestions();
+      refreshLive();
     } catch (e) { fail(e); }
   }
 
@@ -196,6 +219,7 @@
       if (!noUndo) state.undo.push({ qid: v.qid, page: c.page, grade: before === undefined ? null : before, cur: state.cur });
       if (g !== null && !noUndo) state.cur = Math.min(state.cur + 1, v.candidates.length - 1);
       await openQuestion(v.qid, true);
+      refreshLive();
       msg(g === null ? 'Grade on ' + c.page + ' cleared.' : c.page + ' graded ' + g + '.');
     } catch (e) { fail(e); }
   }

@@ -119,5 +119,39 @@
     } catch (e) { msg.className = 'error'; showErr(msg, e); }
   });
 
-  register('settings', { load: loadSettings });
+  // Team library (the app only: a browser is already on a server): the window works on a team
+  // server's library with this user's token, or on this machine's
+  async function loadTeam() {
+    if (api.kind !== 'tauri') return;
+    $('team-box').hidden = false;
+    try { renderTeam(await api.call('team_get')); } catch (e) { showErr($('team-msg'), e); }
+  }
+  function renderTeam(t) {
+    $('team-status').textContent = t.connected
+      ? 'This window works on the team library at ' + t.connected + ': questions, labels and workpapers go there under your name, and what your role allows is what you can do.'
+      : 'This window works on this machine\'s library.';
+    if (t.url && !$('t-url').value) $('t-url').value = t.url;
+    if (t.certificate && !$('t-cert').value) $('t-cert').value = t.certificate;
+    $('t-disconnect').hidden = !t.connected;
+    document.title = t.connected ? '10-K Lens — team library' : '10-K Lens';
+  }
+  // connected or back on this machine: every view reloads from the library now in use
+  $('team-form').addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const msg = $('team-msg');
+    msg.className = 'muted';
+    msg.textContent = 'Connecting…';
+    try {
+      const t = await api.call('team_connect', { url: $('t-url').value, token: $('t-token').value, certificate: $('t-cert').value });
+      $('t-token').value = '';
+      renderTeam(t);
+      location.reload();
+    } catch (e) { msg.className = 'error'; showErr(msg, e); }
+  });
+  $('t-disconnect').addEventListener('click', async () => {
+    try { renderTeam(await api.call('team_disconnect')); location.reload(); } catch (e) { showErr($('team-msg'), e); }
+  });
+  loadTeam();
+
+  register('settings', { load: () => { loadSettings(); loadTeam(); } });
 })();

@@ -18,6 +18,12 @@ pub struct ApiError {
     pub message: String,
 }
 
+impl From<lens_client::Failure> for ApiError {
+    fn from(e: lens_client::Failure) -> Self {
+        ApiError { code: e.code, message: e.message }
+    }
+}
+
 impl From<LensError> for ApiError {
     fn from(e: LensError) -> Self {
         ApiError { code: e.code().into(), message: e.to_string() }
@@ -27,6 +33,9 @@ impl From<LensError> for ApiError {
 #[derive(Clone)]
 pub struct AppState {
     pub api: Arc<Api>,
+    /// The team library this window works on instead of its own, when Settings names one
+    /// (`lens_client`): every call then goes to the team server with this user's token.
+    pub team: Arc<std::sync::Mutex<Option<Arc<lens_client::Remote>>>>,
     /// The folder of the last file opened, and of the last one saved, through a dialog: the next
     /// dialog of that kind opens there (saving a workpaper does not start in the filings' folder).
     pub last_dir: Arc<std::sync::Mutex<[Option<PathBuf>; 2]>>,
@@ -37,7 +46,80 @@ impl AppState {
     /// `<library>/dialogs.json`, so the next start opens where the last session saved.
     pub fn new(dir: PathBuf) -> Self {
         let last = load_dialog_dirs(&dir);
-        AppState { api: Api::new(dir), last_dir: Arc::new(std::sync::Mutex::new(last)) }
+        AppState { api: Api::new(dir), team: Default::default(), last_dir: Arc::new(std::sync::Mutex::new(last)) }
+    }
+
+    /// Files chosen or dropped: queued for ingest here, or sent to the team's library (each
+    /// uploaded and queued there; the last queue state is returned).
+    fn add(&self, paths: Vec<PathBuf>) -> Result<serde_json::Value, ApiError> {
+        match self.remote() {
+            Some(remote) => {
+                let mut last = serde_json::Value::Null;
+                for p in &paths {
+                    last = remote.upload(p)?;
+                }
+                Ok(last)
+            }
+            None => Ok(serde_json::to_value(self.api.start_ingest(paths)?).unwrap_or_default()),
+        }
+    }
+
+    /// The team server this window works on, when connected.
+    pub fn remote(&self) -> Option<Arc<lens_client::Remote>> {
+        self.team.lock().ok().and_then(|t| t.clone())
+    }
+
+    /// The team library kept from the last run (`<library>/team.json`), reconnected; a server
+    /// that does not answer now leaves the window on its own library, saying why.
+    pub fn reconnect(&self) -> Option<lens_client::Failure> {
+        let team = lens_client::Team::load(self.api.library_dir())?;
+        match lens_client::Remote::connect(&team) {
+            Ok(r) => {
+                *self.team.lock().ok()? = Some(Arc::new(r));
+                None
+            }
+            Err(e) => Some(e),
+        }
+    }
+
+    /// Settings → Team library: `team_get`, `team_connect` (url, token, certificate),
+    /// `team_disconnect`; `None` for any other command.
+    fn team_command(&self, cmd: &str, args: &serde_json::Value) -> Option<Result<serde_json::Value, ApiError>> {
+        let dir = self.api.library_dir().to_path_buf();
+        let status = |st: &AppState, note: Option<String>| {
+            let team = lens_client::Team::load(&dir);
+            serde_json::json!({
+                "connected": st.remote().map(|r| r.url().to_string()),
+                "url": team.as_ref().map(|t| t.url.clone()),
+                "certificate": team.as_ref().and_then(|t| t.certificate.clone()),
+                "note": note,
+            })
+        };
+        Some(match cmd {
+            "team_get" => Ok(status(self, None)),
+            "team_connect" => {
+                let s = |k: &str| args.get(k).and_then(|v| v.as_str()).unwrap_or_default().trim().to_string();
+                let cert = s("certificate");
+                let team = lens_client::Team { url: s("url"), token: s("token"), certificate: (!cert.is_empty()).then(|| PathBuf::from(cert)) };
+                lens_client::Remote::connect(&team)
+                    .and_then(|r| {
+                        team.save(&dir)?;
+                        if let Ok(mut t) = self.team.lock() {
+                            *t = Some(Arc::new(r));
+                        }
+                        Ok(status(self, None))
+                    })
+                    .map_err(ApiError::from)
+            }
+            "team_disconnect" => {
+                lens_client::Team::forget(&dir);
+                if let Ok(mut t) = self.team.lock() {
+                    *t = None;
+                }
+                Ok(status(self, None))
+            }
+            _ => return None,
+        })
     }
 
     /// Where a file dialog of `kind` opens ([`dialog_dir`]).
@@ -124,9 +206,25 @@ async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_
         }
         return Ok(serde_json::Value::Null);
     }
-    let api = state.api.clone();
+    let st = state.inner().clone();
     let cmd2 = cmd.clone();
-    let r = blocking(move || Ok(lens_api::dispatch(&api, &cmd2, args)?)).await?;
+    let r = blocking(move || {
+        if let Some(r) = st.team_command(&cmd2, &args) {
+            return r;
+        }
+        match st.remote() {
+            Some(remote) => {
+                let mut v = remote.call(&cmd2, &args)?;
+                // the header names the team server this window works on
+                if let (true, Some(o)) = (cmd2 == "app_info", v.as_object_mut()) {
+                    o.insert("team".into(), remote.url().into());
+                }
+                Ok(v)
+            }
+            None => Ok(lens_api::dispatch(&st.api, &cmd2, args)?),
+        }
+    })
+    .await?;
     // Cold-start benchmark (scripts/bench-app-start): the window is interactive once the UI has
     // listed the library; report the time since process start and quit.
     if cmd == "documents" && std::env::var_os("LENS_STARTUP_PROBE").is_some() {
@@ -147,12 +245,20 @@ async fn api(state: tauri::State<'_, AppState>, cmd: String, args: Option<serde_
 #[tauri::command]
 async fn ask_stream(
     state: tauri::State<'_, AppState>,
-    args: AskArgs,
-    on_event: tauri::ipc::Channel<lens_core::ask::AskEvent>,
-) -> Result<lens_core::ask::AskResponse, ApiError> {
-    let api = state.api.clone();
+    args: serde_json::Value,
+    on_event: tauri::ipc::Channel<serde_json::Value>,
+) -> Result<serde_json::Value, ApiError> {
+    let st = state.inner().clone();
     // a closed channel (the window went away) stops the answerer
-    blocking(move || Ok(api.ask_stream(&args, &mut |e| on_event.send(e).is_ok())?)).await
+    blocking(move || match st.remote() {
+        Some(remote) => Ok(remote.stream("ask_stream", &args, &mut |e| on_event.send(e.clone()).is_ok())?),
+        None => {
+            let args: AskArgs = serde_json::from_value(args).map_err(|e| ApiError::from(LensError::BadInput(format!("ask_stream: {e}"))))?;
+            let r = st.api.ask_stream(&args, &mut |e| on_event.send(serde_json::to_value(e).unwrap_or_default()).is_ok())?;
+            Ok(serde_json::to_value(r).unwrap_or_default())
+        }
+    })
+    .await
 }
 
 /// Run `f` on a blocking thread (the library, pdfium, native dialogs); a panic there is an
@@ -184,8 +290,12 @@ fn save_with_dialog<R: tauri::Runtime>(
 /// A rendered page with the given boxes drawn, as a `data:` URL (the CSP allows no other origin).
 #[tauri::command]
 async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> Result<String, ApiError> {
-    let api = state.api.clone();
-    let png = blocking(move || Ok(api.page_png(&args.page_ref(), args.dpi, &args.boxes)?)).await?;
+    let st = state.inner().clone();
+    let png = blocking(move || match st.remote() {
+        Some(remote) => Ok(remote.page_png(&args.page_ref().doc_id, args.page_ref().page, &serde_json::to_value(&args.boxes).unwrap_or_default(), args.dpi)?),
+        None => Ok(st.api.page_png(&args.page_ref(), args.dpi, &args.boxes)?),
+    })
+    .await?;
     Ok(format!("data:image/png;base64,{}", lens_core::workpaper::base64(&png)))
 }
 
@@ -193,8 +303,7 @@ async fn page_image(state: tauri::State<'_, AppState>, args: PageImageArgs) -> R
 /// from the user's own choice in the dialog, so they are not held to the API's allowed folders.
 /// `null` when the dialog was closed without a choice.
 #[tauri::command]
-async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::State<'_, AppState>) -> Result<Option<lens_api::jobs::IngestState>, ApiError> {
-    let api = state.api.clone();
+async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::State<'_, AppState>) -> Result<Option<serde_json::Value>, ApiError> {
     let st = state.inner().clone();
     blocking(move || {
         let dialog = st.start(app.dialog().file().set_title("Add PDFs to the library").add_filter("PDF documents", &["pdf", "PDF"]), Dialog::Open);
@@ -204,7 +313,7 @@ async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::St
             return Ok(None);
         }
         st.chose(Dialog::Open, &paths[0]);
-        Ok(api.start_ingest(paths).map(Some)?)
+        Ok(Some(st.add(paths)?))
     })
     .await
 }
@@ -216,14 +325,21 @@ async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::St
 async fn export_workpaper<R: tauri::Runtime>(
     app: tauri::AppHandle<R>,
     state: tauri::State<'_, AppState>,
-    args: lens_api::WorkpaperArgs,
+    args: serde_json::Value,
 ) -> Result<Option<String>, ApiError> {
-    let api = state.api.clone();
     let st = state.inner().clone();
     blocking(move || {
-        let file = api.workpaper(&args)?;
-        let ext = args.format.ext();
-        save_with_dialog(&app, &st, "Save workpaper", &file.name, (if ext == "pdf" { "PDF" } else { "HTML" }, ext), &file.bytes, "the workpaper")
+        let wa: lens_api::WorkpaperArgs =
+            serde_json::from_value(args.clone()).map_err(|e| ApiError::from(LensError::BadInput(format!("export_workpaper: {e}"))))?;
+        let (name, bytes) = match st.remote() {
+            Some(remote) => remote.file("workpaper", &args)?,
+            None => {
+                let f = st.api.workpaper(&wa)?;
+                (f.name, f.bytes)
+            }
+        };
+        let ext = wa.format.ext();
+        save_with_dialog(&app, &st, "Save workpaper", &name, (if ext == "pdf" { "PDF" } else { "HTML" }, ext), &bytes, "the workpaper")
     })
     .await
 }
@@ -292,12 +408,16 @@ fn on_drop<R: tauri::Runtime>(window: &tauri::Window<R>, paths: &[PathBuf]) {
     if paths.is_empty() {
         return;
     }
-    let api = window.state::<AppState>().api.clone();
-    let event = match api.start_ingest(paths.to_vec()) {
-        Ok(_) => lens_api::watch::WatchEvent::Queued { paths: paths.iter().map(|p| p.display().to_string()).collect() },
-        Err(e) => lens_api::watch::WatchEvent::Error { code: e.code().into(), message: e.to_string() },
-    };
-    let _ = window.emit("library-changed", &event);
+    let st = window.state::<AppState>().inner().clone();
+    let (window, paths) = (window.clone(), paths.to_vec());
+    // an upload to a team server takes a while: not on the window's thread
+    std::thread::spawn(move || {
+        let event = match st.add(paths.clone()) {
+            Ok(_) => lens_api::watch::WatchEvent::Queued { paths: paths.iter().map(|p| p.display().to_string()).collect() },
+            Err(e) => lens_api::watch::WatchEvent::Error { code: e.code, message: e.message },
+        };
+        let _ = window.emit("library-changed", &event);
+    });
 }
 
 /// Build the app with its commands and window handlers (shared by `run` and the IPC tests).
@@ -321,6 +441,20 @@ pub fn run() {
             // follow the library's watched folders; tell the UI when the library changes
             let handle = app.handle().clone();
             let state = app.state::<AppState>();
+            // the team library of the last run, when one was named (in the background: a
+            // server that does not answer must not hold the window)
+            let st = state.inner().clone();
+            let h = app.handle().clone();
+            std::thread::spawn(move || {
+                if let Some(e) = st.reconnect() {
+                    let _ = h.emit(
+                        "library-changed",
+                        &lens_api::watch::WatchEvent::Error { code: e.code, message: format!("working on this machine's library: {}", e.message) },
+                    );
+                } else if st.remote().is_some() {
+                    let _ = h.emit("library-changed", &serde_json::json!({ "event": "team" }));
+                }
+            });
             if let Err(e) = state.api.follow_watched(Arc::new(move |e| {
                 let _ = handle.emit("library-changed", &e);
             })) {

@@ -25,6 +25,35 @@ pub struct Team {
     pub certificate: Option<PathBuf>,
 }
 
+/// The file a team's settings are kept in, in the local library folder.
+pub const TEAM_FILE: &str = "team.json";
+
+impl Team {
+    /// The team library this window was last connected to (`<library>/team.json`), if any.
+    pub fn load(library: &Path) -> Option<Team> {
+        serde_json::from_str(&std::fs::read_to_string(library.join(TEAM_FILE)).ok()?).ok()
+    }
+
+    /// Kept for the next start, readable by this user only (it holds the token).
+    pub fn save(&self, library: &Path) -> Result<()> {
+        let path = library.join(TEAM_FILE);
+        let io = |e: std::io::Error| failure("io", format!("{}: {e}", path.display()));
+        std::fs::create_dir_all(library).map_err(io)?;
+        let mut f = std::fs::File::create(&path).map_err(io)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            f.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+        }
+        std::io::Write::write_all(&mut f, serde_json::to_string_pretty(self).unwrap_or_default().as_bytes()).map_err(io)
+    }
+
+    /// Forgotten: the window works on its own library again.
+    pub fn forget(library: &Path) {
+        let _ = std::fs::remove_file(library.join(TEAM_FILE));
+    }
+}
+
 /// A call that failed: the server's own `{code, message}`, or `offline` (not reachable),
 /// `tls` (its certificate not trusted) or `bad_input` (a wrong address or file).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -127,6 +156,15 @@ impl Remote {
         done.ok_or_else(|| failure("internal", "the answer stream ended early"))
     }
 
+    /// A file the service makes (`workpaper`: `{name, mime, base64}`): its name and bytes.
+    pub fn file(&self, cmd: &str, args: &serde_json::Value) -> Result<(String, Vec<u8>)> {
+        let v = self.call(cmd, args)?;
+        let name = v.get("name").and_then(|n| n.as_str()).unwrap_or("file").to_string();
+        let bytes = unbase64(v.get("base64").and_then(|b| b.as_str()).unwrap_or_default())
+            .ok_or_else(|| failure("internal", format!("`{cmd}` sent a file that is not base64")))?;
+        Ok((name, bytes))
+    }
+
     /// A page rendered with `boxes` (`[{l, b, r, t}]` in PDF points) drawn on it, as PNG.
     pub fn page_png(&self, doc: &str, page: u32, boxes: &serde_json::Value, dpi: f32) -> Result<Vec<u8>> {
         let r = self
@@ -193,6 +231,37 @@ fn is_loopback(url: &str) -> bool {
     matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
+/// Standard base64 (padding optional) to bytes; `None` on any other character.
+fn unbase64(text: &str) -> Option<Vec<u8>> {
+    let val = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let digits: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    let digits = digits.strip_suffix(b"==").or_else(|| digits.strip_suffix(b"=")).unwrap_or(&digits);
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= val(*c)? << (18 - 6 * i);
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        match chunk.len() {
+            4 => out.extend_from_slice(&bytes),
+            3 => out.extend_from_slice(&bytes[..2]),
+            2 => out.push(bytes[0]),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
 /// The certificates of a PEM file.
 fn certificates(path: &Path) -> Result<Vec<ureq::tls::Certificate<'static>>> {
     let pem = std::fs::read(path).map_err(|e| failure("bad_input", format!("the certificate file {}: {e}", path.display())))?;
@@ -246,6 +315,32 @@ mod tests {
         let e = t("http://127.0.0.1:9", "x");
         assert_eq!(e.code, "offline", "{e:?}");
         assert!(e.message.contains("127.0.0.1:9"));
+    }
+
+    #[test]
+    fn base64_decodes_with_and_without_padding() {
+        assert_eq!(unbase64("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(unbase64("aGVsbG8").unwrap(), b"hello");
+        assert_eq!(unbase64("aGk=").unwrap(), b"hi");
+        assert_eq!(unbase64("").unwrap(), b"");
+        assert_eq!(unbase64("/+8=").unwrap(), [0xff, 0xef]);
+        assert!(unbase64("a$==").is_none());
+    }
+
+    #[test]
+    fn the_team_is_kept_for_this_user_only_and_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(Team::load(dir.path()), None);
+        let t = Team { url: "https://lens.firm.local:8443".into(), token: "secret".into(), certificate: None };
+        t.save(dir.path()).unwrap();
+        assert_eq!(Team::load(dir.path()), Some(t));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(dir.path().join(TEAM_FILE)).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        Team::forget(dir.path());
+        assert_eq!(Team::load(dir.path()), None);
     }
 
     #[test]

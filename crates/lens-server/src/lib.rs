@@ -229,8 +229,15 @@ async fn command(State(cx): State<Arc<Ctx>>, UrlPath(cmd): UrlPath<String>, req:
         Err(resp) => return resp,
     };
     let api = cx.api.clone();
+    let is_info = cmd == "app_info";
     match blocking(move || lens_api::dispatch(&api, &cmd, args)).await {
-        Ok(v) => json_response(StatusCode::OK, &v),
+        Ok(mut v) => {
+            // who is asking, for a client's header ("team library … · ana")
+            if let (true, Some(name), Some(o)) = (is_info, &caller.0, v.as_object_mut()) {
+                o.insert("user".into(), name.clone().into());
+            }
+            json_response(StatusCode::OK, &v)
+        }
         Err(e) => error_response(&e),
     }
 }
