@@ -481,14 +481,27 @@ fn the_desktop_client_works_on_a_team_library() {
     let e = Remote::connect(&team("nope", Some(&cert))).err().unwrap();
     assert_eq!(e.code, "unauthorized", "{e:?}");
     let admin = Remote::connect(&team(&ana, Some(&cert))).unwrap();
-    // a filing sent from this machine, ingested there
+    // the same filing sent by two admins at once: ingested there as one document, no file failed
+    let cy = token("cy", "admin");
     let pdf = corpus().join("financebench/pdfs/3M_2018_10K.pdf");
-    admin.upload(&pdf).unwrap();
+    std::thread::scope(|s| {
+        for tok in [&ana, &cy] {
+            let (team, pdf) = (team(tok, Some(&cert)), &pdf);
+            s.spawn(move || Remote::connect(&team).unwrap().upload(pdf).unwrap());
+        }
+    });
     let t0 = std::time::Instant::now();
-    while admin.call("documents", &serde_json::json!({})).unwrap().as_array().is_none_or(|d| d.is_empty()) {
+    loop {
+        let st = admin.call("ingest_status", &serde_json::json!({})).unwrap();
+        if st["running"] == false && !admin.call("documents", &serde_json::json!({})).unwrap().as_array().unwrap().is_empty() {
+            let failed: Vec<_> = st["files"].as_array().unwrap().iter().filter(|f| f["status"] == "failed").collect();
+            assert!(failed.is_empty(), "{st}");
+            break;
+        }
         assert!(t0.elapsed().as_secs() < 120, "the upload was not ingested");
         std::thread::sleep(std::time::Duration::from_millis(300));
     }
+    assert_eq!(admin.call("documents", &serde_json::json!({})).unwrap().as_array().unwrap().len(), 1, "one document");
     // a reader asks, streamed: pages first, then the answer
     let reader = Remote::connect(&team(&rob, Some(&cert))).unwrap();
     let mut events = Vec::new();
@@ -528,8 +541,36 @@ fn a_team_server_beyond_loopback_only_over_tls() {
     // a file that is not a certificate: named in the message
     assert!(err(&["serve", "--port", "0", "--team", "--tls-cert", key.to_str().unwrap(), "--tls-key", key.to_str().unwrap()])
         .contains("key.pem: no certificate in it"));
-    let (mut child, line, port) = start_serve(&lib, &["--team", "--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()]);
+    // --name only for a server reached over TLS by that name
+    assert!(err(&["serve", "--port", "0", "--team", "--name", "lens.firm.test"]).contains("--tls-cert"));
+    let (mut child, line, port) =
+        start_serve(&lib, &["--team", "--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap(), "--name", "lens.firm.test"]);
     assert!(line.contains("https://127.0.0.1:"), "{line}");
+    // the DNS name given is a name of this server; another is refused (the certificate is not
+    // checked here: it names 127.0.0.1 only)
+    let named = |host: &str| {
+        let o = Command::new("curl")
+            .args([
+                "-s",
+                "-k",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "-X",
+                "POST",
+                "-H",
+                &format!("x-lens-token: {token}"),
+                "-H",
+                &format!("Host: {host}:{port}"),
+            ])
+            .args(["-d", "{}", &format!("https://127.0.0.1:{port}/api/documents")])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    assert_eq!(named("lens.firm.test"), "200");
+    assert_eq!(named("evil.example"), "403");
     let curl = |scheme: &str, tok: &str| {
         let o = Command::new("curl")
             .args(["-s", "-o", "-", "-w", "\n%{http_code}", "--cacert"])

@@ -521,7 +521,16 @@ impl Api {
         let dir = self.dir.join("uploads");
         std::fs::create_dir_all(&dir).map_err(|e| LensError::io(&dir, e))?;
         let path = dir.join(&base);
-        std::fs::write(&path, bytes).map_err(|e| LensError::io(&path, e))?;
+        // written beside and renamed into place: two users sending the same file at once never
+        // leave an ingest reading a half-written one (a rename replaces the name at once; a
+        // reader of the file it replaced reads that file whole), and make one document
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let part = dir.join(format!(".{base}.{}.{}.part", std::process::id(), SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+        std::fs::write(&part, bytes).map_err(|e| LensError::io(&part, e))?;
+        std::fs::rename(&part, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&part);
+            LensError::io(&path, e)
+        })?;
         self.start_ingest(vec![path])
     }
 

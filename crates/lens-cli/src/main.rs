@@ -133,6 +133,10 @@ enum Cmd {
         /// TLS: the certificate's PEM private key
         #[arg(long, requires = "tls_cert")]
         tls_key: Option<PathBuf>,
+        /// A DNS name clients reach the server by (its certificate's name, e.g. lens.firm.local);
+        /// repeat for more. Requests naming another host are refused
+        #[arg(long = "name", requires = "tls_cert")]
+        names: Vec<String>,
     },
     /// Team users of this library (`lens serve --team`): add, list, remove
     User(cmd::user::Args),
@@ -241,9 +245,9 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,
-        Cmd::Serve { port, team, database, listen, tls_cert, tls_key } => {
+        Cmd::Serve { port, team, database, listen, tls_cert, tls_key, names } => {
             let tls = tls_cert.zip(tls_key);
-            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &lens_server::Options { team, database, listen, tls })?
+            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &lens_server::Options { team, database, listen, tls, names })?
         }
         Cmd::User(a) => cmd::user::run(&g, a)?,
         Cmd::Vision { what } => {

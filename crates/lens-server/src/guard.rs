@@ -27,10 +27,18 @@ pub struct Names {
 }
 
 impl Names {
-    pub fn new(port: u16, beyond_loopback: Option<&str>, tls: bool) -> Names {
+    /// `names`: the DNS names clients reach the server by (its certificate's), beside the
+    /// address it listens on; on the scheme's own port (443, 80) a name without the port too,
+    /// as clients send it.
+    pub fn new(port: u16, beyond_loopback: Option<&str>, tls: bool, names: &[String]) -> Names {
         let mut hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("[::1]:{port}")];
-        if let Some(h) = beyond_loopback {
-            hosts.push(format!("{}:{port}", h.to_ascii_lowercase()));
+        let default_port = port == if tls { 443 } else { 80 };
+        for h in beyond_loopback.into_iter().chain(names.iter().map(String::as_str)) {
+            let h = h.trim().to_ascii_lowercase();
+            hosts.push(format!("{h}:{port}"));
+            if default_port {
+                hosts.push(h);
+            }
         }
         let scheme = if tls { "https" } else { "http" };
         let origins = hosts.iter().map(|h| format!("{scheme}://{h}")).collect();
@@ -121,7 +129,7 @@ mod tests {
 
     #[test]
     fn host_and_origin_name_this_server() {
-        let n = Names::new(8765, None, false);
+        let n = Names::new(8765, None, false, &[]);
         assert!(host_ok(&headers(&[("host", "127.0.0.1:8765")]), &n));
         assert!(host_ok(&headers(&[("host", "LOCALHOST:8765")]), &n));
         assert!(!host_ok(&headers(&[("host", "evil.example:8765")]), &n));
@@ -131,8 +139,15 @@ mod tests {
         assert!(origin_ok(&headers(&[("origin", "http://localhost:8765")]), &n));
         assert!(!origin_ok(&headers(&[("origin", "http://evil.example")]), &n));
         // beyond loopback over TLS: its address is a name, https its origin
-        let t = Names::new(443, Some("10.0.0.5"), true);
+        let t = Names::new(443, Some("10.0.0.5"), true, &["Lens.Firm.Local".to_string()]);
         assert!(host_ok(&headers(&[("host", "10.0.0.5:443")]), &t));
+        // a DNS name given: with and without the default port, its https origin
+        assert!(host_ok(&headers(&[("host", "lens.firm.local")]), &t));
+        assert!(host_ok(&headers(&[("host", "lens.firm.local:443")]), &t));
+        assert!(origin_ok(&headers(&[("origin", "https://lens.firm.local")]), &t));
+        assert!(!host_ok(&headers(&[("host", "other.firm.local")]), &t));
+        let off = Names::new(8443, None, true, &["lens.firm.local".to_string()]);
+        assert!(!host_ok(&headers(&[("host", "lens.firm.local")]), &off), "on another port the port is part of the name");
         assert!(origin_ok(&headers(&[("origin", "https://10.0.0.5:443")]), &t));
         assert!(!origin_ok(&headers(&[("origin", "http://10.0.0.5:443")]), &t));
     }

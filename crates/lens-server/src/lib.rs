@@ -394,6 +394,9 @@ pub struct Options {
     pub listen: Option<std::net::IpAddr>,
     /// TLS: a PEM certificate chain and its PEM private key.
     pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+    /// The DNS names clients reach the server by (`--name`, with TLS): Host headers naming
+    /// them are accepted beside the listening address.
+    pub names: Vec<String>,
 }
 
 /// A TLS acceptor from a PEM certificate chain and key, or a message naming the file at fault.
@@ -437,7 +440,8 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
     let listener = std::net::TcpListener::bind((ip, port)).map_err(|e| anyhow::anyhow!("cannot listen on {ip}:{port}: {e}"))?;
     let addr = listener.local_addr().context("listening address")?;
     let beyond = (!ip.is_loopback()).then(|| host_of(ip));
-    let names = guard::Names::new(addr.port(), beyond.as_deref(), tls.is_some());
+    anyhow::ensure!(opts.names.is_empty() || tls.is_some(), "--name is for a server reached over TLS by that name: give --tls-cert and --tls-key");
+    let names = guard::Names::new(addr.port(), beyond.as_deref(), tls.is_some(), &opts.names);
     Ok(Served { listener, api: Api::new_shared(library, records), secret: token(), port: addr.port(), team: opts.team, names, tls, ip })
 }
 
