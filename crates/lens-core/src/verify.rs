@@ -58,7 +58,26 @@ fn answer_type(q: &Question, a: &Answer) -> Check {
     if has_words(&norm(&q.text), "days") && !a.answer.to_lowercase().contains("day") {
         return Check::fail("type", "the question asks for a number of days and the answer states none");
     }
+    let figures = figures_in(&a.answer);
+    if figures > MAX_FIGURES {
+        return Check::fail("type", format!("the answer is a stretch of a table ({figures} figures), not the figure asked: check the page"));
+    }
     Check::pass("type", "the answer is of the type asked")
+}
+
+/// Most figures an answer to "what was X" may hold and still be the figure asked: a statement
+/// row with its periods, or a row under its column heads, holds fewer; a stretch of a table
+/// copied whole (seen: 3M's quarterly data, 50 figures, for "net sales in 2018") more.
+const MAX_FIGURES: usize = 12;
+
+/// The figures in a text: runs of digits (with their separators) standing as words.
+fn figures_in(text: &str) -> usize {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '$' | '(' | ')' | '%' | ';'))
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| matches!(c, ',' | '.' | ':'));
+            !w.is_empty() && w.chars().any(|c| c.is_ascii_digit()) && w.chars().all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | '-' | '—'))
+        })
+        .count()
 }
 
 /// `narrative`: the line a sentence answer rests on says what was asked, in a sentence.
@@ -155,6 +174,18 @@ mod tests {
 
     fn get(v: &[Check], name: &str) -> Check {
         v.iter().find(|c| c.name == name).cloned().unwrap()
+    }
+
+    #[test]
+    fn a_stretch_of_a_table_is_not_the_figure_asked() {
+        let q = Question::parse("What was 3M's net sales in 2018?");
+        let row = "Net sales $ 8,278 $ 8,390 $ 8,152 $ 7,945 $ 32,765";
+        assert_eq!(get(&verify(&q, &answer(row, Some(row)), &Rules::builtin()), "type").passed, Some(true));
+        let dump = format!("{row} Cost of sales 4,236 4,227 4,159 4,060 16,682 Net income 606 1,862 1,546 1,349 5,363");
+        let c = get(&verify(&q, &answer(&dump, Some(&dump)), &Rules::builtin()), "type");
+        assert_eq!(c.passed, Some(false), "{c:?}");
+        assert!(c.detail.contains("15 figures"), "{}", c.detail);
+        assert_eq!(figures_in("FY2018 (1,577) 3.0 % 2.5% $ 32,765. Note 20"), 5);
     }
 
     #[test]
