@@ -58,6 +58,17 @@ fn worked_answers_on_real_filings() {
     assert_eq!(o.boxes[1].text, "(1,577)");
     assert!(o.boxes[0].r <= o.boxes[1].l, "the label box ends before the cell");
 
+    // a line item's value asked in plain words, as a new user asks it: worked from the income
+    // statement (the page given is the cash flow statement), not a line of a table read whole
+    let q = lib.read_question("What was 3M's revenue in 2018?");
+    let c = calc::work(&lib, &q, std::slice::from_ref(&p60)).unwrap().expect("a calculation");
+    assert_eq!(c.result.as_deref(), Some("$32,765 million"), "{c:#?}");
+    let r = lib.ask(&lens_core::ask::AskRequest::new("What was 3M's total revenue in 2018?")).unwrap();
+    assert_eq!(r.answer.answer, "$32,765 million (revenue)");
+    assert_eq!(r.answer.support, lens_core::support::Support::Strong, "{:?}", r.answer.support_reasons);
+    // a line item asked without a year or a figure's words stays the extractive answer's
+    assert!(calc::work(&lib, &lib.read_question("What does 3M say about revenue recognition?"), std::slice::from_ref(&p60)).unwrap().is_none());
+
     // a ratio of two balances, found through the filing (the page given is not the balance sheet):
     // Amazon 2017 total current assets 60,197 / total current liabilities 57,883 = 1.04
     let c = calc::work(

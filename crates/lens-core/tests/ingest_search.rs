@@ -233,7 +233,7 @@ fn a_model_quote_is_boxed_where_it_is_and_a_made_up_one_nowhere() {
     let dir = tempfile::tempdir().unwrap();
     let mut lib = Library::open(dir.path()).unwrap();
     run_ingest(&mut lib, &[fb("3M_2018_10K")]);
-    let mut req = lens_core::ask::AskRequest::new("What were 3M's cash flows from operating activities in 2018?");
+    let mut req = lens_core::ask::AskRequest::new("Which cash flows from operating activities did 3M report in 2018?");
     req.docs = vec!["3M_2018_10K".into()];
     // a quote that is on the page: boxed, found by quote
     let probe = lib.retrieve_for(&req).unwrap();

@@ -11,7 +11,10 @@ fn a_statement_row_names_its_years_and_more_pages_never_lose_an_answer() {
 
     // the balance sheet's row, each figure with its year and unit, the year asked first; the
     // quote (what is boxed) stays the row as printed
+    // ("what were …" is now the calculator's: one figure, traced to its cell)
     let r = lib.ask(&AskRequest::new("What were Nike's total current assets at the end of FY2019?")).unwrap();
+    assert_eq!(r.answer.answer, "$16,525 million (total current assets)");
+    let r = lib.ask(&AskRequest::new("What are Nike's total current assets at the end of FY2019?")).unwrap();
     assert_eq!(r.answer.answer, "Total current assets — FY2019: $16,525 million; FY2018: $15,134 million");
     assert_eq!(r.answer.quote.as_deref(), Some("Total current assets 16,525 15,134"));
     assert!(!r.boxes.is_empty());

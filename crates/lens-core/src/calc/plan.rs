@@ -259,7 +259,10 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 // a single line item, asked as an amount (or a terse "FY2018 net PPNE for 3M")
                 let first = l.split_whitespace().next().unwrap_or("");
                 let terse = !["what", "how", "which", "who", "why", "when", "where"].contains(&first);
-                let asks_figure = terse || ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
+                // "What was 3M's revenue in 2018?", "How much cash did it have at the end of
+                // 2018?": a line item's value in a year, asked in plain words
+                let plain = q.operation == Operation::Value && (l.starts_with("what was") || l.starts_with("what were") || l.starts_with("how much"));
+                let asks_figure = terse || plain || ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
                 if !asks_figure {
                     return None;
                 }
