@@ -421,7 +421,7 @@ fn what_the_window_shows_is_what_is_filed() {
     let (_procs, rx) = start_probed(lib.path(), home.path());
     let app = window("10-K Lens", 30);
     std::thread::sleep(Duration::from_secs(3));
-    let question = "What were Nike's total current assets at the end of FY2019?";
+    let question = "What are Nike's total current assets at the end of FY2019?";
     ask_in_window(&app, lib.path(), question);
     // the answer names each figure's year and unit; the page its printed number
     let asked = probe(&app, &rx);

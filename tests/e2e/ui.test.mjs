@@ -194,7 +194,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
 
     // a statement row answers with each figure's year and unit
     await page.click('button.tab[data-view=ask]');
-    await page.fill('#q', "What were 3M's total current assets at the end of FY2018?");
+    await page.fill('#q', "What are 3M's total current assets at the end of FY2018?");
     await page.click('#ask-btn');
     await page.waitForFunction(() => /FY2018: \$[\d,]+ million; FY2017: \$[\d,]+ million/.test(document.getElementById('answer-text').textContent));
 
