@@ -348,7 +348,7 @@ impl<T: Elem> Head<'_, T> {
                     #[cfg(not(target_arch = "x86_64"))]
                     unreachable!()
                 } else {
-                    let z = exp_row(srow, self.scale);
+                    let z = crate::math::exp_shifted(srow, self.scale);
                     convert(srow, &mut prow[lo..hi]);
                     z
                 };
@@ -382,28 +382,6 @@ fn native_exp() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
-    }
-}
-
-crate::simd_fn! {
-    /// `row = e^(row · scale − max)` in place; returns 1 / the sum of the exponentials.
-    fn exp_row(row: &mut [f32], scale: f32) -> f32 {
-        let mut lanes = [f32::NEG_INFINITY; 16];
-        let c = row.chunks_exact(16);
-        let mut m = c.remainder().iter().fold(f32::NEG_INFINITY, |a, x| if *x > a { *x } else { a });
-        for ch in c {
-            for i in 0..16 {
-                lanes[i] = if ch[i] > lanes[i] { ch[i] } else { lanes[i] };
-            }
-        }
-        for l in lanes {
-            m = if l > m { l } else { m };
-        }
-        let m = m * scale;
-        for x in row.iter_mut() {
-            *x = crate::math::exp(*x * scale - m);
-        }
-        1.0 / crate::math::sum8(row)
     }
 }
 

@@ -33,9 +33,23 @@ pub fn sum8(x: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// `v = softmax(v · scale)` in place (`scale` > 0).
+pub fn softmax(v: &mut [f32], scale: f32) {
+    let inv = exp_shifted(v, scale);
+    scale_by(v, inv);
+}
+
 crate::simd_fn! {
-    /// `v = softmax(v · scale)` in place (`scale` > 0).
-    pub fn softmax(v: &mut [f32], scale: f32) {
+    /// `v *= by`, element by element.
+    fn scale_by(v: &mut [f32], by: f32) {
+        v.iter_mut().for_each(|x| *x *= by);
+    }
+}
+
+crate::simd_fn! {
+    /// `v = e^(v · scale − max(v) · scale)` in place (`scale` > 0): a softmax's exponentials,
+    /// not yet divided by their sum; returns 1 / that sum.
+    pub fn exp_shifted(v: &mut [f32], scale: f32) -> f32 {
         // the maximum in sixteen lanes (a plain fold over f32::max does not vectorise)
         let mut lanes = [f32::NEG_INFINITY; 16];
         let c = v.chunks_exact(16);
@@ -53,8 +67,7 @@ crate::simd_fn! {
         for x in v.iter_mut() {
             *x = exp(*x * scale - m);
         }
-        let inv = 1.0 / sum8(v);
-        v.iter_mut().for_each(|x| *x *= inv);
+        1.0 / sum8(v)
     }
 }
 
