@@ -82,7 +82,8 @@
   // open, and the question list with it (another annotator's grades and disagreements show)
   async function refreshLive() {
     const live = $('l-live');
-    if (!state.set) { live.textContent = ''; return; }
+    // a set not made yet has no grades: nothing to ask the service for
+    if (!state.set || (state.known && !state.known.includes(state.set))) { live.textContent = ''; return; }
     try {
       const a = await api.call('label_agreement', { set: state.set });
       live.textContent = a.pairs.length
