@@ -86,17 +86,16 @@ impl AppState {
     /// `team_disconnect`; `None` for any other command.
     fn team_command(&self, cmd: &str, args: &serde_json::Value) -> Option<Result<serde_json::Value, ApiError>> {
         let dir = self.api.library_dir().to_path_buf();
-        let status = |st: &AppState, note: Option<String>| {
+        let status = || {
             let team = lens_client::Team::load(&dir);
             serde_json::json!({
-                "connected": st.remote().map(|r| r.url().to_string()),
+                "connected": self.remote().map(|r| r.url().to_string()),
                 "url": team.as_ref().map(|t| t.url.clone()),
                 "certificate": team.as_ref().and_then(|t| t.certificate.clone()),
-                "note": note,
             })
         };
         Some(match cmd {
-            "team_get" => Ok(status(self, None)),
+            "team_get" => Ok(status()),
             "team_connect" => {
                 let s = |k: &str| args.get(k).and_then(|v| v.as_str()).unwrap_or_default().trim().to_string();
                 let cert = s("certificate");
@@ -107,7 +106,7 @@ impl AppState {
                         if let Ok(mut t) = self.team.lock() {
                             *t = Some(Arc::new(r));
                         }
-                        Ok(status(self, None))
+                        Ok(status())
                     })
                     .map_err(ApiError::from)
             }
@@ -116,7 +115,7 @@ impl AppState {
                 if let Ok(mut t) = self.team.lock() {
                     *t = None;
                 }
-                Ok(status(self, None))
+                Ok(status())
             }
             _ => return None,
         })
