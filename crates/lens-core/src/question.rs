@@ -462,8 +462,34 @@ impl Question {
         let halves = halves(&expanded);
         // names as written first: a short form written out can split a metric's name ("capex as a
         // % of revenue")
-        let metric = cat.metric_in(&text).or_else(|| cat.metric_in(&expanded)).map(|(id, m)| (id.to_string(), m.names.first().cloned().unwrap_or_default()));
-        let item = cat.item_in(&text).or_else(|| cat.item_in(&expanded)).map(|id| (id.to_string(), cat.item_name(id)));
+        // and the question's own words before its definitions: "What is 3M's free cash flow? Free
+        // cash flow is defined as cash from operations minus capital expenditures" asks for free
+        // cash flow, not for the longer name its definition uses
+        let own_words = |t: &str| -> String {
+            let lower = t.to_lowercase();
+            match lower.find(" is defined as").or_else(|| lower.find(" are defined as")) {
+                // the sentence that defines it starts after the question's "?" or "."
+                Some(at) => {
+                    let head = &t[..at];
+                    let cut = head.rfind(['?', '.']).map(|i| i + 1).unwrap_or(at);
+                    t[..cut].to_string()
+                }
+                None => t.to_string(),
+            }
+        };
+        let (text_own, expanded_own) = (own_words(&text), own_words(&expanded));
+        let metric = cat
+            .metric_in(&text_own)
+            .or_else(|| cat.metric_in(&expanded_own))
+            .or_else(|| cat.metric_in(&text))
+            .or_else(|| cat.metric_in(&expanded))
+            .map(|(id, m)| (id.to_string(), m.names.first().cloned().unwrap_or_default()));
+        let item = cat
+            .item_in(&text_own)
+            .or_else(|| cat.item_in(&expanded_own))
+            .or_else(|| cat.item_in(&text))
+            .or_else(|| cat.item_in(&expanded))
+            .map(|id| (id.to_string(), cat.item_name(id)));
         let (measure, measure_name) = match metric.or(item) {
             Some((id, name)) => (Some(id), Some(name)),
             None => (None, None),
@@ -714,6 +740,22 @@ mod tests {
         assert_eq!(q.asks, ValueType::Number);
         let q = Question::parse("Is Pfizer spinning off any large business segments?");
         assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::YesNo));
+    }
+
+    #[test]
+    fn the_measure_asked_is_read_from_the_question_not_its_definition() {
+        // the definition names a longer measure ("capital expenditures"): the question asks for
+        // free cash flow
+        let q = Question::parse(
+            "What is 3M's FY2018 free cash flow? Free cash flow is defined as cash from operations minus capital expenditures. Answer in USD millions.",
+        );
+        assert_eq!(q.measure.as_deref(), Some("free_cash_flow"), "{q:?}");
+        // a definition that only restates the question's measure changes nothing
+        let q = Question::parse("What is the FY2018 fixed asset turnover ratio for Adobe? Fixed asset turnover ratio is defined as: FY2018 revenue / (average PP&E between FY2017 and FY2018).");
+        assert_eq!(q.measure.as_deref(), Some("fixed_asset_turnover"));
+        // a question whose own words name no measure still takes its definition's
+        let q = Question::parse("What is the FY2018 figure for Adobe? The figure is defined as: FY2018 revenue / (average PP&E between FY2017 and FY2018).");
+        assert!(q.measure.is_some(), "{q:?}");
     }
 
     #[test]

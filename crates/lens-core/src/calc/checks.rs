@@ -212,6 +212,23 @@ fn concept(c: &Calculation, question: &str, rules: &Rules) -> Check {
             }
         }
     }
+    // "net income attributable to shareholders": a row that includes the noncontrolling
+    // interests' share is the consolidated total, another line item
+    let q = norm(question);
+    if q.contains("attributable") && !q.contains("noncontrolling") && !q.contains("non-controlling") {
+        if let Some(o) = c.operands.iter().find(|o| {
+            let r = norm(&o.read.row);
+            r.contains("including") && (r.contains("noncontrolling") || r.contains("non-controlling") || r.contains("minority"))
+        }) {
+            return Check::fail(
+                "concept",
+                format!(
+                    "the question asks for the amount attributable to the company; the row \"{}\" on {} includes the noncontrolling interests' share",
+                    o.read.row, o.page
+                ),
+            );
+        }
+    }
     for o in &c.operands {
         if o.read.label_match == "partial" {
             return Check::fail(
@@ -502,6 +519,25 @@ mod tests {
         assert_eq!(k.passed, Some(true), "{k:?}");
         c.asked_as = Some("cash".into());
         assert_eq!(concept(&c, "What was 3M's restricted cash in FY2018?", &rules()).passed, Some(false));
+    }
+
+    #[test]
+    fn a_total_with_the_noncontrolling_share_is_not_the_amount_attributable() {
+        let rules = rules();
+        let mut ni = op("net income", "FY2018", "5363", "millions", 60, "Net income including noncontrolling interest");
+        ni.read.label_match = "exact".into();
+        let c = calc("net income", "net_income", "amount", "value", 5363.0, "$5,363 million", vec![ni.clone()]);
+        let asked = "What is 3M's FY2018 net income attributable to shareholders (in USD millions)?";
+        let got = get(&of_calculation(&c, asked, false, true, &rules), "concept").clone();
+        assert_eq!(got.passed, Some(false), "{got:?}");
+        assert!(got.detail.contains("includes the noncontrolling interests' share"), "{}", got.detail);
+        // asked for net income alone, the consolidated total is a reading of it
+        let got = get(&of_calculation(&c, "What is 3M's FY2018 net income (in USD millions)?", false, true, &rules), "concept").clone();
+        assert_eq!(got.passed, Some(true), "{got:?}");
+        // the row attributable to the company passes
+        ni.read.row = "Net income attributable to 3M".into();
+        let c = calc("net income", "net_income", "amount", "value", 5349.0, "$5,349 million", vec![ni]);
+        assert_eq!(get(&of_calculation(&c, asked, false, true, &rules), "concept").passed, Some(true));
     }
 
     #[test]

@@ -139,6 +139,10 @@ pub struct Calculation {
 
 /// How well a row label names an item: exact label first, then a label starting with one.
 fn label_score(label: &str, item: &catalogue::ItemDef) -> Option<i32> {
+    let l = norm(label);
+    if item.excludes.iter().any(|x| l.contains(&norm(x))) {
+        return None;
+    }
     labels_score(label, &item.labels)
 }
 
@@ -167,7 +171,10 @@ fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
     let mut best = None;
     for (i, syn) in labels.iter().enumerate() {
         let s = norm(syn);
-        let score = if l == s {
+        // a listed "... attributable to" names the party the statement prints: "Net income
+        // attributable to 3M" is the label as exactly as "Net income" is
+        let open_party = (s.ends_with(" to") || s.ends_with(" of")) && l.starts_with(&s) && l.len() > s.len() + 1;
+        let score = if l == s || open_party {
             1000 - i as i32
         } else if l.starts_with(&s) && l[s.len()..].starts_with([' ', ',', '(', ':']) {
             600 - i as i32
@@ -200,6 +207,8 @@ struct Finder<'a, 'b> {
     anchors: HashMap<String, (PageRef, String)>,
     /// Rows put aside (page, row label): a reading a check refused, so the next is tried.
     excluded: &'a [(PageRef, String)],
+    /// document -> the names its filer goes by (squashed to letters and digits), once each
+    filers: HashMap<String, Vec<String>>,
 }
 
 impl Finder<'_, '_> {
@@ -213,6 +222,20 @@ impl Finder<'_, '_> {
         let lib = self.lib;
         self.statements.entry(p.clone()).or_insert_with(|| {
             lib.document(&p.doc_id).ok().and_then(|d| lib.page_profile(d.key, p.page).ok()).map(|pr| pr.statements.clone()).unwrap_or_default()
+        })
+    }
+
+    /// The names the filer of `doc` goes by: its company, the company list's names and
+    /// aliases for it, squashed to letters and digits ("cocacola"); empty when not known.
+    fn filer_names(&mut self, doc: &str) -> &[String] {
+        let lib = self.lib;
+        self.filers.entry(doc.to_string()).or_insert_with(|| {
+            let Some(company) = lib.document(doc).ok().and_then(|d| d.company).filter(|c| !c.trim().is_empty()) else { return Vec::new() };
+            let mut names = vec![crate::text::normalize_name(&company)];
+            names.extend(lib.sources.companies.extra_aliases(&[], Some(&company)));
+            let mut out: Vec<String> = names.iter().map(|n| squash(n)).filter(|n| n.len() >= 2).collect();
+            out.dedup();
+            out
         })
     }
 
@@ -277,7 +300,21 @@ impl Finder<'_, '_> {
         for (rank, p) in self.candidates.clone().iter().enumerate() {
             // a page titled as a statement beats a note or a discussion table with the same row
             let statement = self.is_statement(p);
+            // a balance is not read from a cash flow statement, whose row under its label is
+            // the year's change in it
+            if def.balance {
+                let kinds = self.statement_kinds(p);
+                if kinds.iter().any(|k| k == "cash_flow") && !kinds.iter().any(|k| k == "balance") {
+                    continue;
+                }
+            }
+            let filer = self.filer_names(&p.doc_id).to_vec();
             for t in self.lib.page_tables(p).iter() {
+                // another entity's statements printed in the filing (an investee's, a
+                // guarantor's) are not the filer's figures
+                if other_entity(&t.title, &filer).is_some() {
+                    continue;
+                }
                 let table_bonus = if statement { 200 } else { 0 } + 5 * t.rows.len().min(20) as i32;
                 // annual figures: a quarter's or half-year's column is not the fiscal year's
                 let mut cols: Vec<usize> =
@@ -442,6 +479,37 @@ impl Finder<'_, '_> {
         }
         best
     }
+}
+
+/// Letters and digits only, lower case: "Coca-Cola Company" -> "cocacolacompany".
+fn squash(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// The entity a statement's title names when it is not the filer ("CITYCENTER HOLDINGS, LLC
+/// CONSOLIDATED STATEMENTS OF CASH FLOWS" in MGM Resorts' 10-K): the words before the
+/// statement's name, when they end like a company's name (LLC, Inc., Ltd., Holdings ...) and
+/// hold none of the filer's names (`filer`, squashed). None when the title names no entity, the
+/// filer, or the filer is not known.
+pub(crate) fn other_entity(title: &str, filer: &[String]) -> Option<String> {
+    if filer.is_empty() {
+        return None;
+    }
+    let t = title.to_lowercase();
+    let at = ["consolidated", "combined", "condensed", "statement", "balance sheet"].iter().filter_map(|w| t.find(w)).min()?;
+    let head = t[..at].trim();
+    let words: Vec<String> =
+        head.split(|c: char| !c.is_alphanumeric() && c != '.').map(|w| w.trim_matches('.').to_string()).filter(|w| !w.is_empty()).collect();
+    const SUFFIXES: [&str; 14] = ["llc", "l.l.c", "lp", "l.p", "inc", "corp", "corporation", "ltd", "limited", "plc", "holdings", "company", "co", "partners"];
+    if !words.iter().any(|w| SUFFIXES.contains(&w.as_str())) {
+        return None;
+    }
+    let h = squash(head);
+    if filer.iter().any(|n| h.contains(n.as_str())) {
+        return None;
+    }
+    let printed = if t.len() == title.len() { &title[..at] } else { head };
+    Some(printed.trim().trim_end_matches([',', '-', ':']).trim().to_string())
 }
 
 /// Whether a table's title says its figures are the company's own measures (adjusted,
@@ -664,6 +732,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         months: plan.months,
         anchors: HashMap::new(),
         excluded,
+        filers: HashMap::new(),
     };
     let name = |i: &str| cat.item_name(i);
     let years: Vec<i32> = match plan.shape {
@@ -956,6 +1025,105 @@ mod tests {
             "{}",
             c.tried[0]
         );
+    }
+
+    /// One page laid out from a title and rows of (label, FY2019, FY2018) cells, in millions.
+    fn statement(title: &str, rows: &[(&str, &str, &str)]) -> (String, Vec<crate::boxes::CharBox>) {
+        let mut cells: Vec<(&str, f32, f32)> = vec![(title, 50.0, 740.0), ("(in millions)", 50.0, 725.0), ("2019", 300.0, 700.0), ("2018", 400.0, 700.0)];
+        let mut y = 690.0;
+        for (l, a, b) in rows {
+            cells.extend([(*l, 50.0, y), (*a, 300.0, y), (*b, 400.0, y)]);
+            y -= 10.0;
+        }
+        table::tests::page(&cells)
+    }
+
+    #[test]
+    fn balances_the_company_attributable_and_the_filers_own_statements_are_read() {
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [
+            statement(
+                "CONSOLIDATED STATEMENTS OF CASH FLOWS",
+                &[
+                    ("Net income including noncontrolling interest", "5,363", "4,869"),
+                    ("Depreciation and amortization", "1,488", "1,544"),
+                    ("Inventories", "332", "387"),
+                    ("Accounts payable", "(20)", "24"),
+                    ("Net cash provided by operating activities", "6,439", "6,240"),
+                ],
+            ),
+            statement(
+                "CONSOLIDATED STATEMENT OF INCOME",
+                &[
+                    ("Net sales", "32,765", "31,657"),
+                    ("Cost of sales", "16,682", "16,055"),
+                    ("Net income including noncontrolling interest", "5,363", "4,869"),
+                    ("Net income attributable to noncontrolling interest", "14", "11"),
+                    ("Net income attributable to Acme", "5,349", "4,858"),
+                ],
+            ),
+            statement(
+                "CONSOLIDATED BALANCE SHEET",
+                &[
+                    ("Cash and cash equivalents", "2,853", "3,053"),
+                    ("Accounts receivable", "5,020", "4,911"),
+                    ("Inventories", "4,366", "4,034"),
+                    ("Total assets", "36,500", "37,987"),
+                ],
+            ),
+            // an investee's statements printed in the filing, with more rows than the filer's
+            statement(
+                "OTHERCO HOLDINGS, LLC CONSOLIDATED BALANCE SHEETS",
+                &[
+                    ("Cash and cash equivalents", "50", "40"),
+                    ("Accounts receivable", "60", "55"),
+                    ("Inventories", "9,000", "8,000"),
+                    ("Prepaid", "5", "4"),
+                    ("Other", "5", "4"),
+                    ("Property", "700", "650"),
+                    ("Total assets", "9,820", "8,753"),
+                ],
+            ),
+        ];
+        let new: Vec<NewPage> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, (t, b))| NewPage { page: i as u32 + 1, text: t, heading: "", boxes: b, width: 612.0, height: 792.0, needs_ocr: false, label: None })
+            .collect();
+        let meta = crate::meta::DocMeta { company: Some("Acme".into()), year: Some(2019), ..Default::default() };
+        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 4, "sha", &meta, &new).unwrap();
+        lib.store_mut().publish(key, &[]).unwrap();
+        let read: Vec<PageRef> = (1..=4).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
+        // inventory is the balance sheet's, not the cash flow statement's change in it, nor the
+        // investee's
+        let c = work(
+            &lib,
+            &lib.read_question("What is ACME's FY2019 inventory turnover ratio? Inventory turnover ratio is defined as: (FY2019 COGS) / (average inventory between FY2018 and FY2019)."),
+            &read,
+        )
+        .unwrap()
+        .unwrap();
+        let inv: Vec<(&str, u32)> = c.operands.iter().filter(|o| o.name == "inventory").map(|o| (o.value.as_str(), o.page.page)).collect();
+        assert_eq!(inv, vec![("4034", 3), ("4366", 3)], "{c:#?}");
+        assert_eq!(c.result.as_deref(), Some("3.97"));
+        // the company's own net income, not the total with the noncontrolling share, nor that share
+        let c = work(&lib, &lib.read_question("What is ACME's FY2019 net income attributable to shareholders (in USD millions)?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$5,349 million"), "{c:#?}");
+        assert!(!checks::any_failed(&c.checks), "{:?}", c.checks);
+        // total assets of the filer only
+        let c = work(&lib, &lib.read_question("What is ACME's FY2019 total assets (in USD millions)?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$36,500 million"), "{c:#?}");
+    }
+
+    #[test]
+    fn a_statement_titled_for_another_entity_is_told_from_the_filers() {
+        let filer = vec!["mgmresorts".to_string(), "mgm".to_string()];
+        assert_eq!(other_entity("CITYCENTER HOLDINGS, LLC CONSOLIDATED STATEMENTS OF CASH FLOWS", &filer).as_deref(), Some("CITYCENTER HOLDINGS, LLC"));
+        assert_eq!(other_entity("MGM RESORTS INTERNATIONAL AND SUBSIDIARIES CONSOLIDATED STATEMENTS OF CASH FLOWS", &filer), None);
+        assert_eq!(other_entity("CONSOLIDATED STATEMENTS OF CASH FLOWS", &filer), None, "no entity named");
+        assert_eq!(other_entity("Year ended December 31 Consolidated balance sheet", &filer), None, "words, not a company's name");
+        assert_eq!(other_entity("THE COCA-COLA COMPANY AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS", &["cocacola".to_string()]), None);
+        assert_eq!(other_entity("CITYCENTER HOLDINGS, LLC CONSOLIDATED BALANCE SHEETS", &[]), None, "the filer is not known");
     }
 
     #[test]

@@ -5,7 +5,9 @@ use crate::figures::catalogue::{has_words, norm, Catalogue, Unit};
 use crate::figures::formula::{self, Expr, Year};
 use crate::figures::ratio::Ratio;
 use crate::question::{Direction, Judgements, Operation, Question, Rule, ValueType};
+use regex::Regex;
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 /// Which years the formula is evaluated for, and how the values combine.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,9 +93,49 @@ fn definitions(q: &str) -> Vec<(String, String)> {
                 break;
             }
         }
-        let expr = rest[..end].trim().trim_end_matches('.').to_string();
+        let expr = operators_in_words(rest[..end].trim().trim_end_matches('.'));
         out.push((name, expr));
         from = (rest_start + end).max(after);
+    }
+    out
+}
+
+/// A definition's operators written as words, as symbols: "cash from operations minus capital
+/// expenditures" -> "cash from operations - capital expenditures" ("less than" stays words).
+fn operators_in_words(expr: &str) -> String {
+    static RE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\s+(minus|less(?:\s+than)?|plus|divided\s+by|multiplied\s+by|times)\s+").expect("valid regex"));
+    RE.replace_all(expr, |c: &regex::Captures| {
+        let w = c[1].to_lowercase();
+        let op = match w.split_whitespace().next().unwrap_or("") {
+            _ if w.ends_with("than") => return c[0].to_string(),
+            "minus" | "less" => "-",
+            "plus" => "+",
+            "divided" => "/",
+            _ => "*",
+        };
+        format!(" {op} ")
+    })
+    .into_owned()
+}
+
+/// The catalogue's line items a run of words names, each once: longest names first, and the
+/// words of a name found are not read again ("cash from operations - capital expenditures"
+/// names operating_cash_flow and capex, not cash).
+fn items_named(cat: &Catalogue, text: &str) -> Vec<String> {
+    let mut names: Vec<(String, &str)> = cat.items.iter().flat_map(|(id, it)| it.names.iter().chain(&it.labels).map(move |n| (norm(n), id.as_str()))).collect();
+    names.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
+    let mut t = format!(" {} ", norm(text));
+    let mut out: Vec<String> = Vec::new();
+    for (n, id) in names {
+        if n.is_empty() || !has_words(&t, &n) {
+            continue;
+        }
+        if !out.iter().any(|o| o == id) {
+            out.push(id.to_string());
+        }
+        let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(&n))) else { continue };
+        t = re.replace_all(&t, " | ").into_owned();
     }
     out
 }
@@ -236,6 +278,16 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
             Ok(e) => e,
             Err(err) => return Some(Err(format!("the definition of {name} could not be read: {err}"))),
         };
+        // every line item the definition names is in the formula read from it: a formula that
+        // drops one computes something else than was defined
+        let mut used = Vec::new();
+        e.items(&mut used);
+        let subs_named = subs.keys().any(|k| has_words(&norm(text), k));
+        if !subs_named {
+            if let Some(missing) = items_named(cat, text).into_iter().find(|i| !used.contains(i)) {
+                return Some(Err(format!("the definition of {name} names {}, which its formula as read does not use", cat.item_name(&missing))));
+            }
+        }
         subs.insert(norm(name), e.clone());
         main = Some((name.clone(), e));
     }
@@ -371,5 +423,22 @@ mod tests {
         assert!(plan_of("What drove gross margin change as of FY2022 for 3M?").is_none());
         assert!(plan_of("What is the capital of France?").is_none());
         assert!(plan_of("what is Amazon's FY2017 debt to ebitda ratio? round your answer to three decimal places").is_none());
+    }
+
+    #[test]
+    fn a_definition_in_words_is_read_whole_or_not_at_all() {
+        // "minus" is an operator: both line items are in the formula
+        let f = p("What is 3M's FY2018 free cash flow? Free cash flow is defined as cash from operations minus capital expenditures. Answer in USD millions.");
+        let mut items = Vec::new();
+        f.expr.items(&mut items);
+        assert_eq!(items, vec!["operating_cash_flow", "capex"], "{:?}", f.expr);
+        let f = p("What is Adobe's FY2016 EBITDA less capex? EBITDA less capex is defined as operating income plus depreciation and amortization less capital expenditures.");
+        let mut items = Vec::new();
+        f.expr.items(&mut items);
+        assert_eq!(items, vec!["operating_income", "depreciation_amortization", "capex"]);
+        // a formula that would drop a line item its definition names is refused, not computed
+        let err = plan_of("What is ACME's FY2018 spread? Spread is defined as total assets and total current liabilities.").unwrap().unwrap_err();
+        assert!(err.contains("does not use"), "{err}");
+        assert_eq!(operators_in_words("x less than y minus z"), "x less than y - z");
     }
 }

@@ -41,6 +41,15 @@ pub struct ItemDef {
     /// cell under a rate sub-column, or printed with %, is read from these rows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rate_of: Vec<String>,
+    /// A balance at a date (inventory, total assets): read from a balance sheet or a note,
+    /// never from a page titled only as a cash flow statement, whose row under the same label
+    /// is the year's change in it ("Inventories (908)").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub balance: bool,
+    /// Words that make a row labelled like the item another line item ("Net income
+    /// attributable to noncontrolling interests" is not the company's net income).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
