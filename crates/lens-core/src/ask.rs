@@ -214,10 +214,24 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
     };
     // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing
     let unquoted = a.model.is_some() && a.quote.is_none() && !a.not_found && a.calculation.as_ref().is_none_or(|c| c.result.is_none());
+    // a figure the worked answer looked for on the filing's statements and found no row of,
+    // answered instead by a quoted row: the row is labelled otherwise ("Interest rate contracts",
+    // "Boeing Capital interest expense" for "interest expense"), so it may be another line item
+    let missed = match a.calculation.as_ref() {
+        Some(c) if a.found_by != crate::evidence::FoundBy::Calculation && c.result.is_none() && question.asks == crate::question::ValueType::Number => {
+            c.problem.as_deref().filter(|p| p.starts_with("not found: ")).map(|p| {
+                format!(
+                    "the worked answer found no row labelled as {} on the pages it read: the quoted row may be another line item",
+                    p.trim_start_matches("not found: ")
+                )
+            })
+        }
+        _ => None,
+    };
     let caveat = match a.calculation.as_ref().and_then(|c| c.caveat.as_deref()) {
         Some(c) => Some(c),
         None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
-        None => None,
+        None => missed.as_deref(),
     };
     Ok(crate::support::judge(&crate::support::Claim {
         unnamed_among: &unnamed_among,

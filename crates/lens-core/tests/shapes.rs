@@ -139,3 +139,22 @@ fn a_current_report_is_read_on_its_item_page_and_boilerplate_never_supports() {
     assert_eq!(support, Support::Weak, "{why:?}");
     assert!(why.iter().any(|w| w.contains("boilerplate")), "{why:?}");
 }
+
+#[test]
+fn a_quoted_row_where_the_worked_answer_found_no_row_of_the_item_is_not_shown_as_supported() {
+    // the worked answer looked for interest expense on the filing's statements and found no
+    // row of it; the row quoted instead is labelled otherwise
+    let doc = "3M_2018_10K";
+    let lib = lib();
+    let read = lib.read_question("What is 3M's FY2018 net sales? Answer in USD millions.");
+    let pages = lens_core::ask::page_inputs(&lib, &[PageRef::new(doc, 56)]).unwrap();
+    let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), &read, &pages).unwrap();
+    a.found_by = lens_core::evidence::FoundBy::Quote;
+    a.calculation = None;
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    assert_eq!(support, Support::Strong, "the row quoted alone is supported: {why:?} ({})", a.answer);
+    a.calculation = Some(lens_core::calc::Calculation { result: None, problem: Some("not found: revenue, FY2018".into()), ..Default::default() });
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    assert_eq!(support, Support::Weak, "{why:?}");
+    assert!(why.iter().any(|w| w.contains("found no row labelled as revenue, FY2018")), "{why:?}");
+}

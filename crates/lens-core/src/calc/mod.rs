@@ -411,6 +411,9 @@ impl Finder<'_, '_> {
                     if def.positive && value.to_f64() < 0.0 {
                         continue;
                     }
+                    if def.nonzero && value.to_f64() == 0.0 {
+                        continue;
+                    }
                     let op = Operand {
                         name: def.names.first().cloned().unwrap_or_default(),
                         period: match self.months {
@@ -1113,6 +1116,36 @@ mod tests {
         // total assets of the filer only
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 total assets (in USD millions)?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$36,500 million"), "{c:#?}");
+    }
+
+    #[test]
+    fn a_dash_under_a_total_that_is_never_zero_is_another_columns() {
+        // a statement of equity prints "Net income —" under a column where nothing moved; the
+        // income statement prints the year's net income
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [
+            statement(
+                "CONSOLIDATED STATEMENTS OF STOCKHOLDERS' EQUITY",
+                &[
+                    ("Balance, beginning", "9,000", "8,000"),
+                    ("Net income", "—", "—"),
+                    ("Dividends", "(200)", "(150)"),
+                    ("Other", "10", "5"),
+                    ("Balance, end", "9,300", "9,000"),
+                ],
+            ),
+            statement("CONSOLIDATED STATEMENTS OF INCOME", &[("Revenues", "5,000", "4,500"), ("Net income", "490", "400")]),
+        ];
+        let new: Vec<NewPage> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, (t, b))| NewPage { page: i as u32 + 1, text: t, heading: "", boxes: b, width: 612.0, height: 792.0, needs_ocr: false, label: None })
+            .collect();
+        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 2, "sha", &Default::default(), &new).unwrap();
+        lib.store_mut().publish(key, &[]).unwrap();
+        let read: Vec<PageRef> = (1..=2).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
+        let c = work(&lib, &lib.read_question("What is ACME's FY2019 net profit margin in percent?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("9.8%"), "{c:#?}");
     }
 
     #[test]

@@ -46,6 +46,11 @@ pub struct ItemDef {
     /// is the year's change in it ("Inventories (908)").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub balance: bool,
+    /// A total a statement never prints as zero (revenue, net income, total assets): a dash
+    /// under its label is another column's (a statement of equity's "Net income —" under common
+    /// stock) and is passed over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nonzero: bool,
     /// Words that make a row labelled like the item another line item ("Net income
     /// attributable to noncontrolling interests" is not the company's net income).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
