@@ -315,6 +315,13 @@ impl Finder<'_, '_> {
                 if other_entity(&t.title, &filer).is_some() {
                     continue;
                 }
+                // a table about a part of the company (its leases, a disposal, an acquisition's
+                // allocation) prints that part's figures under the company's labels
+                if let Some(w) = part_title(&t.title, &self.lib.checks.part_titles) {
+                    if !def.names.iter().chain(&def.labels).any(|n| norm(n).contains(w)) {
+                        continue;
+                    }
+                }
                 let table_bonus = if statement { 200 } else { 0 } + 5 * t.rows.len().min(20) as i32;
                 // annual figures: a quarter's or half-year's column is not the fiscal year's
                 let mut cols: Vec<usize> =
@@ -482,6 +489,12 @@ impl Finder<'_, '_> {
         }
         best
     }
+}
+
+/// The word of `words` a table's title holds (at a word's start), if any.
+fn part_title<'w>(title: &str, words: &'w [String]) -> Option<&'w str> {
+    let t = norm(title);
+    words.iter().map(String::as_str).find(|w| t.match_indices(*w).any(|(i, _)| i == 0 || !t.as_bytes()[i - 1].is_ascii_alphanumeric()))
 }
 
 /// Letters and digits only, lower case: "Coca-Cola Company" -> "cocacolacompany".
@@ -1071,6 +1084,7 @@ mod tests {
                     ("Cash and cash equivalents", "2,853", "3,053"),
                     ("Accounts receivable", "5,020", "4,911"),
                     ("Inventories", "4,366", "4,034"),
+                    ("Property, plant and equipment, net of accumulated depreciation", "8,738", "8,866"),
                     ("Total assets", "36,500", "37,987"),
                 ],
             ),
@@ -1087,6 +1101,19 @@ mod tests {
                     ("Total assets", "9,820", "8,753"),
                 ],
             ),
+            // a note's table about the leases: its "Property and equipment, net" is the leased
+            // assets', under the exact label
+            statement(
+                "Supplemental balance sheet information related to leases was as follows",
+                &[
+                    ("Operating lease right-of-use assets", "680", "504"),
+                    ("Operating lease liabilities", "633", "450"),
+                    ("Property and equipment, at cost", "184", "294"),
+                    ("Accumulated depreciation", "(27)", "(52)"),
+                    ("Property and equipment, net", "157", "242"),
+                    ("Long-term debt", "163", "271"),
+                ],
+            ),
         ];
         let new: Vec<NewPage> = pages
             .iter()
@@ -1094,9 +1121,9 @@ mod tests {
             .map(|(i, (t, b))| NewPage { page: i as u32 + 1, text: t, heading: "", boxes: b, width: 612.0, height: 792.0, needs_ocr: false, label: None })
             .collect();
         let meta = crate::meta::DocMeta { company: Some("Acme".into()), year: Some(2019), ..Default::default() };
-        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 4, "sha", &meta, &new).unwrap();
+        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 5, "sha", &meta, &new).unwrap();
         lib.store_mut().publish(key, &[]).unwrap();
-        let read: Vec<PageRef> = (1..=4).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
+        let read: Vec<PageRef> = (1..=5).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
         // inventory is the balance sheet's, not the cash flow statement's change in it, nor the
         // investee's
         let c = work(
@@ -1116,6 +1143,11 @@ mod tests {
         // total assets of the filer only
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 total assets (in USD millions)?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$36,500 million"), "{c:#?}");
+        // PP&E from the balance sheet's row (its label goes on "of accumulated depreciation"),
+        // not the lease note's
+        let c = work(&lib, &lib.read_question("What is the year end FY2019 net PP&E for ACME? Answer in USD millions."), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$8,738 million"), "{c:#?}");
+        assert!(!checks::any_failed(&c.checks), "{:?}", c.checks);
     }
 
     #[test]

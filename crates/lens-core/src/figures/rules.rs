@@ -72,6 +72,11 @@ pub struct Rules {
     /// equity"): asked without a formula, never shown as supported.
     #[serde(default)]
     pub definitions: BTreeMap<String, String>,
+    /// Words of a table's title that make it a part of the company, not its whole ("Supplemental
+    /// balance sheet information related to leases": its "Property and equipment, net" is the
+    /// leased assets'): its rows are not read for a line item whose own names lack the words.
+    #[serde(default)]
+    pub part_titles: Vec<String>,
 }
 
 const BUILTIN: &str = include_str!("../../../../resources/checks.json");
@@ -99,6 +104,7 @@ impl Rules {
             r.causal_markers.extend(u.causal_markers);
             r.label_qualifiers.extend(u.label_qualifiers);
             r.definitions.extend(u.definitions);
+            r.part_titles.extend(u.part_titles);
         }
         for (k, b) in r.ranges.iter().chain(&r.shapes).chain(&r.units) {
             // (a NaN bound is refused too)
