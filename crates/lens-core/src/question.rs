@@ -434,6 +434,13 @@ fn extreme_of(l: &str) -> Option<Extreme> {
     None
 }
 
+/// Whether a question asks for a change in points ("in percentage points", "by how many
+/// basis points"), which a percent sign elsewhere in it does not make a percent change.
+pub fn points_asked(text: &str) -> bool {
+    let l = text.to_lowercase();
+    l.contains("percentage point") || l.contains("percent point") || l.contains("basis point") || has_words(&l, "pp") || has_words(&l, "points")
+}
+
 /// The content words of a text: lower case, no stop words, no numbers, longer than two letters.
 pub fn content_terms(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -579,10 +586,12 @@ impl Question {
         let rate_measure = measure.as_deref().is_some_and(|m| cat.metrics.get(m).is_some_and(|d| d.unit == crate::figures::catalogue::Unit::Percent))
             || has_words(&l, "rate")
             || has_words(&l, "margin");
-        let percent = l_all.contains('%') || l_all.contains("percent");
+        // "in percentage points": a change of a rate by points, not a percent change of it
+        let points_asked = points_asked(&l_all);
+        let percent = !points_asked && (l_all.contains('%') || l_all.contains("percent"));
         let form = Form {
             percent,
-            points: operation == Operation::Change && rate_measure && !percent,
+            points: operation == Operation::Change && (rate_measure || points_asked) && !percent,
             decimals: decimals_asked(&text),
             scale: scale_asked(&text).map(str::to_string),
         };
@@ -740,6 +749,14 @@ mod tests {
         assert_eq!(q.asks, ValueType::Number);
         let q = Question::parse("Is Pfizer spinning off any large business segments?");
         assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::YesNo));
+    }
+
+    #[test]
+    fn a_change_asked_in_percentage_points_is_a_change_in_points() {
+        let q = Question::parse("What is 3M's FY2021 to FY2022 change in unadjusted operating income margin (in percentage points, one decimal place)?");
+        assert!(q.form.points && !q.form.percent, "{q:?}");
+        let q = Question::parse("What is 3M's year-over-year change in revenue from FY2017 to FY2018 (in units of percents and round to one decimal place)?");
+        assert!(q.form.percent && !q.form.points, "{q:?}");
     }
 
     #[test]

@@ -328,7 +328,8 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         return None;
     }
     let span = years.len() >= 2 && from < to;
-    let percent_asked = l.contains('%') || l.contains("percent");
+    // "in percentage points" asks for points, not a percent change
+    let percent_asked = !crate::question::points_asked(&l) && (l.contains('%') || l.contains("percent"));
     // a metric that is itself a change ("revenue growth" = (revenue − prev(revenue)) ÷ prev)
     // asked "from FY2017 to FY2018" is that change at the later year, not the change of it
     let shape = if expr.is_change() {
@@ -412,6 +413,9 @@ mod tests {
         assert_eq!((rg.shape, rg.id.as_deref(), rg.format.percent), (Shape::One(2018), Some("revenue_growth"), true));
         let cagr = p("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022 (in units of percents and round to one decimal place)?");
         assert_eq!(cagr.shape, Shape::Cagr(2020, 2022));
+        // a margin's change "in percentage points" is the difference of the two margins
+        let pts = p("What is 3M's FY2021 to FY2022 change in unadjusted operating income margin (in percentage points, one decimal place)?");
+        assert_eq!((pts.shape, pts.unit), (Shape::Difference(2021, 2022), Unit::Percent));
 
         let i = p("What is the year end FY2019 total amount of inventories for Best Buy? Answer in USD millions.");
         assert_eq!((i.metric.as_str(), i.unit, i.format.scale.map(|s| s.1)), ("inventory", Unit::Amount, Some("million")));
