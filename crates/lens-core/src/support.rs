@@ -77,6 +77,21 @@ pub fn states_ratio(text: &str) -> bool {
     RE.is_match(text) || tokenize(text).iter().any(|t| t.is_number && t.text.contains('.') && t.text.parse::<f64>().is_ok_and(|v| v.abs() < 100.0))
 }
 
+/// The years a line names (1990-2059 as whole words: "fiscal 2016", "December 31, 2022",
+/// "FY2017"), each once, in order.
+pub fn years_named(line: &str) -> Vec<i32> {
+    static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?:\b|fy|FY)((?:19|20)\d{2})\b").expect("valid regex"));
+    let mut out: Vec<i32> = Vec::new();
+    for c in RE.captures_iter(line) {
+        if let Ok(y) = c[1].parse::<i32>() {
+            if (1990..2060).contains(&y) && !out.contains(&y) {
+                out.push(y);
+            }
+        }
+    }
+    out
+}
+
 /// Whether a line is a table row: a short label followed by two or more figures.
 pub fn is_table_row(line: &str) -> bool {
     let figures = numbers(line).iter().filter(|(n, ..)| n.salient && !n.is_year).count();
@@ -207,6 +222,24 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         }
         _ => {}
     }
+    // words asked, a table's figures given ("What are 3M's business segments?" answered by a
+    // segment table's run of amounts): the figures are not the names or the sentence asked
+    if c.found_by != FoundBy::Calculation && c.question.operation == Operation::Narrative && matches!(c.question.asks, ValueType::Sentence | ValueType::Name) {
+        let figures = numbers(line).iter().filter(|(n, ..)| n.salient && !n.is_year).count();
+        let words = tokenize(line).into_iter().filter(|t| !t.is_number).count();
+        if figures >= 6 && figures * 2 >= words {
+            why.push("the question asks in words and the answer is a run of a table's figures, not the names or sentence asked".to_string());
+        }
+    }
+    // the line names other years than the question: "What drove Adobe's revenue growth in
+    // FY2017?" answered by "Revenue ... increased during fiscal 2016, as compared to fiscal 2015"
+    if c.found_by != FoundBy::Calculation && !c.years.is_empty() {
+        let named = years_named(line);
+        if !named.is_empty() && !named.iter().any(|y| c.years.contains(y)) {
+            let show = |v: &[i32]| v.iter().map(|y| y.to_string()).collect::<Vec<_>>().join(", ");
+            why.push(format!("the quoted line is about {}, not {} as asked", show(&named), show(c.years)));
+        }
+    }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
         why.push("the quoted paragraph is legal boilerplate (a form or standard terms), not a statement of what was asked".to_string());
     }
@@ -329,6 +362,37 @@ mod tests {
         let (s, why) = judge(&c);
         assert_eq!(s, Support::Weak, "{why:?}");
         assert!(why.iter().any(|w| w.contains("asks for a ratio")), "{why:?}");
+    }
+
+    #[test]
+    fn a_line_about_other_years_or_a_run_of_figures_does_not_answer_words() {
+        let line = "Revenue from Digital Marketing increased $227.7 million during fiscal 2016, as compared to fiscal 2015 primarily due to continued revenue growth associated with our Adobe Experience Cloud.";
+        let page = "Fiscal 2017 fiscal 2016 revenue growth Adobe Experience Cloud digital marketing drove";
+        let c =
+            Claim { question: q("What drove Adobe's revenue growth in FY2017?"), quote: Some(line), ..claim(line, FoundBy::Quote, page, &[2017], Some(true)) };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak, "{why:?}");
+        assert!(why.iter().any(|w| w.contains("about 2016, 2015, not 2017")), "{why:?}");
+        assert_eq!(years_named("in FY2017 and December 31, 2018 (2,017 units)"), vec![2017, 2018]);
+        // the year asked among those named is no mismatch
+        let line = "Consolidated net revenues in 2020 decreased 60% compared to 2019 due primarily to the impact of COVID-19.";
+        let c = Claim {
+            question: q("What drove the decline in MGM Resorts' revenues in 2020?"),
+            quote: Some(line),
+            ..claim(line, FoundBy::Quote, line, &[2020], Some(true))
+        };
+        assert!(!judge(&c).1.iter().any(|w| w.contains("the quoted line is about")), "{:?}", judge(&c).1);
+        // segments asked, a segment table's figures given
+        let row =
+            "Income before income taxes $ 6,392 $ 7,204 $ 6,795 Assets (Millions) 2022 2021 Safety and Industrial $ 11,730 $ 11,744 $ 566 $ 593 $ 562 $ 512";
+        let c = Claim {
+            question: q("What are the business segments of 3M as of FY2022?"),
+            quote: Some(row),
+            ..claim(row, FoundBy::Quote, row, &[2022], Some(true))
+        };
+        let (s, why) = judge(&c);
+        assert_eq!(s, Support::Weak, "{why:?}");
+        assert!(why.iter().any(|w| w.contains("run of a table's figures")), "{why:?}");
     }
 
     #[test]
