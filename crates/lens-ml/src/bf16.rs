@@ -388,6 +388,13 @@ fn product(kernel: Kernel, a: &[u16], m: usize, w: &Packed, bias: Option<&[f32]>
                         block(kernel, a, w.kp, b, &mut c);
                         write_block(&c, out, m, n, r0, j0, bias, then);
                     }
+                    #[cfg(target_arch = "x86_64")]
+                    Sink::Bf16(out, kp) if convert_natively() => {
+                        // the bias, the GELU and the rounding to bf16 in one pass over the block
+                        block(kernel, a, w.kp, b, &mut c);
+                        let (rows, cols) = (32.min(m.saturating_sub(r0)), n.saturating_sub(j0).min(32));
+                        avx512::finish_to_bf16(&c, rows, cols, bias.map(|b| &b[j0..j0 + cols]), then == Then::Gelu, out.0.add(r0 * kp + j0), kp);
+                    }
                     Sink::Bf16(out, kp) => {
                         block(kernel, a, w.kp, b, &mut c);
                         let (rows, cols) = (32.min(m.saturating_sub(r0)), n.saturating_sub(j0).min(32));
@@ -716,6 +723,32 @@ mod avx512 {
         }
     }
 
+    /// `rows × cols` of a 32-wide f32 block `c`, plus `bias`, through the GELU when `gelu`,
+    /// rounded to bf16 into `out` (rows `ldo` apart): one pass, 16 values at a time.
+    ///
+    /// # Safety
+    /// AVX-512F, BW, VL and BF16; `cols ≤ 32`, `rows ≤ 32`; `out` holds `rows` rows of `cols`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512bf16")]
+    pub unsafe fn finish_to_bf16(c: &[f32; 32 * 32], rows: usize, cols: usize, bias: Option<&[f32]>, gelu: bool, out: *mut u16, ldo: usize) {
+        for i in 0..rows {
+            let mut j = 0;
+            while j < cols {
+                let left = (cols - j).min(16);
+                let k: __mmask16 = if left == 16 { 0xffff } else { (1u16 << left) - 1 };
+                let mut v = _mm512_maskz_loadu_ps(k, c.as_ptr().add(i * 32 + j));
+                if let Some(b) = bias {
+                    v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(k, b.as_ptr().add(j)));
+                }
+                if gelu {
+                    v = crate::math::avx512::gelu_for_bf16(v);
+                }
+                let h = _mm512_cvtneps_pbh(v);
+                _mm256_mask_storeu_epi16(out.add(i * ldo + j) as *mut i16, k, std::mem::transmute::<__m256bh, __m256i>(h));
+                j += 16;
+            }
+        }
+    }
+
     /// One 32 × 32 block with `vdpbf16ps`, 8 rows × 32 columns at a time.
     ///
     /// # Safety
@@ -833,6 +866,36 @@ mod tests {
             matmul_then(kern, &x, m, &p, Some(&bias), Then::Gelu, &mut got);
             let d = got.iter().zip(&want).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
             assert!(d < 1e-5, "{kern:?}: {d}");
+        }
+    }
+
+    #[test]
+    fn a_product_written_in_bf16_is_its_f32_result_rounded() {
+        // bias and GELU then bf16, in one pass: within one bf16 rounding of the f32 path's
+        let (m, k, n) = (70, 64, 80);
+        let x: Vec<f32> = (0..m * k).map(|i| ((i * 31 % 200) as f32 / 100.0) - 1.0).collect();
+        let w: Vec<f32> = (0..n * k).map(|i| ((i * 17 % 300) as f32 / 150.0) - 1.0).collect();
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.02 - 0.5).collect();
+        let p = Packed::from_out_in(&w, n, k);
+        let mut a = Rows::default();
+        a.shape(m, k);
+        for (i, r) in a.rows_mut().take(m).enumerate() {
+            convert(&x[i * k..(i + 1) * k], &mut r[..k]);
+        }
+        for kern in kernels() {
+            for then in [Then::Nothing, Then::Gelu] {
+                let mut want = vec![0f32; m * n];
+                matmul_rows(kern, &a, &p, Some(&bias), then, &mut want);
+                let mut got = Rows::default();
+                matmul_rows_into(kern, &a, &p, Some(&bias), then, &mut got);
+                let (data, kp) = got.raw();
+                for i in 0..m {
+                    for j in 0..n {
+                        let (g, w) = (from_bf16(data[i * kp + j]), want[i * n + j]);
+                        assert!((g - w).abs() <= 4e-3 * w.abs().max(1e-2), "{kern:?} {then:?} [{i}][{j}]: {g} against {w}");
+                    }
+                }
+            }
         }
     }
 
