@@ -228,10 +228,21 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         }
         _ => None,
     };
+    // a figure asked, a table row quoted: the same label printed elsewhere in the filing with
+    // figures several times larger makes this row a part's (a segment's "Total noninterest
+    // expense 969" where the firm's is 17,948)
+    let part = match (a.found_by, a.quote.as_deref(), a.citations.first()) {
+        (crate::evidence::FoundBy::Quote, Some(q), Some(p))
+            if question.asks == crate::question::ValueType::Number && question.operation == crate::question::Operation::Value =>
+        {
+            larger_elsewhere(lib, p, q)?
+        }
+        _ => None,
+    };
     let caveat = match a.calculation.as_ref().and_then(|c| c.caveat.as_deref()) {
         Some(c) => Some(c),
         None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
-        None => missed.as_deref(),
+        None => missed.as_deref().or(part.as_deref()),
     };
     Ok(crate::support::judge(&crate::support::Claim {
         unnamed_among: &unnamed_among,
@@ -246,6 +257,75 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         years: &years,
         in_scope,
     }))
+}
+
+/// The largest figure (in units) of the rows labelled `label` in `tables`; None when no row
+/// has that label.
+fn row_sizes(tables: &[crate::figures::table::Table], label: &str) -> Option<f64> {
+    let want = crate::figures::catalogue::norm(label);
+    let want = want.as_str();
+    tables
+        .iter()
+        .flat_map(|t| t.rows.iter().filter(move |r| crate::figures::catalogue::norm(&r.label) == want).map(move |r| (t, r)))
+        .filter_map(|(t, r)| r.cells.iter().flatten().filter_map(|c| c.value.checked_mul(t.scale)).map(|v| v.to_f64().abs()).reduce(f64::max))
+        .reduce(f64::max)
+}
+
+/// When the row quoted on `page` is printed under the same label elsewhere in the filing with
+/// figures at least three times as large, the reason to say so: the quoted row is likely a
+/// part's (a segment's, a subsidiary's), not the company's.
+fn larger_elsewhere(lib: &Library, page: &PageRef, quote: &str) -> Result<Option<String>> {
+    if !crate::support::is_table_row(quote) {
+        return Ok(None);
+    }
+    // the row's label: its words before the first figure
+    let label: String = quote
+        .split_whitespace()
+        .take_while(|w| {
+            let t = w.trim_start_matches(['(', '$', '-', '—', '–']);
+            !t.is_empty() && !t.starts_with(|c: char| c.is_ascii_digit())
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    // a footnote mark is not part of the label ("Total Operating Revenues(1)")
+    let label = match label.rfind('(') {
+        Some(i) if label.ends_with(')') && label.len() - i <= 4 => label[..i].trim_end().to_string(),
+        _ => label,
+    };
+    if label.split_whitespace().count() < 2 {
+        return Ok(None);
+    }
+    // the row as the page's tables read it, else the quote's own figures in the page's unit
+    let from_quote = || -> Result<Option<f64>> {
+        let text = lib.store().page(&page.doc_id, page.page)?.text;
+        let (_, scale) = crate::figures::table::page_unit(&text);
+        let biggest = crate::evidence::numbers(quote).into_iter().filter(|(n, ..)| n.salient && !n.is_year).map(|(n, ..)| n.value.abs()).reduce(f64::max);
+        Ok(biggest.map(|v| v * scale.to_f64()))
+    };
+    let mine = match row_sizes(&lib.page_tables(page), &label) {
+        Some(v) => Some(v),
+        None => from_quote()?,
+    };
+    let Some(mine) = mine.filter(|v| *v > 0.0) else { return Ok(None) };
+    let mut req = SearchRequest::new(label.clone());
+    req.docs = vec![page.doc_id.clone()];
+    req.k = 10;
+    req.filter = false;
+    req.retriever = Retriever::Bm25;
+    for h in lib.search(&req)?.hits {
+        let other = h.page_ref();
+        if other == *page {
+            continue;
+        }
+        if let Some(theirs) = row_sizes(&lib.page_tables(&other), &label) {
+            if theirs >= 3.0 * mine {
+                return Ok(Some(format!(
+                    "\"{label}\" is printed on {other} with figures at least three times as large: the row quoted may be a part's (a segment's), not the company's"
+                )));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Replace an answer to an off-topic question by "Not found" ([`crate::support::off_topic`]):

@@ -158,3 +158,27 @@ fn a_quoted_row_where_the_worked_answer_found_no_row_of_the_item_is_not_shown_as
     assert_eq!(support, Support::Weak, "{why:?}");
     assert!(why.iter().any(|w| w.contains("found no row labelled as revenue, FY2018")), "{why:?}");
 }
+
+#[test]
+fn a_segments_row_quoted_for_the_companys_figure_is_not_shown_as_supported() {
+    // Verizon's Business segment prints "Total Operating Revenues 31,072"; the company's,
+    // on the income statement, is 136,835
+    let doc = "VERIZON_2022_10K";
+    let lib = lib();
+    let read = lib.read_question("What were Verizon's total operating revenues in FY2022?");
+    let judge = |page: u32| {
+        let pages = lens_core::ask::page_inputs(&lib, &[PageRef::new(doc, page)]).unwrap();
+        let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), &read, &pages).unwrap();
+        a.found_by = lens_core::evidence::FoundBy::Quote;
+        a.calculation = None;
+        let got = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+        (a.quote.unwrap_or_default(), got)
+    };
+    let (quote, (support, why)) = judge(32);
+    assert!(quote.contains("31,072"), "{quote}");
+    assert_eq!(support, Support::Weak, "{quote}: {why:?}");
+    assert!(why.iter().any(|w| w.contains("at least three times as large")), "{why:?}");
+    let (quote, (_, why)) = judge(54);
+    assert!(quote.contains("136,835"), "{quote}");
+    assert!(!why.iter().any(|w| w.contains("three times as large")), "the company's own row: {why:?}");
+}
