@@ -239,10 +239,26 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         }
         _ => None,
     };
+    // a figure asked by a term of art the question writes as one ("RevPAR", "ARR", "CET1"):
+    // a quoted line that never names it states another figure ("rooms revenue was $2.7 billion")
+    let unnamed = match (a.found_by, a.quote.as_deref(), a.citations.first()) {
+        (crate::evidence::FoundBy::Quote, Some(q), Some(p)) if question.asks == crate::question::ValueType::Number => {
+            let names: Vec<String> = filter.map(|f| f.companies.iter().map(|c| c.to_lowercase()).collect()).unwrap_or_default();
+            let line = q.to_lowercase();
+            terms_of_art(&question.text)
+                .into_iter()
+                .find(|t| {
+                    let l = t.to_lowercase();
+                    !line.contains(&l) && !p.doc_id.to_lowercase().contains(&l) && !names.iter().any(|n| n.contains(&l) || l.contains(n.as_str()))
+                })
+                .map(|t| format!("the quoted line does not name {t}, which the question asks for: it may state another figure"))
+        }
+        _ => None,
+    };
     let caveat = match a.calculation.as_ref().and_then(|c| c.caveat.as_deref()) {
         Some(c) => Some(c),
         None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
-        None => missed.as_deref().or(part.as_deref()),
+        None => missed.as_deref().or(part.as_deref()).or(unnamed.as_deref()),
     };
     Ok(crate::support::judge(&crate::support::Claim {
         unnamed_among: &unnamed_among,
@@ -257,6 +273,21 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         years: &years,
         in_scope,
     }))
+}
+
+/// The terms of art a question writes with capitals inside or throughout ("RevPAR", "ARR",
+/// "EBITDAR"), three letters or more, not units or periods ("USD", "FY").
+pub fn terms_of_art(question: &str) -> Vec<String> {
+    const COMMON: [&str; 8] = ["USD", "GAAP", "FY", "YOY", "US", "USA", "EUR", "GBP"];
+    let mut out: Vec<String> = Vec::new();
+    for w in question.split(|c: char| !c.is_alphanumeric() && c != '&') {
+        let w = w.trim_end_matches("s").trim_end_matches('\'');
+        let upper = w.chars().filter(|c| c.is_ascii_uppercase()).count();
+        if w.len() >= 3 && w.chars().all(|c| c.is_ascii_alphabetic()) && upper >= 2 && !COMMON.contains(&w) && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
 }
 
 /// The largest figure (in units) of the rows labelled `label` in `tables`; None when no row
@@ -730,5 +761,17 @@ impl Library {
         let resp = self.finish_ask(r, a)?;
         on_event(AskEvent::Done { response: Box::new(resp.clone()) });
         Ok(resp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_of_art_are_the_words_written_with_capitals_inside() {
+        assert_eq!(terms_of_art("What was MGM's Las Vegas Strip RevPAR in 2022?"), vec!["MGM", "RevPAR"]);
+        assert_eq!(terms_of_art("What was Adobe's Digital Media ARR at the end of fiscal 2016, in USD?"), vec!["ARR"]);
+        assert!(terms_of_art("What is the FY2019 revenue of Costco in USD millions (GAAP)?").is_empty());
     }
 }

@@ -182,3 +182,18 @@ fn a_segments_row_quoted_for_the_companys_figure_is_not_shown_as_supported() {
     assert!(quote.contains("136,835"), "{quote}");
     assert!(!why.iter().any(|w| w.contains("three times as large")), "the company's own row: {why:?}");
 }
+
+#[test]
+fn a_quoted_line_that_never_names_the_term_asked_is_not_shown_as_supported() {
+    // a term of art ("ROCE") asked of Verizon: the revenue line quoted never names it
+    let doc = "VERIZON_2022_10K";
+    let lib = lib();
+    let read = lib.read_question("What was Verizon's total operating revenues ROCE in FY2022?");
+    let pages = lens_core::ask::page_inputs(&lib, &[PageRef::new(doc, 54)]).unwrap();
+    let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), &read, &pages).unwrap();
+    a.found_by = lens_core::evidence::FoundBy::Quote;
+    a.calculation = None;
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    assert_eq!(support, Support::Weak, "{:?}: {why:?}", a.quote);
+    assert!(why.iter().any(|w| w.contains("does not name ROCE")), "{why:?}");
+}

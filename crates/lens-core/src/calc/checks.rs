@@ -229,6 +229,40 @@ fn concept(c: &Calculation, question: &str, rules: &Rules) -> Check {
             );
         }
     }
+    // a part of the measure asked ("membership fee revenue", "AWS operating income", "revenue
+    // from its Whole Foods stores"): the company's whole measure does not answer it. Read in the
+    // question's own words (before its first "?"), not its definitions or instructions.
+    if let Some(asked) = c.asked_as.as_deref() {
+        // a plural possessive ("MGM Resorts' total revenue") is a possessive; an opening
+        // parenthesis ("return on common equity (ROE)") leads a short form of what precedes it
+        let own = norm(question.split('?').next().unwrap_or(question)).replace("' ", " 's ");
+        let spaced: String = own.chars().map(|ch| if ch.is_alphanumeric() || ch == '-' || ch == '&' || ch == '(' { ch } else { ' ' }).collect();
+        let spaced = spaced.replace('(', " ( ");
+        let words: Vec<&str> = spaced.split_whitespace().collect();
+        let name: Vec<&str> = asked.split(|ch: char| !ch.is_alphanumeric() && ch != '-' && ch != '&').filter(|w| !w.is_empty()).collect();
+        // the company's own name ("Netflix working capital"), as its filings are named
+        let docs: Vec<String> = c.operands.iter().map(|o| o.page.doc_id.to_lowercase()).collect();
+        let lead = |w: &str| {
+            w == "("
+                || w.chars().any(|ch| ch.is_ascii_digit())
+                || rules.lead_words.iter().any(|l| l == w)
+                || (w.len() >= 3 && docs.iter().any(|d| d.contains(w)))
+        };
+        if !name.is_empty() {
+            for at in (0..words.len()).filter(|&i| words[i..].starts_with(&name)) {
+                if let Some(w) = at.checked_sub(1).map(|i| words[i]).filter(|w| !lead(w)) {
+                    return Check::fail(
+                        "concept",
+                        format!("the question asks for \"{w} {asked}\", a part of {} or another line item, not the company's {}", c.metric, c.metric),
+                    );
+                }
+                let after = (words.get(at + name.len()).copied(), words.get(at + name.len() + 1).copied());
+                if let (Some("from"), Some(w @ ("its" | "their" | "our"))) = after {
+                    return Check::fail("concept", format!("the question asks for \"{asked} from {w} …\", a part of {}, not the company's", c.metric));
+                }
+            }
+        }
+    }
     for o in &c.operands {
         if o.read.label_match == "partial" {
             return Check::fail(
@@ -519,6 +553,41 @@ mod tests {
         assert_eq!(k.passed, Some(true), "{k:?}");
         c.asked_as = Some("cash".into());
         assert_eq!(concept(&c, "What was 3M's restricted cash in FY2018?", &rules()).passed, Some(false));
+    }
+
+    #[test]
+    fn a_part_of_the_measure_asked_is_not_answered_by_the_whole() {
+        let rules = rules();
+        let mut c = calc(
+            "revenue",
+            "revenue",
+            "amount",
+            "value",
+            195929.0,
+            "$195,929 million",
+            vec![op("revenue", "FY2021", "195929", "millions", 36, "Total revenue")],
+        );
+        c.asked_as = Some("revenue".into());
+        for q in [
+            "What was Costco's membership fee revenue in FY2021 in USD millions?",
+            "What was Amazon's revenue from its Whole Foods stores in 2019 in USD millions?",
+            "What was Block's bitcoin revenue in 2020 in USD millions?",
+        ] {
+            let got = get(&of_calculation(&c, q, false, true, &rules), "concept").clone();
+            assert_eq!(got.passed, Some(false), "{q}: {got:?}");
+            assert!(got.detail.contains("a part of revenue"), "{}", got.detail);
+        }
+        for q in [
+            "What was Costco's total revenue in FY2021 in USD millions?",
+            "What was Costcos' total revenue in FY2021 in USD millions?",
+            "What is Acme revenue in FY2021?",
+            "What is the return on common equity (revenue) of Acme?",
+            "What is the FY2021 revenue for Costco? Revenue is defined as membership fee revenue plus net sales.",
+            "Using the income statement, what is Costco's FY 2021 net revenue (in USD millions)?",
+        ] {
+            let got = get(&of_calculation(&c, q, false, true, &rules), "concept").clone();
+            assert_ne!(got.passed, Some(false), "{q}: {got:?}");
+        }
     }
 
     #[test]

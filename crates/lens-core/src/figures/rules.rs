@@ -77,6 +77,11 @@ pub struct Rules {
     /// leased assets'): its rows are not read for a line item whose own names lack the words.
     #[serde(default)]
     pub part_titles: Vec<String>,
+    /// Words that may stand right before a measure's name in a question and leave it the
+    /// company's whole measure ("total", "net", "unadjusted", "fiscal"); any other word there
+    /// names a part of it ("membership fee revenue", "AWS operating income").
+    #[serde(default)]
+    pub lead_words: Vec<String>,
 }
 
 const BUILTIN: &str = include_str!("../../../../resources/checks.json");
@@ -105,6 +110,7 @@ impl Rules {
             r.label_qualifiers.extend(u.label_qualifiers);
             r.definitions.extend(u.definitions);
             r.part_titles.extend(u.part_titles);
+            r.lead_words.extend(u.lead_words);
         }
         for (k, b) in r.ranges.iter().chain(&r.shapes).chain(&r.units) {
             // (a NaN bound is refused too)
