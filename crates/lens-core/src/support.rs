@@ -240,6 +240,18 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
             why.push(format!("the quoted line is about {}, not {} as asked", show(&named), show(c.years)));
         }
     }
+    // a growth rate asked ("unit case volume growth"), levels quoted: no rate and no word of
+    // change on the line
+    if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
+        let q = c.question.text.to_lowercase();
+        let asks_growth = crate::figures::catalogue::has_words(&q, "growth") || crate::figures::catalogue::has_words(&q, "growth rate");
+        let words = crate::text::plain_words(line);
+        let says_change = words.iter().any(|w| CHANGE_WORDS.iter().any(|c| if c.len() <= 4 { w == c } else { w.starts_with(c) }));
+        let rate = line.contains('%') || line.to_lowercase().contains("percent");
+        if asks_growth && !rate && !says_change {
+            why.push("the question asks for a growth rate and the line states levels, with no rate or change".to_string());
+        }
+    }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
         why.push("the quoted paragraph is legal boilerplate (a form or standard terms), not a statement of what was asked".to_string());
     }
@@ -382,6 +394,21 @@ mod tests {
             ..claim(line, FoundBy::Quote, line, &[2020], Some(true))
         };
         assert!(!judge(&c).1.iter().any(|w| w.contains("the quoted line is about")), "{:?}", judge(&c).1);
+        // a growth asked, levels quoted
+        let line = "The Coca-Cola system sold 29.2 billion, 29.3 billion and 29.2 billion unit cases of our products in 2017, 2016 and 2015, respectively.";
+        let c = Claim {
+            question: q("What was Coca-Cola's unit case volume growth in 2017?"),
+            quote: Some(line),
+            ..claim(line, FoundBy::Quote, line, &[2017], Some(true))
+        };
+        assert!(judge(&c).1.iter().any(|w| w.contains("asks for a growth rate")), "{:?}", judge(&c).1);
+        let line = "Unit case volume grew 1% in 2017.";
+        let c = Claim {
+            question: q("What was Coca-Cola's unit case volume growth in 2017?"),
+            quote: Some(line),
+            ..claim(line, FoundBy::Quote, line, &[2017], Some(true))
+        };
+        assert!(!judge(&c).1.iter().any(|w| w.contains("asks for a growth rate")), "{:?}", judge(&c).1);
         // segments asked, a segment table's figures given
         let row =
             "Income before income taxes $ 6,392 $ 7,204 $ 6,795 Assets (Millions) 2022 2021 Safety and Industrial $ 11,730 $ 11,744 $ 566 $ 593 $ 562 $ 512";
