@@ -237,7 +237,17 @@ fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Res
         expr,
         unit,
         shape,
-        format: Format { percent, decimals: q.form.decimals.or(Some(if percent { 1 } else { 2 })), scale: scale(&q.text) },
+        // an amount compared is shown as printed in millions ("$31,657 million"), a ratio to two
+        // places, a rate to one
+        format: Format {
+            percent,
+            decimals: q.form.decimals.or(match unit {
+                _ if percent => Some(1),
+                Unit::Amount => None,
+                _ => Some(2),
+            }),
+            scale: scale(&q.text),
+        },
         verdict: Some(verdict),
         months: months_of(q),
         defined: false,
@@ -413,6 +423,9 @@ mod tests {
         assert_eq!((rg.shape, rg.id.as_deref(), rg.format.percent), (Shape::One(2018), Some("revenue_growth"), true));
         let cagr = p("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022 (in units of percents and round to one decimal place)?");
         assert_eq!(cagr.shape, Shape::Cagr(2020, 2022));
+        // an amount compared is shown as printed in millions, not to cents
+        let up = p("Did 3M's revenue increase from FY2017 to FY2018?");
+        assert_eq!((up.unit, up.format.decimals), (Unit::Amount, None));
         // a margin's change "in percentage points" is the difference of the two margins
         let pts = p("What is 3M's FY2021 to FY2022 change in unadjusted operating income margin (in percentage points, one decimal place)?");
         assert_eq!((pts.shape, pts.unit), (Shape::Difference(2021, 2022), Unit::Percent));
