@@ -255,10 +255,23 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         }
         _ => None,
     };
+    // a fiscal year's figure asked, a quarter's given: the cited page prints the answer's
+    // figures only under columns of three, six or nine months
+    let quarter = match a.citations.first() {
+        Some(p)
+            if a.found_by != crate::evidence::FoundBy::Calculation
+                && question.asks == crate::question::ValueType::Number
+                && question.quarters.is_empty()
+                && question.halves.is_empty() =>
+        {
+            only_in_part_year_columns(&lib.page_tables(p), &a.answer)
+        }
+        _ => None,
+    };
     let caveat = match a.calculation.as_ref().and_then(|c| c.caveat.as_deref()) {
         Some(c) => Some(c),
         None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
-        None => missed.as_deref().or(part.as_deref()).or(unnamed.as_deref()),
+        None => missed.as_deref().or(part.as_deref()).or(unnamed.as_deref()).or(quarter.as_deref()),
     };
     Ok(crate::support::judge(&crate::support::Claim {
         unnamed_among: &unnamed_among,
@@ -273,6 +286,29 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         years: &years,
         in_scope,
     }))
+}
+
+/// When every cell of `tables` holding one of the answer's figures lies in a column of part of
+/// a year ("Three Months Ended"), the reason to say so; None when a figure is in a year's column
+/// or nowhere in the tables.
+fn only_in_part_year_columns(tables: &[crate::figures::table::Table], answer: &str) -> Option<String> {
+    let stated: Vec<f64> = crate::evidence::numbers(answer).into_iter().filter(|(n, ..)| n.salient && !n.is_year).map(|(n, ..)| n.value).collect();
+    let mut months: Vec<u8> = Vec::new();
+    for t in tables {
+        for r in &t.rows {
+            for (i, c) in r.cells.iter().enumerate() {
+                let Some(c) = c else { continue };
+                if stated.iter().any(|v| (c.value.to_f64() - v).abs() <= 0.005 * v.abs().max(1.0)) {
+                    match t.columns.get(i).and_then(|col| col.months).filter(|m| *m < 12) {
+                        Some(m) => months.push(m),
+                        None => return None,
+                    }
+                }
+            }
+        }
+    }
+    let m = *months.first()?;
+    Some(format!("the answer's figure is printed under a column of {m} months, not a fiscal year's: it may be a quarter's"))
 }
 
 /// The terms of art a question writes with capitals inside or throughout ("RevPAR", "ARR",
@@ -767,6 +803,21 @@ impl Library {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_figure_printed_only_under_a_quarters_column_is_said() {
+        let (text, boxes) = crate::figures::table::tests::page(&[
+            ("Three Months Ended", 280.0, 710.0),
+            ("2022", 300.0, 700.0),
+            ("2021", 400.0, 700.0),
+            ("Research and development expense", 50.0, 690.0),
+            ("3,841", 300.0, 690.0),
+            ("4,720", 400.0, 690.0),
+        ]);
+        let tables = crate::figures::table::tables(&text, &boxes);
+        assert!(only_in_part_year_columns(&tables, "3,841").is_some_and(|w| w.contains("3 months")), "{tables:?}");
+        assert_eq!(only_in_part_year_columns(&tables, "14,603"), None, "not on the page: another check's business");
+    }
 
     #[test]
     fn terms_of_art_are_the_words_written_with_capitals_inside() {

@@ -173,6 +173,14 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         if missing > 0 {
             why.push(format!("{missing} of the {} figures in the answer are not on the cited page", stated.len()));
         }
+        // and on the line the answer rests on: a model's "13.5%" citing a sentence that states
+        // no figure took it from elsewhere on the page (another year's requirement)
+        if let Some(line) = c.quote.filter(|l| *l != c.answer) {
+            let on_line: Vec<f64> = numbers(line).into_iter().map(|(n, ..)| n.value).collect();
+            if missing == 0 && !stated.is_empty() && !stated.iter().any(|v| on_line.iter().any(|p| same_number(*v, *p, 0.005))) {
+                why.push("the figures of the answer are not on the line it rests on".to_string());
+            }
+        }
     }
     // a figure asked for, a line without one given ("How many appendices?" answered by a heading)
     if c.found_by != FoundBy::Calculation && c.question.asks_figure() {
@@ -394,6 +402,15 @@ mod tests {
             ..claim(line, FoundBy::Quote, line, &[2020], Some(true))
         };
         assert!(!judge(&c).1.iter().any(|w| w.contains("the quoted line is about")), "{:?}", judge(&c).1);
+        // a figure given, a line quoted that states none of it
+        let line = "Under the risk-based capital guidelines of the Federal Reserve, JPMorgan Chase is required to maintain minimum ratios for CET1 capital.";
+        let page = "CET1 capital ratio requirements were 12.0%, 13.5% and 15.5% for 2023. Under the risk-based capital guidelines of the Federal Reserve, JPMorgan Chase is required to maintain minimum ratios for CET1 capital.";
+        let c = Claim {
+            question: q("What was JPMorgan's CET1 capital ratio at the end of Q2 2023?"),
+            quote: Some(line),
+            ..claim("13.5%", FoundBy::Quote, page, &[2023], Some(true))
+        };
+        assert!(judge(&c).1.iter().any(|w| w.contains("not on the line it rests on")), "{:?}", judge(&c).1);
         // a growth asked, levels quoted
         let line = "The Coca-Cola system sold 29.2 billion, 29.3 billion and 29.2 billion unit cases of our products in 2017, 2016 and 2015, respectively.";
         let c = Claim {
