@@ -147,6 +147,10 @@ pub fn boilerplate_markers(text: &str) -> usize {
     RE.find_iter(&l).count()
 }
 
+/// Words that make a measure the company's own (non-GAAP) one: a line that does not say them
+/// states the reported figure.
+const OWN_MEASURE_WORDS: &[&str] = &["adjusted", "non-gaap", "core", "comparable", "organic", "operational", "underlying", "pro forma", "constant currency"];
+
 /// Word starts that say a figure is a change ("increased", "growth", "lower").
 const CHANGE_WORDS: &[&str] = &[
     "increas", "decreas", "grew", "grow", "growth", "rose", "rise", "risen", "fell", "fall", "fallen", "declin", "dropped", "drop", "chang", "higher", "lower",
@@ -258,6 +262,15 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let rate = line.contains('%') || line.to_lowercase().contains("percent");
         if asks_growth && !rate && !says_change {
             why.push("the question asks for a growth rate and the line states levels, with no rate or change".to_string());
+        }
+    }
+    // the company's own measure asked ("adjusted operating income", "organic growth", "core
+    // earnings"), a line that never says it quoted: the reported figure is another one
+    if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
+        let q = c.question.text.to_lowercase().replace("unadjusted", "");
+        let l = line.to_lowercase();
+        if let Some(w) = OWN_MEASURE_WORDS.iter().find(|w| crate::figures::catalogue::has_words(&q, w) && !l.contains(*w)) {
+            why.push(format!("the question asks for the company's own \"{w}\" measure and the quoted line does not say {w}: it may be the reported figure"));
         }
     }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
@@ -411,6 +424,17 @@ mod tests {
             ..claim("13.5%", FoundBy::Quote, page, &[2023], Some(true))
         };
         assert!(judge(&c).1.iter().any(|w| w.contains("not on the line it rests on")), "{:?}", judge(&c).1);
+        // the company's own measure asked, the reported row quoted
+        let row = "Operating income 6,539 7,369 7,161";
+        let c =
+            Claim { question: q("What was 3M's adjusted operating income in 2022?"), quote: Some(row), ..claim(row, FoundBy::Quote, row, &[2022], Some(true)) };
+        assert!(judge(&c).1.iter().any(|w| w.contains("own \"adjusted\" measure")), "{:?}", judge(&c).1);
+        let c = Claim {
+            question: q("What was 3M's unadjusted operating income in 2022?"),
+            quote: Some(row),
+            ..claim(row, FoundBy::Quote, row, &[2022], Some(true))
+        };
+        assert!(!judge(&c).1.iter().any(|w| w.contains("own \"")), "{:?}", judge(&c).1);
         // a growth asked, levels quoted
         let line = "The Coca-Cola system sold 29.2 billion, 29.3 billion and 29.2 billion unit cases of our products in 2017, 2016 and 2015, respectively.";
         let c = Claim {
