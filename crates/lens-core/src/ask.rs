@@ -10,12 +10,13 @@
 use crate::answer::{self, Answer, Answerer, AnswererKind, PageInput};
 use crate::calc::Calculation;
 use crate::error::{LensError, Result};
+use crate::evidence::FoundBy;
 use crate::evidence::{Evidence, EvidenceBox};
 use crate::filter::DocFilter;
 use crate::library::Library;
 use crate::log::LogEntry;
 use crate::pageref::PageRef;
-use crate::question::Question;
+use crate::question::{Operation, Question, ValueType};
 use crate::retrieve::{Retriever, SearchRequest};
 use crate::support::Support;
 use serde::Serialize;
@@ -214,64 +215,24 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
     };
     // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing
     let unquoted = a.model.is_some() && a.quote.is_none() && !a.not_found && a.calculation.as_ref().is_none_or(|c| c.result.is_none());
-    // a figure the worked answer looked for on the filing's statements and found no row of,
-    // answered instead by a quoted row: the row is labelled otherwise ("Interest rate contracts",
-    // "Boeing Capital interest expense" for "interest expense"), so it may be another line item
-    let missed = match a.calculation.as_ref() {
-        Some(c) if a.found_by != crate::evidence::FoundBy::Calculation && c.result.is_none() && question.asks == crate::question::ValueType::Number => {
-            c.problem.as_deref().filter(|p| p.starts_with("not found: ")).map(|p| {
-                format!(
-                    "the worked answer found no row labelled as {} on the pages it read: the quoted row may be another line item",
-                    p.trim_start_matches("not found: ")
-                )
-            })
+    // the checks that read the library, in order; only the first that applies is said, so
+    // each runs only when those before it found nothing (one searches the filing)
+    let calc_caveat = a.calculation.as_ref().and_then(|c| c.caveat.as_deref());
+    let read = if calc_caveat.is_some() || unquoted {
+        None
+    } else {
+        match missed_row(question, a) {
+            Some(w) => Some(w),
+            None => match part_row(lib, question, a)? {
+                Some(w) => Some(w),
+                None => unnamed_term(question, filter, a).or_else(|| quarter_only(lib, question, a)),
+            },
         }
-        _ => None,
     };
-    // a figure asked, a table row quoted: the same label printed elsewhere in the filing with
-    // figures several times larger makes this row a part's (a segment's "Total noninterest
-    // expense 969" where the firm's is 17,948)
-    let part = match (a.found_by, a.quote.as_deref(), a.citations.first()) {
-        (crate::evidence::FoundBy::Quote, Some(q), Some(p))
-            if question.asks == crate::question::ValueType::Number && question.operation == crate::question::Operation::Value =>
-        {
-            larger_elsewhere(lib, p, q)?
-        }
-        _ => None,
-    };
-    // a figure asked by a term of art the question writes as one ("RevPAR", "ARR", "CET1"):
-    // a quoted line that never names it states another figure ("rooms revenue was $2.7 billion")
-    let unnamed = match (a.found_by, a.quote.as_deref(), a.citations.first()) {
-        (crate::evidence::FoundBy::Quote, Some(q), Some(p)) if question.asks == crate::question::ValueType::Number => {
-            let names: Vec<String> = filter.map(|f| f.companies.iter().map(|c| c.to_lowercase()).collect()).unwrap_or_default();
-            let line = q.to_lowercase();
-            terms_of_art(&question.text)
-                .into_iter()
-                .find(|t| {
-                    let l = t.to_lowercase();
-                    !line.contains(&l) && !p.doc_id.to_lowercase().contains(&l) && !names.iter().any(|n| n.contains(&l) || l.contains(n.as_str()))
-                })
-                .map(|t| format!("the quoted line does not name {t}, which the question asks for: it may state another figure"))
-        }
-        _ => None,
-    };
-    // a fiscal year's figure asked, a quarter's given: the cited page prints the answer's
-    // figures only under columns of three, six or nine months
-    let quarter = match a.citations.first() {
-        Some(p)
-            if a.found_by != crate::evidence::FoundBy::Calculation
-                && question.asks == crate::question::ValueType::Number
-                && question.quarters.is_empty()
-                && question.halves.is_empty() =>
-        {
-            only_in_part_year_columns(&lib.page_tables(p), &a.answer)
-        }
-        _ => None,
-    };
-    let caveat = match a.calculation.as_ref().and_then(|c| c.caveat.as_deref()) {
+    let caveat = match calc_caveat {
         Some(c) => Some(c),
         None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
-        None => missed.as_deref().or(part.as_deref()).or(unnamed.as_deref()).or(quarter.as_deref()),
+        None => read.as_deref(),
     };
     Ok(crate::support::judge(&crate::support::Claim {
         unnamed_among: &unnamed_among,
@@ -286,6 +247,56 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         years: &years,
         in_scope,
     }))
+}
+
+/// A figure the worked answer looked for on the filing's statements and found no row of,
+/// answered instead by a quoted row: the row is labelled otherwise ("Interest rate contracts",
+/// "Boeing Capital interest expense" for "interest expense"), so it may be another line item.
+fn missed_row(question: &Question, a: &Answer) -> Option<String> {
+    let c = a.calculation.as_ref()?;
+    if a.found_by == FoundBy::Calculation || c.result.is_some() || question.asks != ValueType::Number {
+        return None;
+    }
+    let item = c.problem.as_deref()?.strip_prefix("not found: ")?;
+    Some(format!("the worked answer found no row labelled as {item} on the pages it read: the quoted row may be another line item"))
+}
+
+/// A figure asked, a table row quoted: the same label printed elsewhere in the filing with
+/// figures several times larger makes this row a part's (a segment's "Total noninterest
+/// expense 969" where the firm's is 17,948).
+fn part_row(lib: &Library, question: &Question, a: &Answer) -> Result<Option<String>> {
+    match (a.found_by, a.quote.as_deref(), a.citations.first()) {
+        (FoundBy::Quote, Some(q), Some(p)) if question.asks == ValueType::Number && question.operation == Operation::Value => larger_elsewhere(lib, p, q),
+        _ => Ok(None),
+    }
+}
+
+/// A figure asked by a term of art the question writes as one ("RevPAR", "ARR"): a quoted line
+/// that never names it states another figure ("rooms revenue was $2.7 billion").
+fn unnamed_term(question: &Question, filter: Option<&DocFilter>, a: &Answer) -> Option<String> {
+    let (FoundBy::Quote, Some(q), Some(p)) = (a.found_by, a.quote.as_deref(), a.citations.first()) else { return None };
+    if question.asks != ValueType::Number {
+        return None;
+    }
+    let names: Vec<String> = filter.map(|f| f.companies.iter().map(|c| c.to_lowercase()).collect()).unwrap_or_default();
+    let line = q.to_lowercase();
+    terms_of_art(&question.text)
+        .into_iter()
+        .find(|t| {
+            let l = t.to_lowercase();
+            !line.contains(&l) && !p.doc_id.to_lowercase().contains(&l) && !names.iter().any(|n| n.contains(&l) || l.contains(n.as_str()))
+        })
+        .map(|t| format!("the quoted line does not name {t}, which the question asks for: it may state another figure"))
+}
+
+/// A fiscal year's figure asked, a quarter's given: the cited page prints the answer's figures
+/// only under columns of three, six or nine months.
+fn quarter_only(lib: &Library, question: &Question, a: &Answer) -> Option<String> {
+    let p = a.citations.first()?;
+    if a.found_by == FoundBy::Calculation || question.asks != ValueType::Number || !question.quarters.is_empty() || !question.halves.is_empty() {
+        return None;
+    }
+    only_in_part_year_columns(&lib.page_tables(p), &a.answer)
 }
 
 /// When every cell of `tables` holding one of the answer's figures lies in a column of part of

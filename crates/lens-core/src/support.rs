@@ -157,6 +157,12 @@ const CHANGE_WORDS: &[&str] = &[
     "up", "down", "reduc", "improv",
 ];
 
+/// Whether a line says a figure is a change: one of [`CHANGE_WORDS`] (a short one whole, a longer
+/// one as a word's start).
+fn says_change(line: &str) -> bool {
+    crate::text::plain_words(line).iter().any(|w| CHANGE_WORDS.iter().any(|c| if c.len() <= 4 { w == c } else { w.starts_with(c) }))
+}
+
 /// The support level and, when it is not strong, why.
 pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     if c.not_found || !c.cited {
@@ -215,9 +221,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         ValueType::Number if c.question.operation == Operation::Change && c.found_by != FoundBy::Calculation => {
             // amounts, not the days of dates ("May 26, 2023")
             let figures = numbers(c.answer).into_iter().filter(|(n, ..)| n.salient && !n.is_year).count();
-            let words = crate::text::plain_words(line);
-            let says_change = words.iter().any(|w| CHANGE_WORDS.iter().any(|c| if c.len() <= 4 { w == c } else { w.starts_with(c) }));
-            if figures < 2 && !says_change {
+            if figures < 2 && !says_change(line) {
                 why.push("the question asks for a change and the answer states one figure, not the two it is between or the difference".to_string());
             }
         }
@@ -256,11 +260,9 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // change on the line
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
         let q = c.question.text.to_lowercase();
-        let asks_growth = crate::figures::catalogue::has_words(&q, "growth") || crate::figures::catalogue::has_words(&q, "growth rate");
-        let words = crate::text::plain_words(line);
-        let says_change = words.iter().any(|w| CHANGE_WORDS.iter().any(|c| if c.len() <= 4 { w == c } else { w.starts_with(c) }));
+        let asks_growth = crate::figures::catalogue::has_words(&q, "growth");
         let rate = line.contains('%') || line.to_lowercase().contains("percent");
-        if asks_growth && !rate && !says_change {
+        if asks_growth && !rate && !says_change(line) {
             why.push("the question asks for a growth rate and the line states levels, with no rate or change".to_string());
         }
     }
