@@ -140,6 +140,16 @@ fn a_current_report_is_read_on_its_item_page_and_boilerplate_never_supports() {
     assert!(why.iter().any(|w| w.contains("boilerplate")), "{why:?}");
 }
 
+/// The extractive answer read from one page of `doc`, as a quoted line with no worked answer
+/// behind it.
+fn quoted(lib: &Library, read: &lens_core::question::Question, doc: &str, page: u32) -> lens_core::answer::Answer {
+    let pages = lens_core::ask::page_inputs(lib, &[PageRef::new(doc, page)]).unwrap();
+    let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), read, &pages).unwrap();
+    a.found_by = lens_core::evidence::FoundBy::Quote;
+    a.calculation = None;
+    a
+}
+
 #[test]
 fn a_quoted_row_where_the_worked_answer_found_no_row_of_the_item_is_not_shown_as_supported() {
     // the worked answer looked for interest expense on the filing's statements and found no
@@ -147,10 +157,7 @@ fn a_quoted_row_where_the_worked_answer_found_no_row_of_the_item_is_not_shown_as
     let doc = "3M_2018_10K";
     let lib = lib();
     let read = lib.read_question("What is 3M's FY2018 net sales? Answer in USD millions.");
-    let pages = lens_core::ask::page_inputs(&lib, &[PageRef::new(doc, 56)]).unwrap();
-    let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), &read, &pages).unwrap();
-    a.found_by = lens_core::evidence::FoundBy::Quote;
-    a.calculation = None;
+    let mut a = quoted(&lib, &read, doc, 56);
     let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
     assert_eq!(support, Support::Strong, "the row quoted alone is supported: {why:?} ({})", a.answer);
     a.calculation = Some(lens_core::calc::Calculation { result: None, problem: Some("not found: revenue, FY2018".into()), ..Default::default() });
@@ -167,10 +174,7 @@ fn a_segments_row_quoted_for_the_companys_figure_is_not_shown_as_supported() {
     let lib = lib();
     let read = lib.read_question("What were Verizon's total operating revenues in FY2022?");
     let judge = |page: u32| {
-        let pages = lens_core::ask::page_inputs(&lib, &[PageRef::new(doc, page)]).unwrap();
-        let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), &read, &pages).unwrap();
-        a.found_by = lens_core::evidence::FoundBy::Quote;
-        a.calculation = None;
+        let a = quoted(&lib, &read, doc, page);
         let got = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
         (a.quote.unwrap_or_default(), got)
     };
@@ -189,10 +193,7 @@ fn a_quoted_line_that_never_names_the_term_asked_is_not_shown_as_supported() {
     let doc = "VERIZON_2022_10K";
     let lib = lib();
     let read = lib.read_question("What was Verizon's total operating revenues ROCE in FY2022?");
-    let pages = lens_core::ask::page_inputs(&lib, &[PageRef::new(doc, 54)]).unwrap();
-    let mut a = lens_core::answer::Answerer::answer(&lens_core::answer::Extractive::default(), &read, &pages).unwrap();
-    a.found_by = lens_core::evidence::FoundBy::Quote;
-    a.calculation = None;
+    let a = quoted(&lib, &read, doc, 54);
     let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
     assert_eq!(support, Support::Weak, "{:?}: {why:?}", a.quote);
     assert!(why.iter().any(|w| w.contains("does not name ROCE")), "{why:?}");

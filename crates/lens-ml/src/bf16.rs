@@ -850,14 +850,19 @@ mod tests {
         assert!(from_bf16(nan[0]).is_nan());
     }
 
-    #[test]
-    fn gelu_after_the_product_is_the_gelu_of_the_product() {
-        // whole blocks (finished in place) and edge blocks (through the block buffer)
+    /// A 70 × 64 by 64 × 80 product with a bias: whole 32 × 32 blocks and edge ones.
+    fn product_case() -> ((usize, usize, usize), Vec<f32>, Vec<f32>, Packed) {
         let (m, k, n) = (70, 64, 80);
         let x: Vec<f32> = (0..m * k).map(|i| ((i * 31 % 200) as f32 / 100.0) - 1.0).collect();
         let w: Vec<f32> = (0..n * k).map(|i| ((i * 17 % 300) as f32 / 150.0) - 1.0).collect();
         let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.02 - 0.5).collect();
-        let p = Packed::from_out_in(&w, n, k);
+        ((m, k, n), x, bias, Packed::from_out_in(&w, n, k))
+    }
+
+    #[test]
+    fn gelu_after_the_product_is_the_gelu_of_the_product() {
+        // whole blocks (finished in place) and edge blocks (through the block buffer)
+        let ((m, _, n), x, bias, p) = product_case();
         for kern in kernels() {
             let mut want = vec![0f32; m * n];
             matmul(kern, &x, m, &p, Some(&bias), &mut want);
@@ -872,11 +877,7 @@ mod tests {
     #[test]
     fn a_product_written_in_bf16_is_its_f32_result_rounded() {
         // bias and GELU then bf16, in one pass: within one bf16 rounding of the f32 path's
-        let (m, k, n) = (70, 64, 80);
-        let x: Vec<f32> = (0..m * k).map(|i| ((i * 31 % 200) as f32 / 100.0) - 1.0).collect();
-        let w: Vec<f32> = (0..n * k).map(|i| ((i * 17 % 300) as f32 / 150.0) - 1.0).collect();
-        let bias: Vec<f32> = (0..n).map(|j| j as f32 * 0.02 - 0.5).collect();
-        let p = Packed::from_out_in(&w, n, k);
+        let ((m, k, n), x, bias, p) = product_case();
         let mut a = Rows::default();
         a.shape(m, k);
         for (i, r) in a.rows_mut().take(m).enumerate() {

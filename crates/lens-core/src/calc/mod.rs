@@ -1043,6 +1043,17 @@ mod tests {
         );
     }
 
+    /// `ACME_2019_10K` of `pages` (each page's text and boxes, in order), published in `lib`.
+    fn publish(lib: &mut Library, pages: &[(String, Vec<crate::boxes::CharBox>)], meta: &crate::meta::DocMeta) {
+        let new: Vec<NewPage> = pages
+            .iter()
+            .enumerate()
+            .map(|(i, (t, b))| NewPage { page: i as u32 + 1, text: t, heading: "", boxes: b, width: 612.0, height: 792.0, needs_ocr: false, label: None })
+            .collect();
+        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", pages.len() as u64, "sha", meta, &new).unwrap();
+        lib.store_mut().publish(key, &[]).unwrap();
+    }
+
     /// One page laid out from a title and rows of (label, FY2019, FY2018) cells, in millions.
     fn statement(title: &str, rows: &[(&str, &str, &str)]) -> (String, Vec<crate::boxes::CharBox>) {
         let mut cells: Vec<(&str, f32, f32)> = vec![(title, 50.0, 740.0), ("(in millions)", 50.0, 725.0), ("2019", 300.0, 700.0), ("2018", 400.0, 700.0)];
@@ -1115,14 +1126,7 @@ mod tests {
                 ],
             ),
         ];
-        let new: Vec<NewPage> = pages
-            .iter()
-            .enumerate()
-            .map(|(i, (t, b))| NewPage { page: i as u32 + 1, text: t, heading: "", boxes: b, width: 612.0, height: 792.0, needs_ocr: false, label: None })
-            .collect();
-        let meta = crate::meta::DocMeta { company: Some("Acme".into()), year: Some(2019), ..Default::default() };
-        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 5, "sha", &meta, &new).unwrap();
-        lib.store_mut().publish(key, &[]).unwrap();
+        publish(&mut lib, &pages, &crate::meta::DocMeta { company: Some("Acme".into()), year: Some(2019), ..Default::default() });
         let read: Vec<PageRef> = (1..=5).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
         // inventory is the balance sheet's, not the cash flow statement's change in it, nor the
         // investee's
@@ -1168,13 +1172,7 @@ mod tests {
             ),
             statement("CONSOLIDATED STATEMENTS OF INCOME", &[("Revenues", "5,000", "4,500"), ("Net income", "490", "400")]),
         ];
-        let new: Vec<NewPage> = pages
-            .iter()
-            .enumerate()
-            .map(|(i, (t, b))| NewPage { page: i as u32 + 1, text: t, heading: "", boxes: b, width: 612.0, height: 792.0, needs_ocr: false, label: None })
-            .collect();
-        let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 2, "sha", &Default::default(), &new).unwrap();
-        lib.store_mut().publish(key, &[]).unwrap();
+        publish(&mut lib, &pages, &Default::default());
         let read: Vec<PageRef> = (1..=2).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 net profit margin in percent?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("9.8%"), "{c:#?}");
