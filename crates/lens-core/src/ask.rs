@@ -428,6 +428,67 @@ pub fn refuse_off_topic(question: &Question, named: bool, a: &mut Answer) -> boo
     true
 }
 
+/// A company the question names as a possessor ("What was Intel's net income?") that the
+/// company list knows (`resources/companies.json`) and the library holds no filing of: its name
+/// as written. None when the possessor is a company of the library, or not a known company (a
+/// segment, a product: "AWS's operating income").
+pub fn company_not_held(lib: &Library, question: &Question) -> Result<Option<String>> {
+    let text = question.text.replace('’', "'");
+    let mut held: Option<Vec<String>> = None;
+    let pieces: Vec<&str> = text.split("'s ").collect();
+    for head in &pieces[..pieces.len().saturating_sub(1)] {
+        // the capitalised words before "'s", back to a lower-case word: "Bank of America"
+        let words: Vec<&str> = head.split_whitespace().collect();
+        let mut start = words.len();
+        while start > 0 {
+            let w = words[start - 1];
+            let joins = ["of", "&", "and", "the"].contains(&w) && start >= 2 && start < words.len();
+            if w.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) || joins {
+                start -= 1;
+            } else {
+                break;
+            }
+        }
+        // the sentence's first word is capitalised anyway ("Management's discussion")
+        if start >= words.len() || (start == 0 && words.len() == 1) {
+            continue;
+        }
+        let name = words[start..].join(" ");
+        let norm = crate::text::normalize_name(&name);
+        let Some(entry) = lib.companies.companies.iter().find(|e| e.names.iter().chain(&e.aliases).any(|n| *n == norm)) else { continue };
+        let held = match &mut held {
+            Some(h) => h,
+            None => {
+                let mut names = Vec::new();
+                for c in lib.company_names()? {
+                    names.push(crate::text::normalize_name(&c));
+                    names.extend(lib.companies.extra_aliases(&[], Some(&c)));
+                }
+                held.insert(names)
+            }
+        };
+        if !entry.names.iter().chain(&entry.aliases).any(|n| held.contains(n)) {
+            return Ok(Some(name));
+        }
+    }
+    Ok(None)
+}
+
+/// Replace an answer by "Not found" because the library holds no filing of `company`.
+fn refuse_absent_company(lib: &Library, company: &str, a: &mut Answer) -> Result<()> {
+    let names = lib.company_names()?;
+    let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
+    let more = if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
+    let mut refused = Answer::not_found(a.answerer, a.answer_ms);
+    refused.model = a.model.take();
+    refused.support_reasons = vec![format!(
+        "the library holds no filing of {company}: add its filings, or ask about a company it holds ({}{more})",
+        shown.join(", ")
+    )];
+    *a = refused;
+    Ok(())
+}
+
 /// Whether a question names something of the library: documents picked by hand, or a company
 /// (alias) the document filter found.
 pub fn names_library(scope: &[String], filter: Option<&DocFilter>) -> bool {
@@ -510,6 +571,12 @@ pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) ->
         r.notes.push("the answer cites no page: nothing on a page supports it, check before using it".into());
     }
     (a.support, a.support_reasons) = judge_support(lib, &r.read, r.filter.as_ref(), &r.scope, a)?;
+    if refuse && !names_library(&r.scope, r.filter.as_ref()) {
+        if let Some(absent) = company_not_held(lib, &r.read)? {
+            refuse_absent_company(lib, &absent, a)?;
+            return Ok(Vec::new());
+        }
+    }
     if refuse && refuse_off_topic(&r.read, names_library(&r.scope, r.filter.as_ref()), a) {
         return Ok(Vec::new());
     }

@@ -331,6 +331,46 @@ const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did"
 
 /// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
 /// "... in USD millions", "Round your answer ...", "what is the total amount ...".
+/// Where a question's next definition of a measure starts at or after `from` in `lower` (its
+/// text in lower case): (the index of the marker, the index where the expression starts).
+/// "Free cash flow is defined as ...", "is calculated as", "is computed as", "equals", "=", and
+/// "Quick ratio is (current assets minus inventory) divided by ..." (an expression that opens
+/// with a parenthesis).
+pub(crate) fn definition_at(lower: &str, from: usize) -> Option<(usize, usize)> {
+    const MARKERS: [&str; 10] = [
+        " is defined as",
+        " are defined as",
+        " is calculated as",
+        " is computed as",
+        " is measured as",
+        " is defined by",
+        " is calculated by",
+        " is computed by",
+        " equals ",
+        " = ",
+    ];
+    // the plainer forms only after the question's own sentence ("What is (in USD millions) ...")
+    let asked_end = lower.find('?').or_else(|| lower.find(". ")).unwrap_or(0);
+    let find = |m: &str| -> Option<usize> {
+        let mut at = from;
+        while let Some(i) = lower.get(at..)?.find(m) {
+            let i = at + i;
+            if m.starts_with(" is defined") || m.starts_with(" are defined") || i > asked_end {
+                return Some(i);
+            }
+            at = i + m.len();
+        }
+        None
+    };
+    let mut best: Option<(usize, usize)> = MARKERS.iter().filter_map(|m| find(m).map(|i| (i, i + m.len()))).min();
+    if let Some(i) = find(" is (") {
+        if best.is_none_or(|b| i < b.0) {
+            best = Some((i, i + " is".len()));
+        }
+    }
+    best
+}
+
 pub fn asks_for_figure(question: &str) -> bool {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bwhat\s+(?:is|was|are|were)\s+the\s+total\s+(?:amount|number|value|sum)\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b").expect("valid regex")
@@ -474,7 +514,7 @@ impl Question {
         // cash flow, not for the longer name its definition uses
         let own_words = |t: &str| -> String {
             let lower = t.to_lowercase();
-            match lower.find(" is defined as").or_else(|| lower.find(" are defined as")) {
+            match definition_at(&lower, 0).map(|(at, _)| at) {
                 // the sentence that defines it starts after the question's "?" or "."
                 Some(at) => {
                     let head = &t[..at];
@@ -540,7 +580,7 @@ impl Question {
             RE.is_match(&l)
         };
         // the question's own words, not its definitions ("DPO is defined as: ... change in inventory")
-        let asked = l.split(" is defined as").next().unwrap_or(&l).to_string();
+        let asked = definition_at(&l, 0).map_or(l.as_str(), |(at, _)| &l[..at]).to_string();
         let l_all = l.clone();
         let l = asked;
         let change_words = l.contains("how much has") && l.contains("change")

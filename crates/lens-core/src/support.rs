@@ -163,6 +163,88 @@ fn says_change(line: &str) -> bool {
     crate::text::plain_words(line).iter().any(|w| CHANGE_WORDS.iter().any(|c| if c.len() <= 4 { w == c } else { w.starts_with(c) }))
 }
 
+/// Words of a line that make its figure one not yet reported: an amount still to be recognized,
+/// or a forecast ("expected", "estimated", "outlook").
+const PENDING_WORDS: &[&str] = &[
+    "yet to be recognized",
+    "not yet recognized",
+    "unrecognized",
+    "expected to be recognized",
+    "remaining to be recognized",
+    "we expect",
+    "is expected",
+    "are expected",
+    "we anticipate",
+    "anticipated",
+    "estimated",
+    "forecast",
+    "projected",
+    "outlook",
+    "guidance",
+];
+
+/// Words of a question that name no measure: the head of "What was X's dividends declared per
+/// share" is "dividends", not "what" nor "total".
+const NOT_A_HEAD: &[&str] = &[
+    "what", "was", "were", "is", "are", "the", "how", "much", "many", "did", "does", "total", "net", "annual", "year", "years", "fiscal", "fy", "end",
+    "reported", "company", "company's", "amount", "value", "usd", "million", "millions", "billion", "billions", "thousand", "thousands", "in", "of",
+];
+
+/// The first word of the measure a figure question asks for, its company names and years
+/// aside: "What were AMD's dividends declared per share in FY2015?" -> "dividends".
+fn measure_head(q: &Question) -> Option<String> {
+    let mut companies: Vec<String> = q.companies.iter().flat_map(|c| crate::text::plain_words(c)).collect();
+    // a possessor is the company, named or not ("AMD's dividends")
+    let text = q.text.to_lowercase().replace('’', "'");
+    let pieces: Vec<&str> = text.split("'s ").collect();
+    companies.extend(
+        pieces[..pieces.len() - 1].iter().filter_map(|head| head.split_whitespace().last()).map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string()),
+    );
+    q.terms
+        .iter()
+        .find(|t| {
+            !companies.contains(t)
+                && !NOT_A_HEAD.contains(&t.as_str())
+                && !t.chars().any(|c| c.is_ascii_digit())
+                && t.chars().all(|c| c.is_alphabetic() || c == '-')
+                && t.len() > 2
+        })
+        .cloned()
+}
+
+/// How many table rows a quoted text runs over: runs of words each followed by two or more
+/// figures in a row ("Las Vegas Strip Resorts 70,975 70,975 Regional Operations 386,892
+/// 386,892" is two).
+fn rows_run_over(line: &str) -> usize {
+    let toks = tokenize(line);
+    let mut rows = 0;
+    let mut words = 0;
+    let mut figures = 0;
+    for t in &toks {
+        // a year is a column's head, neither a figure nor a label's word
+        let year = t.text.len() == 4 && t.text.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y));
+        if year {
+            continue;
+        }
+        if t.is_number {
+            figures += 1;
+        } else {
+            if words > 0 && figures >= 2 {
+                rows += 1;
+            }
+            if figures > 0 {
+                words = 0;
+                figures = 0;
+            }
+            words += 1;
+        }
+    }
+    if words > 0 && figures >= 2 {
+        rows += 1;
+    }
+    rows
+}
+
 /// The support level and, when it is not strong, why.
 pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     if c.not_found || !c.cited {
@@ -273,6 +355,28 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let l = line.to_lowercase();
         if let Some(w) = OWN_MEASURE_WORDS.iter().find(|w| crate::figures::catalogue::has_words(&q, w) && !l.contains(*w)) {
             why.push(format!("the question asks for the company's own \"{w}\" measure and the quoted line does not say {w}: it may be the reported figure"));
+        }
+    }
+    // a figure asked, a quoted line that is not about it: one that never names the measure asked
+    // ("dividends declared per share" answered by a net income per share row), one that runs
+    // over several table rows (which figure answers?), one whose figure is not yet reported
+    // ("compensation expense that has yet to be recognized" for the year's expense)
+    if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
+        let words: HashSet<String> = tokenize(line).into_iter().filter(|t| !t.is_number).map(|t| t.text).collect();
+        if let Some(head) = measure_head(c.question) {
+            let stem: String = head.chars().take(5).collect();
+            if !words.iter().any(|w| w.starts_with(&stem)) {
+                why.push(format!("the quoted line does not name \"{head}\", the measure asked"));
+            }
+        }
+        let rows = rows_run_over(line);
+        if rows >= 2 {
+            why.push(format!("the quoted text runs over {rows} table rows: which figure answers is not clear"));
+        }
+        let q = c.question.text.to_lowercase();
+        let l = line.to_lowercase();
+        if let Some(w) = PENDING_WORDS.iter().find(|w| l.contains(*w) && !q.contains(w.split_whitespace().last().unwrap_or(w))) {
+            why.push(format!("the quoted line states an amount not yet reported (\"{w}\"), not the figure of the period asked"));
         }
     }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
@@ -463,6 +567,37 @@ mod tests {
         let (s, why) = judge(&c);
         assert_eq!(s, Support::Weak, "{why:?}");
         assert!(why.iter().any(|w| w.contains("run of a table's figures")), "{why:?}");
+    }
+
+    #[test]
+    fn a_figure_line_that_does_not_name_the_measure_runs_over_rows_or_is_not_yet_reported_is_weak() {
+        let why = |question: &str, line: &'static str| {
+            let c = Claim { question: q(question), quote: Some(line), ..claim(line, FoundBy::Quote, line, &[2015], Some(true)) };
+            judge(&c).1
+        };
+        // AMD's net income per share row for its dividends per share (it pays none)
+        let w = why(
+            "What were AMD's dividends declared per share in FY2015?",
+            "Net income (loss) attributable to AMD common stockholders $ (660) $ (403) per common share 2015",
+        );
+        assert!(w.iter().any(|w| w.contains("does not name \"dividends\"")), "{w:?}");
+        // MGM's goodwill by segment: several rows, none the total
+        let w = why(
+            "What was MGM Resorts's goodwill at the end of FY2015 in USD millions?",
+            "Las Vegas Strip Resorts $ 70,975 $ 70,975 Regional Operations 386,892 386,892 Goodwill was recognized by MGP in 2015.",
+        );
+        assert!(w.iter().any(|w| w.contains("runs over 2 table rows")), "{w:?}");
+        // 3M's unrecognized compensation for the year's expense
+        let w = why(
+            "What was 3M's stock-based compensation expense in FY2015 in USD millions?",
+            "As of December 31, 2015, there was $66 million of compensation expense that has yet to be recognized related to stock awards.",
+        );
+        assert!(w.iter().any(|w| w.contains("not yet reported")), "{w:?}");
+        // the year's row, named: none of these
+        let w = why("What was Costco's stock-based compensation expense in FY2015 in USD millions?", "Stock-based compensation expense $ 665 $ 619 $ 595 2015");
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(rows_run_over("Total net sales 280,522 232,887 177,866"), 1);
+        assert_eq!(rows_run_over("Revenue was $5.2 billion in 2020, up 3% from $5.0 billion"), 0);
     }
 
     #[test]

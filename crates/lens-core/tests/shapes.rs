@@ -198,3 +198,13 @@ fn a_quoted_line_that_never_names_the_term_asked_is_not_shown_as_supported() {
     assert_eq!(support, Support::Weak, "{:?}: {why:?}", a.quote);
     assert!(why.iter().any(|w| w.contains("does not name ROCE")), "{why:?}");
 }
+
+#[test]
+fn a_known_company_the_library_holds_no_filing_of_is_not_found_and_said() {
+    let r = ask("What was Intel's net income in FY2021?");
+    assert!(r.answer.not_found, "{}", r.answer.answer);
+    assert!(r.answer.support_reasons.iter().any(|w| w.contains("no filing of Intel")), "{:?}", r.answer.support_reasons);
+    // a possessor that is no company of the list (a segment) is asked as before
+    let r = ask("What was Adobe's Digital Media revenue in FY2022?");
+    assert!(!r.answer.support_reasons.iter().any(|w| w.contains("no filing of")), "{:?}", r.answer.support_reasons);
+}

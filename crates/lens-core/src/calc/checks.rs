@@ -332,6 +332,16 @@ fn value_type(c: &Calculation, question: &str, percent_asked: bool, scale_asked:
 /// average or year-end equity), asked without its formula, is answered in one of them: said,
 /// never shown as supported.
 fn definition(c: &Calculation, rules: &Rules) -> Check {
+    // a formula the question writes in words that was not read as its definition ("Use total
+    // debt divided by total equity"): the catalogue's may be another
+    if !c.defined {
+        if let Some(sentence) = &c.unread_definition {
+            return Check::fail(
+                "definition",
+                format!("the question writes its own formula (\"{sentence}\"), which was not read as one: this is {}", c.formula),
+            );
+        }
+    }
     let Some(id) = c.measure.as_deref() else { return Check::not_run("definition", "not a catalogue metric") };
     match rules.definitions.get(id) {
         Some(ways) if !c.defined => Check::fail(

@@ -135,18 +135,54 @@ pub struct Calculation {
     /// The question wrote out the formula used.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defined: bool,
+    /// A formula the question writes that was not read as one ([`plan::Plan::unread`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread_definition: Option<String>,
 }
 
-/// How well a row label names an item: exact label first, then a label starting with one.
-fn label_score(label: &str, item: &catalogue::ItemDef) -> Option<i32> {
+/// How well a row label names an item: the company's own share of a listed total first
+/// ([`company_share`]), then an exact label, then a label starting with one.
+fn label_score(label: &str, item: &catalogue::ItemDef, filer: &[String]) -> Option<i32> {
+    // a line of prose the table reader took in ("accounts receivable, inventories and accounts
+    // payable increased working capital by $608"): a statement's label starts with a capital
+    // and is short
+    if label.trim_start().starts_with(char::is_lowercase) || label.split_whitespace().count() > 16 {
+        return None;
+    }
     let l = norm(label);
     if item.excludes.iter().any(|x| l.contains(&norm(x))) {
         return None;
     }
+    if let Some(i) = company_share(label, &item.labels, filer) {
+        return Some(1050 - i as i32);
+    }
     labels_score(label, &item.labels)
 }
 
-/// `exact` when the label is one of `labels`, or continues one only with a comma, parenthesis
+/// The index of the listed label `label` prints as the company's own share, beside a total that
+/// includes the noncontrolling interests: the filer's name inside a listed total ("Total 3M
+/// Company shareholders' equity" for "total shareholders' equity"), or a listed label followed by
+/// "attributable to" a party ("TOTAL EQUITY ATTRIBUTABLE TO SHAREOWNERS OF THE COCA-COLA
+/// COMPANY"); `filer` holds the filer's names squashed. A noncontrolling party is left to the
+/// item's excludes.
+fn company_share(label: &str, labels: &[String], filer: &[String]) -> Option<usize> {
+    let l = norm(label);
+    let sl = squash(label);
+    labels.iter().position(|syn| {
+        let s = norm(syn);
+        // ("EQUITY ATTRIBUTABLE TO SHAREOWNERS OF ..." for "total equity": the share is not a total)
+        let core = s.strip_prefix("total ").unwrap_or(&s);
+        if l.starts_with(core) && l[core.len()..].trim_start().starts_with("attributable to ") {
+            return true;
+        }
+        let Some(rest) = s.strip_prefix("total ") else { return false };
+        let rest = squash(rest);
+        let Some(middle) = sl.strip_prefix("total").and_then(|m| m.strip_suffix(rest.as_str())) else { return false };
+        !middle.is_empty() && filer.iter().any(|f| middle.starts_with(f.as_str()) || (middle.len() >= 2 && f.starts_with(middle)))
+    })
+}
+
+/// `exact` when the label is one of `labels`, or continues one only with a comma, dash, parenthesis
 /// or colon, or names the party a listed "... attributable to" leaves open; `partial` when it
 /// only begins with one ([`OperandRead::label_match`]).
 fn label_kind(label: &str, labels: &[String], qualifiers: &[String]) -> &'static str {
@@ -156,7 +192,7 @@ fn label_kind(label: &str, labels: &[String], qualifiers: &[String]) -> &'static
             || (l.starts_with(&s)
                 && (s.ends_with(" to")
                     || s.ends_with(" of")
-                    || l[s.len()..].trim_start().starts_with([',', '(', ':'])
+                    || l[s.len()..].trim_start().starts_with([',', '(', ':', '—', '–'])
                     || qualifiers.iter().any(|q| l[s.len()..].trim_start().starts_with(q.as_str()))))
     });
     if exact {
@@ -223,6 +259,18 @@ impl Finder<'_, '_> {
         self.statements.entry(p.clone()).or_insert_with(|| {
             lib.document(&p.doc_id).ok().and_then(|d| lib.page_profile(d.key, p.page).ok()).map(|pr| pr.statements.clone()).unwrap_or_default()
         })
+    }
+
+    /// Whether `t` adds signed amounts in column `col`: its income before taxes plus `tax` (as
+    /// read, in the table's unit times its scale) is its net income, within 2%.
+    fn adds_signed(&self, t: &table::Table, col: usize, tax: Ratio) -> bool {
+        let cell = |item: &str| {
+            let def = self.cat.items.get(item)?;
+            t.rows.iter().filter(|r| labels_score(&r.label, &def.labels).is_some()).find_map(|r| r.cells.get(col)?.as_ref()?.value.checked_mul(t.scale))
+        };
+        let (Some(pretax), Some(net)) = (cell("pretax_income"), cell("net_income")) else { return false };
+        let (p, n, x) = (pretax.to_f64(), net.to_f64(), tax.to_f64());
+        (p + x - n).abs() <= 0.02 * p.abs().max(n.abs())
     }
 
     /// The names the filer of `doc` goes by: its company, the company list's names and
@@ -353,10 +401,16 @@ impl Finder<'_, '_> {
                         (rate_col || c.text.contains('%')).then_some(())?;
                         labels_score(&r.label, &def.rate_of).map(|s| s - 100)
                     };
-                    let by_label = label_score(&r.label, def);
+                    let by_label = label_score(&r.label, def, &filer);
                     let score = by_label.or_else(|| if percent { rate_row() } else { None });
                     let (Some(s), Some(Some(cell))) = (score, r.cells.get(col)) else { continue };
-                    let label_match = if by_label.is_some() { label_kind(&r.label, &def.labels, &self.lib.checks.label_qualifiers) } else { "rate" };
+                    let label_match = if by_label.is_none() {
+                        "rate"
+                    } else if company_share(&r.label, &def.labels, &filer).is_some() {
+                        "exact"
+                    } else {
+                        label_kind(&r.label, &def.labels, &self.lib.checks.label_qualifiers)
+                    };
                     // (an adjusted or non-GAAP table's figure is the company's own measure, not
                     // another printing of the statement's)
                     if statement && label_match == "exact" && def.unit != Some(Unit::Percent) && !own_measure(&t.title) {
@@ -408,6 +462,14 @@ impl Finder<'_, '_> {
                     // an expense the statement prints in parentheses is subtracted there: its
                     // size is the cost
                     if def.cost && value.to_f64() < 0.0 {
+                        match Ratio::ZERO.checked_sub(value) {
+                            Some(v) => value = v,
+                            None => continue,
+                        }
+                    }
+                    // an expense printed in parentheses by a statement that adds signed amounts
+                    // (income before taxes + provision = net income) is an expense of that size
+                    if def.signed_by_statement && value.to_f64() < 0.0 && self.adds_signed(t, col, value) {
                         match Ratio::ZERO.checked_sub(value) {
                             Some(v) => value = v,
                             None => continue,
@@ -883,6 +945,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         checks: Vec::new(),
         tried: Vec::new(),
         defined: plan.defined,
+        unread_definition: plan.unread.clone(),
     }
 }
 
@@ -1097,6 +1160,9 @@ mod tests {
                     ("Inventories", "4,366", "4,034"),
                     ("Property, plant and equipment, net of accumulated depreciation", "8,738", "8,866"),
                     ("Total assets", "36,500", "37,987"),
+                    ("Total Acme Company shareholders' equity", "9,796", "10,407"),
+                    ("Equity attributable to noncontrolling interests", "52", "59"),
+                    ("Total equity", "9,848", "10,466"),
                 ],
             ),
             // an investee's statements printed in the filing, with more rows than the filer's
@@ -1147,6 +1213,11 @@ mod tests {
         // total assets of the filer only
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 total assets (in USD millions)?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$36,500 million"), "{c:#?}");
+        // the company's shareholders' equity, printed with its name, not the total with the
+        // noncontrolling interest
+        let c = work(&lib, &lib.read_question("What was ACME's total stockholders' equity at the end of FY2019 in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$9,796 million"), "{c:#?}");
+        assert!(!checks::any_failed(&c.checks), "{:?}", c.checks);
         // PP&E from the balance sheet's row (its label goes on "of accumulated depreciation"),
         // not the lease note's
         let c = work(&lib, &lib.read_question("What is the year end FY2019 net PP&E for ACME? Answer in USD millions."), &read).unwrap().unwrap();

@@ -59,6 +59,10 @@ pub struct Plan {
     pub months: u8,
     /// The question writes out the formula ("ROA is defined as ...").
     pub defined: bool,
+    /// A formula the question writes that was not read as the definition and names line items
+    /// the plan does not use, or none the catalogue knows ("Use total debt divided by total
+    /// equity"): the catalogue's formula may be another.
+    pub unread: Option<String>,
 }
 
 fn months_of(q: &Question) -> u8 {
@@ -76,13 +80,11 @@ fn definitions(q: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let lower = q.to_lowercase();
     let mut from = 0;
-    while let Some(i) = lower[from..].find(" is defined as") {
-        let at = from + i;
+    while let Some((at, after)) = crate::question::definition_at(&lower, from) {
         // the name: the words before, back to the sentence start or a question mark
         let head = &q[..at];
         let start = head.rfind(['.', '?', ':', '\n']).map(|s| s + 1).unwrap_or(0);
         let name = head[start..].trim().trim_start_matches("and ").to_string();
-        let after = at + " is defined as".len();
         let rest = q[after..].trim_start_matches([':', ' ']);
         let rest_start = q.len() - rest.len();
         // the expression runs to the end of its sentence (". " then a capital, or the end)
@@ -251,6 +253,7 @@ fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Res
         verdict: Some(verdict),
         months: months_of(q),
         defined: false,
+        unread: None,
     }))
 }
 
@@ -368,6 +371,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     // tax rate? round your answer to three decimal" -> 0.202, not 20.205%)
     let fraction_asked = unit == Unit::Percent && !percent_asked && decimals.is_some() && matches!(shape, Shape::One(_) | Shape::Average(..));
     let percent = !fraction_asked && (unit == Unit::Percent || matches!(shape, Shape::Growth(..) | Shape::Cagr(..)) || (percent_asked && unit != Unit::Amount));
+    let unread = if defs.is_empty() { unread_formula(cat, question, &expr) } else { None };
     Some(Ok(Plan {
         metric,
         id,
@@ -378,7 +382,27 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         verdict: None,
         months: months_of(q),
         defined: !defs.is_empty(),
+        unread,
     }))
+}
+
+/// A sentence after the question's own that writes a formula in words or symbols ("Use total
+/// debt divided by total shareholders' equity", "Quick ratio: (current assets - inventory) /
+/// current liabilities") naming a line item `expr` does not use, or none the catalogue knows.
+fn unread_formula(cat: &Catalogue, question: &str, expr: &Expr) -> Option<String> {
+    static OPS: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(divided\s+by|minus|plus|multiplied\s+by)\b|\s[/÷×*+]\s").expect("valid regex"));
+    let tail = &question[question.find('?')? + 1..];
+    let mut used = Vec::new();
+    expr.items(&mut used);
+    tail.split_inclusive(['.', '?', '!']).map(str::trim).filter(|s| OPS.is_match(s)).find_map(|s| {
+        // the statements it points to are not line items ("[from cash flow statement]")
+        static SOURCES: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"(?i)\[[^\]]*\]|\b(?:cash flows? statements?|statements? of cash flows?|balance sheets?|income statements?)\b").expect("valid regex")
+        });
+        let named = items_named(cat, &SOURCES.replace_all(s, " "));
+        (named.is_empty() || named.iter().any(|i| !used.contains(i))).then(|| s.trim_end_matches('.').to_string())
+    })
 }
 
 #[cfg(test)]
@@ -457,5 +481,19 @@ mod tests {
         let err = plan_of("What is ACME's FY2018 spread? Spread is defined as total assets and total current liabilities.").unwrap().unwrap_err();
         assert!(err.contains("does not use"), "{err}");
         assert_eq!(operators_in_words("x less than y minus z"), "x less than y - z");
+        // a definition written as "X is (A minus B) divided by C" is read
+        let q = p("What was Boeing's quick ratio at the end of FY2018? Quick ratio is (current assets minus inventory) divided by current liabilities.");
+        let mut items = Vec::new();
+        q.expr.items(&mut items);
+        assert_eq!((items, q.defined), (vec!["current_assets".to_string(), "inventory".into(), "current_liabilities".into()], true));
+        // ... but not "What is (in USD millions)": the question's own words
+        assert!(!p("What is (in USD millions) 3M's FY2018 revenue?").defined);
+        // a formula written otherwise, naming items the catalogue's formula does not use, is
+        // kept to be said: the answer is the catalogue's, not the one written
+        let u = p("What was Boeing's quick ratio at the end of FY2018? Use current assets minus inventories, divided by current liabilities.");
+        assert!(u.unread.as_deref().is_some_and(|s| s.starts_with("Use current assets")), "{:?}", u.unread);
+        // a formula whose items are all the catalogue formula's is no reason for doubt
+        let e = p("What is the FY2022 unadjusted EBITDA less capex for PepsiCo? Define unadjusted EBITDA as unadjusted operating income + depreciation and amortization [from cash flow statement]. Answer in USD millions.");
+        assert_eq!(e.unread, None);
     }
 }

@@ -128,6 +128,10 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             // a row that names the measure itself ("Reportable segment Adjusted Property EBITDAR"
             // among the regions' EBITDAR) is their sum, not one of them
             let parts: Vec<Row> = rows.iter().filter(|r| !measure.iter().any(|m| r.label.to_lowercase().contains(m.as_str()))).cloned().collect();
+            // two or more rows naming the measure: a reconciliation printing it beside other line
+            // items (MGM's "Las Vegas Strip Resorts net revenues ... Adjusted Property EBITDAR"),
+            // whose other rows are not what is ranked
+            let mixed = rows.len() - parts.len() >= 2;
             let rows = if parts.len() >= 2 { parts } else { rows };
             if rows.len() < 2 {
                 if rows.len() == 1 {
@@ -166,6 +170,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
                 + if measure_total { 2.0 } else { 0.0 }
                 + 2.0 * in_title
                 - if measure_unnamed { 1.0 } else { 0.0 }
+                - if mixed { 1.0 } else { 0.0 }
                 + if kind_rows { 0.5 } else { 0.0 }
                 + 0.1 * (rows.len().min(10) as f64)
                 // the pages read first, in their order; then the pages found for the ranking

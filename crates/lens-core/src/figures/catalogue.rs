@@ -55,6 +55,12 @@ pub struct ItemDef {
     /// attributable to noncontrolling interests" is not the company's net income).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excludes: Vec<String>,
+    /// An expense some statements print in parentheses because they add signed amounts (Amazon's
+    /// "Provision for income taxes (769)") and others print as a positive deduction, with a
+    /// benefit in parentheses: a figure read in parentheses is the expense's size when the
+    /// statement's own rows add up that way (income before taxes + it = net income).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub signed_by_statement: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

@@ -135,7 +135,13 @@ pub fn page_unit(text: &str) -> (String, Ratio) {
         ),
         (&["in thousands", "(thousands", "thousands of", "000s", "(in 000"][..], 1_000, "thousands"),
     ] {
-        if words.iter().any(|w| t.contains(w)) {
+        // a count's unit ("Number of Units (in 000's)", "Shares (in thousands)") is not the
+        // page's unit for amounts
+        let of_counts = |at: usize| {
+            let before = &t[t.floor_char_boundary(at.saturating_sub(24))..at];
+            ["units", "shares", "number of", "options"].iter().any(|c| before.contains(c)) && !before.contains("dollars") && !before.contains('$')
+        };
+        if words.iter().any(|w| t.match_indices(w).any(|(at, _)| !of_counts(at))) {
             return (name.to_string(), Ratio::int(scale));
         }
     }
@@ -421,8 +427,14 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                 continue;
             }
         }
-        // label = the text before the first number; values = numbers after it
-        let first_num = segs.iter().position(|s| number_of(&s.text).is_some());
+        // label = the text before the first number under a column; values = numbers after it.
+        // A figure left of every column is the label's ("Common stock — par value $1.00 ...;
+        // issued" / "3,119,843,000 shares) 3,120"), not a cell
+        let under_a_column = |v: &Segment| {
+            let cx = (v.b.l + v.b.r) / 2.0;
+            table.columns.iter().any(|c| (cx >= c.x.0 && cx <= c.x.1) || (v.b.r - c.x.1).abs().min((cx - (c.x.0 + c.x.1) / 2.0).abs()) < 60.0)
+        };
+        let first_num = segs.iter().position(|s| number_of(&s.text).is_some() && under_a_column(s));
         let label_segs = &segs[..first_num.unwrap_or(segs.len())];
         let label_text: String = label_segs.iter().map(|s| s.text.as_str()).filter(|t| *t != "$").collect::<Vec<_>>().join(" ");
         let label_box = label_segs.iter().map(|s| s.b).reduce(|a, b| a.union(&b));
@@ -437,7 +449,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         let mut row_box = label_box.unwrap_or(values[0].b);
         let mut label_only = row_box;
         if let Some((prev, pb)) = pending_label.take() {
-            let continues = label.chars().next().is_some_and(|c| c.is_lowercase())
+            let continues = label.chars().next().is_some_and(|c| c.is_lowercase() || c.is_ascii_digit())
                 || label.is_empty()
                 || prev.trim_end().ends_with([',', '-'])
                 || prev.split_whitespace().last().is_some_and(|w| ["and", "of", "for", "in", "on", "to", "from", "the"].contains(&w));
@@ -481,6 +493,19 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         }
     }
     out.retain(|t| !t.rows.is_empty());
+    // an unlabelled row named as its section's total, where the table prints that total under
+    // its own label further on, is a subtotal (J&J's equity before treasury stock): unnamed
+    for t in &mut out {
+        let printed: Vec<String> = t.rows.iter().filter(|r| !r.named_from_section).map(|r| r.label.to_lowercase()).collect();
+        for r in t.rows.iter_mut().filter(|r| r.named_from_section) {
+            if printed.contains(&r.label.to_lowercase()) {
+                r.label.clear();
+                r.label_rect.text.clear();
+                r.rect.text.clear();
+                r.named_from_section = false;
+            }
+        }
+    }
     // a period heading that spans the whole header ("Fourth Quarter ... Three Months Ended")
     // but was matched to one column only: every column of the table is of that length
     for t in &mut out {
@@ -523,6 +548,10 @@ pub(crate) mod tests {
         assert_eq!(page_unit("December\u{a0}31,\n(In\u{a0}millions,\u{a0}except\u{a0}share amounts) 2020 2019").0, "millions");
         assert_eq!(page_unit("BALANCE\nSHEETS\n(In\u{a0}thousands,\u{a0}except\u{a0}share\u{a0}data)").0, "thousands");
         assert_eq!(page_unit("Balance Sheet 2021 2020 Trade receivables 7,172").0, "units");
+        // a count's unit is not the amounts' (Costco's RSU table above its expense table)
+        assert_eq!(page_unit("Number of\nUnits\n(in 000's)\nOutstanding 5,174\nStock-based compensation expense $ 665").0, "units");
+        assert_eq!(page_unit("Shares (in thousands) 12 Revenue (in thousands) 5").0, "thousands");
+        assert_eq!(page_unit("(Dollars and Shares in Millions Except Per Share Amounts)").0, "millions");
     }
 
     #[test]
@@ -551,6 +580,48 @@ pub(crate) mod tests {
         let t = &tables(&text, &boxes)[0];
         let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(labels, vec!["Casino", "Rooms", "Total revenues", "Casino", "Total expenses"]);
+    }
+
+    #[test]
+    fn a_figure_left_of_the_columns_is_the_labels_and_a_printed_total_wins_over_a_subtotal() {
+        // J&J's balance sheet: a label wrapped over a share count, an unlabelled subtotal before
+        // treasury stock, then the equity total under its own label
+        let (text, boxes) = page(&[
+            ("2022", 400.0, 720.0),
+            ("2021", 460.0, 720.0),
+            ("Shareholders' equity", 50.0, 700.0),
+            ("Common stock — par value", 50.0, 690.0),
+            ("$1.00", 200.0, 690.0),
+            ("per share; issued", 240.0, 690.0),
+            ("3,119,843,000", 50.0, 680.0),
+            ("shares)", 140.0, 680.0),
+            ("3,120", 400.0, 680.0),
+            ("3,120", 460.0, 680.0),
+            ("Retained earnings", 50.0, 670.0),
+            ("128,345", 400.0, 670.0),
+            ("123,060", 460.0, 670.0),
+            ("118,498", 400.0, 660.0),
+            ("113,122", 460.0, 660.0),
+            ("Less: common stock held in treasury", 50.0, 650.0),
+            ("41,694", 400.0, 650.0),
+            ("39,099", 460.0, 650.0),
+            ("Total shareholders' equity", 50.0, 640.0),
+            ("76,804", 400.0, 640.0),
+            ("74,023", 460.0, 640.0),
+        ]);
+        let t = &tables(&text, &boxes)[0];
+        let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            vec![
+                "Common stock — par value $1.00 per share; issued 3,119,843,000 shares)",
+                "Retained earnings",
+                "",
+                "Less: common stock held in treasury",
+                "Total shareholders' equity"
+            ]
+        );
+        assert_eq!(t.rows[0].cells[0].as_ref().map(|c| c.text.as_str()), Some("3,120"));
     }
 
     #[test]
