@@ -17,6 +17,7 @@
 //! question's rare words; see README, Honest confidence.)
 
 use crate::evidence::{numbers, same_number, FoundBy};
+use crate::figures::catalogue::has_words;
 use crate::question::{Operation, Question, ValueType};
 use crate::text::tokenize;
 use regex::Regex;
@@ -182,6 +183,9 @@ const PENDING_WORDS: &[&str] = &[
     "outlook",
     "guidance",
 ];
+
+/// Words of a line that make its figure a measure after tax, or the tax on it.
+const AFTER_TAX_WORDS: &[&str] = &["after-tax", "after tax", "net of tax", "net of taxes", "tax benefit", "tax effect"];
 
 /// Words of a question that name no measure: the head of "What was X's dividends declared per
 /// share" is "dividends", not "what" nor "total".
@@ -377,6 +381,20 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let l = line.to_lowercase();
         if let Some(w) = PENDING_WORDS.iter().find(|w| l.contains(*w) && !q.contains(w.split_whitespace().last().unwrap_or(w))) {
             why.push(format!("the quoted line states an amount not yet reported (\"{w}\"), not the figure of the period asked"));
+        }
+        // "After-tax compensation expense for stock-based compensation", "The income tax benefit
+        // related to stock-based compensation expense": the measure after its tax, or its tax
+        if let Some(w) = AFTER_TAX_WORDS.iter().find(|w| l.contains(*w) && !q.contains(*w)) {
+            why.push(format!("the quoted line states the measure's \"{w}\" figure, not the measure asked"));
+        }
+        // a level asked, a change stated: "Research and development expense in 2018 increased
+        // by $90 million"
+        static CHANGE_BY: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"(?i)\b(?:increas|decreas|grew|rose|fell|declin|grow|reduc)\w*\s+(?:by\s+)?(?:approximately\s+|about\s+)?\$?\s?\d").expect("valid regex")
+        });
+        let level_asked = c.question.operation != Operation::Change && !has_words(&q, "growth") && !has_words(&q, "change");
+        if level_asked && CHANGE_BY.is_match(line) {
+            why.push("the question asks for a level and the quoted line states a change in it".to_string());
         }
     }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
@@ -593,6 +611,18 @@ mod tests {
             "As of December 31, 2015, there was $66 million of compensation expense that has yet to be recognized related to stock awards.",
         );
         assert!(w.iter().any(|w| w.contains("not yet reported")), "{w:?}");
+        // the measure after tax, or its tax benefit
+        let w = why(
+            "What was Verizon's stock-based compensation expense in FY2015, in USD millions?",
+            "After-tax compensation expense for stock-based compensation related to RSUs was $300 million in 2015.",
+        );
+        assert!(w.iter().any(|w| w.contains("\"after-tax\" figure")), "{w:?}");
+        // a change for a level
+        let w = why(
+            "What was Boeing's research and development expense in FY2015, in USD millions?",
+            "Research and development expense in 2015 increased by $90 million compared with 2014.",
+        );
+        assert!(w.iter().any(|w| w.contains("states a change")), "{w:?}");
         // the year's row, named: none of these
         let w = why("What was Costco's stock-based compensation expense in FY2015 in USD millions?", "Stock-based compensation expense $ 665 $ 619 $ 595 2015");
         assert!(w.is_empty(), "{w:?}");

@@ -212,9 +212,22 @@ fn concept(c: &Calculation, question: &str, rules: &Rules) -> Check {
             }
         }
     }
+    // "how much cash did it pay for income taxes": the expense recognised is not what was paid
+    let q = norm(question);
+    let own = q.split('?').next().unwrap_or(&q);
+    if has_words(own, "pay") || has_words(own, "paid") || has_words(own, "payments") {
+        if let Some(o) = c.operands.iter().find(|o| {
+            let r = norm(&o.read.row);
+            !["paid", "payment", "payments", "pay", "dividends", "repurchase", "purchases", "capital expenditure", "additions"].iter().any(|w| r.contains(w))
+        }) {
+            return Check::fail(
+                "concept",
+                format!("the question asks what was paid; the row \"{}\" on {} is not a payment (an expense recognised is not the cash paid)", o.read.row, o.page),
+            );
+        }
+    }
     // "net income attributable to shareholders": a row that includes the noncontrolling
     // interests' share is the consolidated total, another line item
-    let q = norm(question);
     if q.contains("attributable") && !q.contains("noncontrolling") && !q.contains("non-controlling") {
         if let Some(o) = c.operands.iter().find(|o| {
             let r = norm(&o.read.row);
@@ -640,6 +653,24 @@ mod tests {
             readings(&calc("revenue", "revenue", "amount", "one", 1.0, "$1", vec![op("revenue", "FY2018", "1", "millions", 1, "Net sales")])).passed,
             None
         );
+    }
+
+    #[test]
+    fn the_expense_is_not_what_was_paid() {
+        let mut c = calc(
+            "income tax expense",
+            "income_tax",
+            "amount",
+            "one",
+            1637.0,
+            "$1,637 million",
+            vec![op("income tax expense", "FY2019", "1637", "millions", 56, "Provision for income taxes")],
+        );
+        let r = concept(&c, "How much cash did 3M pay for income taxes in FY2019?", &rules());
+        assert_eq!(r.passed, Some(false), "{}", r.detail);
+        assert!(r.detail.contains("not a payment"), "{}", r.detail);
+        c.operands[0].read.row = "Cash paid for income taxes, net of refunds".into();
+        assert_ne!(concept(&c, "How much cash did 3M pay for income taxes in FY2019?", &rules()).passed, Some(false));
     }
 
     #[test]

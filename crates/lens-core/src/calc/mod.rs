@@ -1140,6 +1140,7 @@ mod tests {
                     ("Inventories", "332", "387"),
                     ("Accounts payable", "(20)", "24"),
                     ("Net cash provided by operating activities", "6,439", "6,240"),
+                    ("Cash paid for income taxes, net of refunds", "1,200", "1,100"),
                 ],
             ),
             statement(
@@ -1218,6 +1219,9 @@ mod tests {
         let c = work(&lib, &lib.read_question("What was ACME's total stockholders' equity at the end of FY2019 in USD millions?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$9,796 million"), "{c:#?}");
         assert!(!checks::any_failed(&c.checks), "{:?}", c.checks);
+        // income tax "paid" is the cash flow statement's payment, not the expense
+        let c = work(&lib, &lib.read_question("How much cash did ACME pay for income taxes in FY2019, in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$1,200 million"), "{c:#?}");
         // PP&E from the balance sheet's row (its label goes on "of accumulated depreciation"),
         // not the lease note's
         let c = work(&lib, &lib.read_question("What is the year end FY2019 net PP&E for ACME? Answer in USD millions."), &read).unwrap().unwrap();
