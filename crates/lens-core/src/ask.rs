@@ -481,10 +481,8 @@ fn refuse_absent_company(lib: &Library, company: &str, a: &mut Answer) -> Result
     let more = if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
     let mut refused = Answer::not_found(a.answerer, a.answer_ms);
     refused.model = a.model.take();
-    refused.support_reasons = vec![format!(
-        "the library holds no filing of {company}: add its filings, or ask about a company it holds ({}{more})",
-        shown.join(", ")
-    )];
+    refused.support_reasons =
+        vec![format!("the library holds no filing of {company}: add its filings, or ask about a company it holds ({}{more})", shown.join(", "))];
     *a = refused;
     Ok(())
 }

@@ -190,8 +190,39 @@ const AFTER_TAX_WORDS: &[&str] = &["after-tax", "after tax", "net of tax", "net 
 /// Words of a question that name no measure: the head of "What was X's dividends declared per
 /// share" is "dividends", not "what" nor "total".
 const NOT_A_HEAD: &[&str] = &[
-    "what", "was", "were", "is", "are", "the", "how", "much", "many", "did", "does", "total", "net", "annual", "year", "years", "fiscal", "fy", "end",
-    "reported", "company", "company's", "amount", "value", "usd", "million", "millions", "billion", "billions", "thousand", "thousands", "in", "of",
+    "what",
+    "was",
+    "were",
+    "is",
+    "are",
+    "the",
+    "how",
+    "much",
+    "many",
+    "did",
+    "does",
+    "total",
+    "net",
+    "annual",
+    "year",
+    "years",
+    "fiscal",
+    "fy",
+    "end",
+    "reported",
+    "company",
+    "company's",
+    "amount",
+    "value",
+    "usd",
+    "million",
+    "millions",
+    "billion",
+    "billions",
+    "thousand",
+    "thousands",
+    "in",
+    "of",
 ];
 
 /// The first word of the measure a figure question asks for, its company names and years
@@ -390,7 +421,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         // a level asked, a change stated: "Research and development expense in 2018 increased
         // by $90 million"
         static CHANGE_BY: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new(r"(?i)\b(?:increas|decreas|grew|rose|fell|declin|grow|reduc)\w*\s+(?:by\s+)?(?:approximately\s+|about\s+)?\$?\s?\d").expect("valid regex")
+            Regex::new(r"(?i)\b(?:increas|decreas|grew|rose|fell|declin|grow|reduc)\w*\s+(?:by\s+)?(?:approximately\s+|about\s+)?\$?\s?\d")
+                .expect("valid regex")
         });
         let level_asked = c.question.operation != Operation::Change && !has_words(&q, "growth") && !has_words(&q, "change");
         if level_asked && CHANGE_BY.is_match(line) {

@@ -222,7 +222,10 @@ fn concept(c: &Calculation, question: &str, rules: &Rules) -> Check {
         }) {
             return Check::fail(
                 "concept",
-                format!("the question asks what was paid; the row \"{}\" on {} is not a payment (an expense recognised is not the cash paid)", o.read.row, o.page),
+                format!(
+                    "the question asks what was paid; the row \"{}\" on {} is not a payment (an expense recognised is not the cash paid)",
+                    o.read.row, o.page
+                ),
             );
         }
     }

@@ -234,6 +234,8 @@ struct Finder<'a, 'b> {
     cache: HashMap<(String, i32), Option<Ratio>>,
     /// rows passed over because their year's columns could not be told apart
     ambiguous: Vec<String>,
+    /// expenses read in parentheses whose sign the table does not settle (`signed_by_statement`)
+    sign_unread: Vec<String>,
     /// candidate page -> the statements it is titled as (looked up once per calculation)
     statements: HashMap<PageRef, Vec<String>>,
     /// The period's length in months: 12 for fiscal years, 3 for a quarter, 6 for a half.
@@ -469,10 +471,16 @@ impl Finder<'_, '_> {
                     }
                     // an expense printed in parentheses by a statement that adds signed amounts
                     // (income before taxes + provision = net income) is an expense of that size
-                    if def.signed_by_statement && value.to_f64() < 0.0 && self.adds_signed(t, col, value) {
-                        match Ratio::ZERO.checked_sub(value) {
-                            Some(v) => value = v,
-                            None => continue,
+                    let mut sign_unread = false;
+                    if def.signed_by_statement && value.to_f64() < 0.0 {
+                        if self.adds_signed(t, col, value) {
+                            match Ratio::ZERO.checked_sub(value) {
+                                Some(v) => value = v,
+                                None => continue,
+                            }
+                        } else {
+                            // an expense or a benefit: the table's rows do not say which
+                            sign_unread = true;
                         }
                     }
                     // a balance that cannot be negative (cash, receivables, total assets) read as
@@ -504,6 +512,12 @@ impl Finder<'_, '_> {
                             readings: Vec::new(),
                         },
                     };
+                    if sign_unread {
+                        self.sign_unread.push(format!(
+                            "\"{}\" on {p} is printed in parentheses: an expense on a statement that subtracts it, a benefit otherwise, and the table's rows do not say which",
+                            r.label
+                        ));
+                    }
                     best = Some((s, value, op));
                 }
             }
@@ -806,6 +820,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         found: Vec::new(),
         cache: HashMap::new(),
         ambiguous: Vec::new(),
+        sign_unread: Vec::new(),
         statements: HashMap::new(),
         months: plan.months,
         anchors: HashMap::new(),
@@ -915,8 +930,13 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
     let mut docs: Vec<&str> = f.found.iter().map(|o| o.page.doc_id.as_str()).collect();
     docs.sort_unstable();
     docs.dedup();
-    let caveat =
-        (result.is_some() && docs.len() > 1).then(|| format!("the operands come from different filings ({}): check that their periods match", docs.join(", ")));
+    let caveat = (result.is_some() && docs.len() > 1)
+        .then(|| format!("the operands come from different filings ({}): check that their periods match", docs.join(", ")))
+        .or_else(|| {
+            // an expense read in parentheses, its sign unsettled, for a chosen operand
+            let chosen = |w: &String| f.found.iter().any(|o| w.contains(&format!("\"{}\" on {}", o.read.row, o.page)));
+            f.sign_unread.iter().find(|w| chosen(w)).cloned().filter(|_| result.is_some())
+        });
     let shape = match plan.shape {
         Shape::One(_) => "one",
         Shape::Average(..) => "average",
@@ -1251,6 +1271,31 @@ mod tests {
         let read: Vec<PageRef> = (1..=2).map(|p| PageRef::new("ACME_2019_10K", p)).collect();
         let c = work(&lib, &lib.read_question("What is ACME's FY2019 net profit margin in percent?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("9.8%"), "{c:#?}");
+    }
+
+    #[test]
+    fn an_income_tax_in_parentheses_is_an_expense_only_where_the_statement_adds_signed_amounts() {
+        // Amazon's style: income before taxes + (tax) = net income: the tax is an expense of 769
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [statement(
+            "CONSOLIDATED STATEMENTS OF OPERATIONS",
+            &[
+                ("Total net sales", "177,866", "135,987"),
+                ("Income before income taxes", "3,806", "3,892"),
+                ("Provision for income taxes", "(769)", "(1,425)"),
+                ("Net income", "3,033", "2,371"),
+            ],
+        )];
+        publish(&mut lib, &pages, &Default::default());
+        let read = [PageRef::new("ACME_2019_10K", 1)];
+        let c = work(&lib, &lib.read_question("What was ACME's income tax expense in FY2019, in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!((c.result.as_deref(), c.caveat.as_deref()), (Some("$769 million"), None), "{c:#?}");
+        // a table without the rows to settle it: read as printed, and said
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [statement("Income taxes", &[("Provision for income taxes", "(491)", "(111)"), ("Effective tax rate", "19.8", "21.0")])];
+        publish(&mut lib, &pages, &Default::default());
+        let c = work(&lib, &lib.read_question("What was ACME's income tax expense in FY2019, in USD millions?"), &read).unwrap().unwrap();
+        assert!(c.caveat.as_deref().is_some_and(|w| w.contains("printed in parentheses")), "{c:#?}");
     }
 
     #[test]

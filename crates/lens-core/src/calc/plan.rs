@@ -390,8 +390,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
 /// debt divided by total shareholders' equity", "Quick ratio: (current assets - inventory) /
 /// current liabilities") naming a line item `expr` does not use, or none the catalogue knows.
 fn unread_formula(cat: &Catalogue, question: &str, expr: &Expr) -> Option<String> {
-    static OPS: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)\b(divided\s+by|minus|plus|multiplied\s+by)\b|\s[/÷×*+]\s").expect("valid regex"));
+    static OPS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\b(divided\s+by|minus|plus|multiplied\s+by)\b|\s[/÷×*+]\s").expect("valid regex"));
     let tail = &question[question.find('?')? + 1..];
     let mut used = Vec::new();
     expr.items(&mut used);
