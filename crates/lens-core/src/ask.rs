@@ -234,7 +234,14 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
         None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
         None => read.as_deref(),
     };
+    let doc_year = match a.citations.first() {
+        Some(c) => lib.document(&c.doc_id).ok().and_then(|d| d.year),
+        None => None,
+    };
+    let list_complete = a.quote.as_deref().is_some_and(|q| a.model.is_none() && crate::lists::list_complete(question, &a.answer, q));
     Ok(crate::support::judge(&crate::support::Claim {
+        list_complete,
+        doc_year,
         unnamed_among: &unnamed_among,
         caveat,
         question,

@@ -47,6 +47,35 @@ pub fn list_kind(q: &Question) -> Option<ListKind> {
     }
 }
 
+/// Whether a list answer is the whole list by the filing's own count: segments asked, and the
+/// quoted sentence counts them ("the Company's three business segments: Consumer Health,
+/// Pharmaceutical and MedTech") as many as the answer names.
+pub fn list_complete(question: &Question, answer: &str, line: &str) -> bool {
+    static COUNTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(two|three|four|five|six|seven|2|3|4|5|6|7)\s+(?:\w+\s+){0,2}segments\b").expect("valid regex"));
+    // the segments themselves asked ("What are ...", "List ..."), not a choice among them ("Which
+    // of Amazon's segments had an operating loss?")
+    static WHAT_ARE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:what|which)\s+(?:are|were)\b|^(?:list|name)\b|\bwhat\s+(?:\w+\s+)?segments\s+(?:does|did)\b").expect("valid regex")
+    });
+    static CHOICE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\b(?:had|has|have|with|whose|reported|grew|declined)\b").expect("valid regex"));
+    if list_kind(question) != Some(ListKind::Segments) || !WHAT_ARE.is_match(&question.text) || CHOICE.is_match(&question.text) {
+        return false;
+    }
+    let Some(n) = COUNTED.captures(line).map(|c| match c[1].to_lowercase().as_str() {
+        "two" | "2" => 2,
+        "three" | "3" => 3,
+        "four" | "4" => 4,
+        "five" | "5" => 5,
+        "six" | "6" => 6,
+        _ => 7,
+    }) else {
+        return false;
+    };
+    let items = answer.split("; ").flat_map(|i| i.split(" and ")).filter(|i| !i.trim().is_empty()).count();
+    items == n
+}
+
 /// A capitalised name: words that start with a capital or a digit, joined by "and", "&", "of",
 /// "de", "the" inside.
 const NAME: &str =
@@ -305,6 +334,17 @@ mod tests {
 
     fn q(s: &str) -> Question {
         Question::parse(s)
+    }
+
+    #[test]
+    fn a_list_of_segments_is_whole_when_the_filing_counts_them_as_many() {
+        let line = "This Committee oversees the activities of the Company's three business segments: Consumer Health, Pharmaceutical and MedTech.";
+        let asked = &q("What are the business segments of Johnson & Johnson in FY2022?");
+        assert!(list_complete(asked, "Consumer Health; Pharmaceutical and MedTech", line));
+        assert!(!list_complete(asked, "Consumer Health; Pharmaceutical", line), "two named, three counted");
+        // a choice among them is not the list
+        let line = "We have organized our operations into three segments: North America, International, and AWS.";
+        assert!(!list_complete(&q("Which of Amazon's segments had an operating loss in 2019?"), "North America; International; AWS", line));
     }
 
     #[test]

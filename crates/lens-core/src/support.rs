@@ -60,6 +60,12 @@ pub struct Claim<'a> {
     pub unnamed_among: &'a [String],
     /// What a worked answer says to check (its calculation's caveat).
     pub caveat: Option<&'a str>,
+    /// The fiscal year of the cited document, when known: a narrative answer from the filing of
+    /// the year asked need not name the year on its page.
+    pub doc_year: Option<i32>,
+    /// The answer is a whole list by the filing's own count (`crate::lists::list_complete`):
+    /// the line need not hold the question's words.
+    pub list_complete: bool,
 }
 
 /// Share of `terms` that occur in `text` (1.0 when there are none).
@@ -485,7 +491,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         ));
     }
     let lower = c.page_text.to_lowercase();
-    let absent: Vec<String> = c.years.iter().filter(|y| !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
+    let filing_of_the_year = c.question.operation == Operation::Narrative && c.doc_year.is_some_and(|y| c.years.contains(&y));
+    let absent: Vec<String> = c.years.iter().filter(|y| !filing_of_the_year && !lower.contains(&y.to_string())).map(|y| y.to_string()).collect();
     if !absent.is_empty() {
         why.push(format!("the cited page does not mention {}", absent.join(", ")));
     }
@@ -503,7 +510,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         // the line the answer rests on must be about what was asked, not merely on the page
         let line = c.quote.unwrap_or(c.answer);
         let on_line = term_share(&terms, line);
-        if on_line < MIN_LINE_SHARE {
+        if on_line < MIN_LINE_SHARE && !c.list_complete {
             why.push(format!("the quoted line holds {:.0}% of the question's words", on_line * 100.0));
         } else if line.trim_end().ends_with(':') {
             why.push("the quoted line introduces a list or table: the answer is in what follows it".to_string());
@@ -540,6 +547,8 @@ mod tests {
             in_scope,
             unnamed_among: &[],
             caveat: None,
+            doc_year: None,
+            list_complete: false,
         }
     }
 
