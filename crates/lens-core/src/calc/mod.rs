@@ -263,6 +263,14 @@ impl Finder<'_, '_> {
         })
     }
 
+    /// Whether `doc` is an annual report (a 10-K, 20-F or annual report by its form).
+    fn is_annual(&self, doc: &str) -> bool {
+        self.lib.document(doc).ok().and_then(|d| d.form).is_some_and(|f| {
+            let f = f.to_uppercase();
+            f.contains("10-K") || f.contains("20-F") || f.contains("ANNUAL")
+        })
+    }
+
     /// Whether `t` adds signed amounts in column `col`: its income before taxes plus `tax` (as
     /// read, in the table's unit times its scale) is its net income, within 2%.
     fn adds_signed(&self, t: &table::Table, col: usize, tax: Ratio) -> bool {
@@ -359,6 +367,7 @@ impl Finder<'_, '_> {
                 }
             }
             let filer = self.filer_names(&p.doc_id).to_vec();
+            let annual = self.months != 12 && self.is_annual(&p.doc_id);
             for t in self.lib.page_tables(p).iter() {
                 // another entity's statements printed in the filing (an investee's, a
                 // guarantor's) are not the filer's figures
@@ -374,8 +383,15 @@ impl Finder<'_, '_> {
                 }
                 let table_bonus = if statement { 200 } else { 0 } + 5 * t.rows.len().min(20) as i32;
                 // annual figures: a quarter's or half-year's column is not the fiscal year's
-                let mut cols: Vec<usize> =
-                    t.columns.iter().enumerate().filter(|(_, c)| c.year == year && c.months.is_none_or(|m| m == self.months)).map(|(i, _)| i).collect();
+                // a column with no period heading is the document's own period: a year in an
+                // annual report, never a quarter asked of one
+                let mut cols: Vec<usize> = t
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.year == year && c.months.map_or(self.months == 12 || !annual, |m| m == self.months))
+                    .map(|(i, _)| i)
+                    .collect();
                 // a period printed as parts (amount and rate): a rate is read from the rate part,
                 // an amount from the others
                 let percent = def.unit == Some(Unit::Percent);
@@ -1296,6 +1312,19 @@ mod tests {
         publish(&mut lib, &pages, &Default::default());
         let c = work(&lib, &lib.read_question("What was ACME's income tax expense in FY2019, in USD millions?"), &read).unwrap().unwrap();
         assert!(c.caveat.as_deref().is_some_and(|w| w.contains("printed in parentheses")), "{c:#?}");
+    }
+
+    #[test]
+    fn a_quarter_is_not_read_from_an_annual_reports_unheaded_year_column() {
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [statement("CONSOLIDATED STATEMENT OF INCOME", &[("Net sales", "32,765", "31,657"), ("Operating income", "6,539", "7,369")])];
+        publish(&mut lib, &pages, &crate::meta::DocMeta { form: Some("10-K".into()), year: Some(2019), ..Default::default() });
+        let read = [PageRef::new("ACME_2019_10K", 1)];
+        let c = work(&lib, &lib.read_question("What was ACME's operating income in the fourth quarter of FY2019, in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!(c.result, None, "{c:#?}");
+        // the year asked of it is read
+        let c = work(&lib, &lib.read_question("What was ACME's operating income in FY2019, in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$6,539 million"), "{c:#?}");
     }
 
     #[test]

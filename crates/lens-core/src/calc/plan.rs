@@ -331,6 +331,11 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 if !asks_figure {
                     return None;
                 }
+                // the item names only part of the measure asked ("net cash used in investing
+                // activities" holds "cash"): another line item, not this one
+                if let Some(extra) = uncovered(cat, item, &q.text) {
+                    return Some(Err(format!("the question asks for \"{extra}\"; the line item {} names only part of it", cat.item_name(item))));
+                }
                 (cat.item_name(item), one, cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount), Some(item.to_string()))
             }
         }
@@ -384,6 +389,84 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         defined: !defs.is_empty(),
         unread,
     }))
+}
+
+/// The measure a question names after its possessor ("What was 3M's net cash used in investing
+/// activities in FY2018?" -> "net cash used in investing activities"), when it holds content
+/// words that none of `item`'s names and labels has: that measure, else None.
+fn uncovered(cat: &Catalogue, item: &str, question: &str) -> Option<String> {
+    // words of the question's shape (a change, a growth, an average), not of the measure
+    const GENERIC: [&str; 33] = [
+        "total",
+        "net",
+        "the",
+        "and",
+        "of",
+        "a",
+        "an",
+        "annual",
+        "reported",
+        "consolidated",
+        "gaap",
+        "year",
+        "end",
+        "fiscal",
+        "amount",
+        "company",
+        "its",
+        "s",
+        "over",
+        "change",
+        "changes",
+        "growth",
+        "grow",
+        "grew",
+        "cagr",
+        "average",
+        "increase",
+        "decrease",
+        "decline",
+        "yoy",
+        "worldwide",
+        "overall",
+        "unadjusted",
+    ];
+    let text = question.to_lowercase().replace('’', "'");
+    let at = text.find("'s ")?;
+    let rest = &text[at + 3..];
+    let stops = [
+        " in fy",
+        " in 20",
+        " in 19",
+        " in q",
+        " in the ",
+        " at ",
+        " for ",
+        " during ",
+        " as of ",
+        " of fy",
+        " from ",
+        " between ",
+        "?",
+        ",",
+        ";",
+        " (",
+        " in usd",
+        " attributable",
+    ];
+    let end = stops.iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len());
+    let phrase = rest[..end].trim();
+    let def = cat.items.get(item)?;
+    let covered: Vec<String> = def.names.iter().chain(&def.labels).flat_map(|n| crate::text::plain_words(n)).collect();
+    let extra = crate::text::plain_words(phrase)
+        .into_iter()
+        .filter(|w| !GENERIC.contains(&w.as_str()) && !crate::text::is_stop_word(w) && !w.chars().any(|c| c.is_ascii_digit()))
+        .filter(|w| {
+            let stem = |x: &str| x.chars().take(5).collect::<String>();
+            !covered.iter().any(|c| c == w || (c.chars().count() > 3 && w.chars().count() > 3 && stem(c) == stem(w)))
+        })
+        .count();
+    (extra > 0).then(|| phrase.to_string())
 }
 
 /// A sentence after the question's own that writes a formula in words or symbols ("Use total
@@ -494,5 +577,17 @@ mod tests {
         // a formula whose items are all the catalogue formula's is no reason for doubt
         let e = p("What is the FY2022 unadjusted EBITDA less capex for PepsiCo? Define unadjusted EBITDA as unadjusted operating income + depreciation and amortization [from cash flow statement]. Answer in USD millions.");
         assert_eq!(e.unread, None);
+    }
+
+    #[test]
+    fn a_line_item_naming_only_part_of_the_measure_asked_is_no_plan_for_it() {
+        // "cash" inside "net cash used in investing activities": the cash flow total, not cash
+        let i = p("What was 3M's net cash used in investing activities in FY2018, in USD millions?");
+        assert_eq!(i.id.as_deref(), Some("investing_cash_flow"));
+        let err = plan_of("What was 3M's accumulated depreciation at the end of FY2018, in USD millions?").unwrap().unwrap_err();
+        assert!(err.contains("names only part"), "{err}");
+        // the words of the question's shape are not the measure's
+        assert_eq!(p("What is 3M's year-over-year change in revenue from FY2017 to FY2018 (in units of percents)?").id.as_deref(), Some("revenue"));
+        assert_eq!(p("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022?").shape, Shape::Cagr(2020, 2022));
     }
 }
