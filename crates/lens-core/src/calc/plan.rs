@@ -350,7 +350,16 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     let percent_asked = !crate::question::points_asked(&l) && (l.contains('%') || l.contains("percent"));
     // a metric that is itself a change ("revenue growth" = (revenue − prev(revenue)) ÷ prev)
     // asked "from FY2017 to FY2018" is that change at the later year, not the change of it
-    let shape = if expr.is_change() {
+    // a balance's change asked of one year ("the net change in 3M's cash and cash equivalents
+    // during FY2018"): the balance at the year's end less the year before's, not the balance
+    let balance_changed = !span
+        && q.operation == Operation::Change
+        && !percent_asked
+        && id.as_deref().and_then(|i| cat.items.get(i)).is_some_and(|d| d.balance)
+        && matches!(expr, Expr::Item(..));
+    let shape = if balance_changed {
+        Shape::Difference(to - 1, to)
+    } else if expr.is_change() {
         Shape::One(to)
     } else if l.contains("cagr") || l.contains("compound annual") {
         Shape::Cagr(from, to)
@@ -589,5 +598,8 @@ mod tests {
         // the words of the question's shape are not the measure's
         assert_eq!(p("What is 3M's year-over-year change in revenue from FY2017 to FY2018 (in units of percents)?").id.as_deref(), Some("revenue"));
         assert_eq!(p("What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022?").shape, Shape::Cagr(2020, 2022));
+        // a balance's change in one year is the difference of two year-ends
+        let c = p("What was the net change in 3M's cash and cash equivalents during FY2018, in USD millions?");
+        assert_eq!((c.id.as_deref(), c.shape), (Some("cash"), Shape::Difference(2017, 2018)));
     }
 }
