@@ -283,7 +283,7 @@ fn measure_phrase(q: &Question) -> Vec<String> {
 /// to" before its first figure.
 fn subject_of(line: &str) -> Option<&str> {
     static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)^(.*?)\s+(?:was|were|totaled|totalled|amounted to)\s+\(?\$?\s?\d").expect("valid regex"));
-    RE.captures(line).and_then(|c| c.get(1)).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 25)
+    RE.captures(line).and_then(|c| c.get(1)).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 40)
 }
 
 /// How many table rows a quoted text runs over: runs of words each followed by two or more
@@ -448,6 +448,18 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
             let subject_words = crate::text::plain_words(subject);
             if !subject_words.iter().any(|w| w.starts_with(&stem(head))) {
                 why.push(format!("the figure the quoted line states is of \"{}\", not of \"{head}\" as asked", subject.trim()));
+            } else {
+                // "Total depreciation and amortization expense ... was $11.0 billion" for the
+                // amortization asked: a total of more than the measure
+                let asked: Vec<String> = crate::text::plain_words(&c.question.text);
+                let is_named = |w: &str| named.iter().any(|m| w.starts_with(&stem(m)));
+                let in_question = |w: &str| asked.iter().any(|a| stem(a) == stem(w));
+                if let Some(pair) = subject_words
+                    .windows(3)
+                    .find(|t| t[1] == "and" && (is_named(&t[0]) != is_named(&t[2])) && !in_question(if is_named(&t[0]) { &t[2] } else { &t[0] }))
+                {
+                    why.push(format!("the figure the quoted line states is of \"{} and {}\" together, more than the measure asked", pair[0], pair[2]));
+                }
             }
         }
         let rows = rows_run_over(line);
@@ -716,6 +728,12 @@ mod tests {
             "As of December 31, 2015, the Company owed MGM Resorts $85 million for operating services.",
         );
         assert!(w.iter().any(|w| w.contains("does not name \"lease\"")), "{w:?}");
+        // a total of more than asked: Walmart's depreciation and amortization for its amortization
+        let w = why(
+            "What was Walmart's amortization expense of intangible assets in FY2015, in USD millions?",
+            "Total depreciation and amortization expense for property and equipment and intangible assets for fiscal 2015 was $11.0 billion.",
+        );
+        assert!(w.iter().any(|w| w.contains("\"depreciation and amortization\" together")), "{w:?}");
         // a compound's first part names it: Walmart's "stock incentive plans"
         let w = why(
             "What was Walmart's stock-based compensation expense in FY2015, in USD millions?",

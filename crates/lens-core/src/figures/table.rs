@@ -365,8 +365,17 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         let segs = segments(row);
         // a dash is a zero in a cell but a dash in a title ("SUPPLEMENTAL DATA – NET REVENUES")
         let figure = |s: &Segment| number_of(&s.text).is_some() && s.text.chars().any(|c| c.is_ascii_digit());
+        // a sentence leading into a table, a figure inside it ("Summary combined financial
+        // information for the joint ventures on a 100 percent basis is as follows:"): the next
+        // table's title, not a row
+        let line = segs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+        let words = line.split_whitespace().filter(|w| w.chars().any(char::is_alphabetic)).count();
+        if line.trim_end().ends_with(':') && words >= 5 && segs.iter().filter(|s| figure(s)).count() == 1 {
+            words_above.push(line);
+            pending_label = None;
+            continue;
+        }
         if segs.iter().all(|s| !figure(s) && year_in(&s.text).is_none()) {
-            let line = segs.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
             // a title's words, not the period heads, dates and unit lines between it and the header
             if line.chars().any(char::is_alphabetic) && !is_title_filler(&line.to_lowercase()) {
                 words_above.push(line);
@@ -580,6 +589,26 @@ pub(crate) mod tests {
         let t = &tables(&text, &boxes)[0];
         let labels: Vec<&str> = t.rows.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(labels, vec!["Casino", "Rooms", "Total revenues", "Casino", "Total expenses"]);
+    }
+
+    #[test]
+    fn a_sentence_leading_into_a_table_is_its_title_not_a_row() {
+        // General Mills' note: its joint ventures' combined statement, led in by a sentence with
+        // a figure in it
+        let (text, boxes) = page(&[
+            ("Summary combined information for the joint ventures on a", 10.0, 730.0),
+            ("100", 360.0, 730.0),
+            ("percent basis is as follows:", 385.0, 730.0),
+            ("2022", 400.0, 720.0),
+            ("2021", 460.0, 720.0),
+            ("Gross margin", 50.0, 700.0),
+            ("803.1", 400.0, 700.0),
+            ("882.9", 460.0, 700.0),
+        ]);
+        let t = tables(&text, &boxes);
+        assert_eq!(t.len(), 1, "{t:?}");
+        assert!(t[0].title.contains("joint ventures"), "{}", t[0].title);
+        assert_eq!(t[0].rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), vec!["Gross margin"]);
     }
 
     #[test]
