@@ -225,7 +225,10 @@ pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilt
             Some(w) => Some(w),
             None => match part_row(lib, question, a)? {
                 Some(w) => Some(w),
-                None => unnamed_term(question, filter, a).or_else(|| quarter_only(lib, question, a)),
+                None => match unnamed_term(question, filter, a).or_else(|| quarter_only(lib, question, a)) {
+                    Some(w) => Some(w),
+                    None => later_filing(lib, question, filter, a),
+                },
             },
         }
     };
@@ -280,6 +283,24 @@ fn part_row(lib: &Library, question: &Question, a: &Answer) -> Result<Option<Str
 
 /// A figure asked by a term of art the question writes as one ("RevPAR", "ARR"): a quoted line
 /// that never names it states another figure ("rooms revenue was $2.7 billion").
+/// A question that names no period ("How much cash does 3M have?") answered from a filing when
+/// the library holds a later one of the company: the answer may be out of date; said.
+fn later_filing(lib: &Library, question: &Question, filter: Option<&DocFilter>, a: &Answer) -> Option<String> {
+    // a value asked as of now, not a judgement over the years ("are its margins historically
+    // consistent?")
+    if !question.years.is_empty() || !question.quarters.is_empty() || a.not_found || question.operation != crate::question::Operation::Value {
+        return None;
+    }
+    let f = filter.filter(|f| !f.companies.is_empty())?;
+    let cited = a.citations.first()?;
+    let year_of = |d: &str| lib.document(d).ok().and_then(|d| d.year);
+    let mine = year_of(&cited.doc_id)?;
+    let (later, year) = f.groups.iter().flatten().filter_map(|d| year_of(d).map(|y| (d.clone(), y))).max_by_key(|(_, y)| *y)?;
+    (year > mine).then(|| {
+        format!("the question names no year; this is from {} (FY{mine}), and the library holds a later filing ({later}, FY{year}): name the year", cited.doc_id)
+    })
+}
+
 fn unnamed_term(question: &Question, filter: Option<&DocFilter>, a: &Answer) -> Option<String> {
     let (FoundBy::Quote, Some(q), Some(p)) = (a.found_by, a.quote.as_deref(), a.citations.first()) else { return None };
     if question.asks != ValueType::Number {
@@ -886,6 +907,46 @@ impl Library {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_naming_no_year_answered_from_an_older_filing_is_said() {
+        let mut lib = Library::in_memory().unwrap();
+        for (id, year) in [("ACME_2018_10K", 2018), ("ACME_2022_10K", 2022)] {
+            let page = crate::store::NewPage {
+                page: 1,
+                text: "Cash and cash equivalents 3,300",
+                heading: "",
+                boxes: &[],
+                width: 612.0,
+                height: 792.0,
+                needs_ocr: false,
+                label: None,
+            };
+            let meta = crate::meta::DocMeta { company: Some("Acme".into()), year: Some(year), form: Some("10-K".into()), ..Default::default() };
+            let key = lib.store_mut().insert_pending(id, "/x.pdf", 1, id, &meta, &[page]).unwrap();
+            lib.store_mut().publish(key, &[]).unwrap();
+        }
+        let filter = DocFilter {
+            companies: vec!["acme".into()],
+            years: Vec::new(),
+            forms: Vec::new(),
+            groups: vec![vec!["ACME_2018_10K".into(), "ACME_2022_10K".into()]],
+            key_groups: Vec::new(),
+        };
+        let a = Answer::quoted(
+            AnswererKind::Extractive,
+            "Cash and cash equivalents 3,300".into(),
+            "Cash and cash equivalents 3,300".into(),
+            PageRef::new("ACME_2018_10K", 1),
+            0.0,
+        );
+        let w = later_filing(&lib, &lib.read_question("How much cash does ACME have?"), Some(&filter), &a);
+        assert!(w.as_deref().is_some_and(|w| w.contains("ACME_2022_10K, FY2022")), "{w:?}");
+        // a year asked, or the latest filing cited: nothing to say
+        assert_eq!(later_filing(&lib, &lib.read_question("How much cash did ACME have at the end of 2018?"), Some(&filter), &a), None);
+        let latest = Answer::quoted(AnswererKind::Extractive, "x".into(), "x".into(), PageRef::new("ACME_2022_10K", 1), 0.0);
+        assert_eq!(later_filing(&lib, &lib.read_question("How much cash does ACME have?"), Some(&filter), &latest), None);
+    }
 
     #[test]
     fn a_figure_printed_only_under_a_quarters_column_is_said() {

@@ -384,7 +384,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         // "the total amount Pepsico may borrow under its agreements": a sum over several, which one
         // line states only when it says so
         ValueType::Number if c.found_by != FoundBy::Calculation && c.question.asks_total() => {
-            let l = line.to_lowercase();
+            let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
             if !["total", "aggregate", "combined", "in all", "together", "sum"].iter().any(|w| l.contains(w)) {
                 why.push("the question asks for a total and the quoted line states no total: it may be one part of it".to_string());
             }
@@ -426,7 +426,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // earnings"), a line that never says it quoted: the reported figure is another one
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
         let q = c.question.text.to_lowercase().replace("unadjusted", "");
-        let l = line.to_lowercase();
+        let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
         if let Some(w) = OWN_MEASURE_WORDS.iter().find(|w| crate::figures::catalogue::has_words(&q, w) && !l.contains(*w)) {
             why.push(format!("the question asks for the company's own \"{w}\" measure and the quoted line does not say {w}: it may be the reported figure"));
         }
@@ -467,7 +467,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
             why.push(format!("the quoted text runs over {rows} table rows: which figure answers is not clear"));
         }
         let q = c.question.text.to_lowercase();
-        let l = line.to_lowercase();
+        let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
         if let Some(w) = PENDING_WORDS.iter().find(|w| l.contains(*w) && !q.contains(w.split_whitespace().last().unwrap_or(w))) {
             why.push(format!("the quoted line states an amount not yet reported (\"{w}\"), not the figure of the period asked"));
         }
@@ -485,6 +485,21 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let level_asked = c.question.operation != Operation::Change && !has_words(&q, "growth") && !has_words(&q, "change");
         if level_asked && CHANGE_BY.is_match(line) {
             why.push("the question asks for a level and the quoted line states a change in it".to_string());
+        }
+    }
+    // for any answer quoted from a line (figure or words):
+    if c.found_by != FoundBy::Calculation {
+        let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        // "Absent the exemption ..., net income would have increased by $4 million": what a figure
+        // would have been, not what it was
+        if let Some(w) = ["would have been", "would have increased", "would have decreased", "would have", "absent the"].iter().find(|w| l.contains(*w)) {
+            why.push(format!("the quoted line states what a figure would have been (\"{w}\"), not what it was"));
+        }
+        // a person's words quoted in a filing or release ("“What we accomplished in 2022 is
+        // nothing short of remarkable ..."), not a statement of the figure
+        static QUOTED_PERSON: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"“\s*(?:We|Our|I|What we)\b").expect("valid regex"));
+        if QUOTED_PERSON.is_match(line) || (line.contains('“') && has_words(&l, "said")) {
+            why.push("the quoted line is a person's words quoted in the document, not a statement of the figure".to_string());
         }
     }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
@@ -734,6 +749,17 @@ mod tests {
             "Total depreciation and amortization expense for property and equipment and intangible assets for fiscal 2015 was $11.0 billion.",
         );
         assert!(w.iter().any(|w| w.contains("\"depreciation and amortization\" together")), "{w:?}");
+        // what a figure would have been; a person's words quoted
+        let w = why(
+            "What did MGM Resorts earn in 2015?",
+            "Absent the exemption, “Net income attributable to MGM Resorts International” would have increased by $4 million in 2015.",
+        );
+        assert!(w.iter().any(|w| w.contains("would have been")), "{w:?}");
+        let w = why(
+            "What did MGM Resorts earn in 2015?",
+            "of MGM Resorts. “What we accomplished in 2015 is nothing short of remarkable, with earnings of $1.2 billion",
+        );
+        assert!(w.iter().any(|w| w.contains("a person's words")), "{w:?}");
         // a compound's first part names it: Walmart's "stock incentive plans"
         let w = why(
             "What was Walmart's stock-based compensation expense in FY2015, in USD millions?",

@@ -372,6 +372,20 @@ fn definition(c: &Calculation, rules: &Rules) -> Check {
     }
 }
 
+/// `years`: a question naming two or more fiscal years ("total assets end of 2015 vs 2014")
+/// answered with one year's figure alone is not answered whole.
+fn years_asked(c: &Calculation, question: &str) -> Check {
+    let asked = crate::filter::question_years(question);
+    let mut read: Vec<&str> = c.operands.iter().map(|o| o.period.as_str()).collect();
+    read.sort_unstable();
+    read.dedup();
+    if c.shape == "one" && !c.defined && c.verdict.is_none() && asked.len() >= 2 && read.len() == 1 {
+        let shown: Vec<String> = asked.iter().map(|y| format!("FY{y}")).collect();
+        return Check::fail("years", format!("the question names {}; the answer gives {} alone", shown.join(" and "), read[0]));
+    }
+    Check::pass("years", "the years asked are answered")
+}
+
 /// Every check of a worked answer with a result (none without one). `percent_asked`: the
 /// question asks for a percent ("%", "percent"); `scale_asked`: it names a unit ("in USD
 /// millions").
@@ -387,6 +401,7 @@ pub fn of_calculation(c: &Calculation, question: &str, percent_asked: bool, scal
         concept(c, question, rules),
         readings(c),
         definition(c, rules),
+        years_asked(c, question),
     ]
 }
 
@@ -394,7 +409,7 @@ pub fn of_calculation(c: &Calculation, question: &str, percent_asked: bool, scal
 /// asked and the question's own words do not change with the reading, and two readings that
 /// disagree are not mended by choosing the other: which is meant is for the reader to see.
 pub fn another_reading_may_help(checks: &[Check]) -> bool {
-    checks.iter().filter(|c| c.failed()).all(|c| c.name != "type" && c.name != "readings" && c.name != "definition")
+    checks.iter().filter(|c| c.failed()).all(|c| c.name != "type" && c.name != "readings" && c.name != "definition" && c.name != "years")
         && !checks.iter().any(|c| c.failed() && c.detail.starts_with("the question asks for \""))
 }
 
@@ -656,6 +671,21 @@ mod tests {
             readings(&calc("revenue", "revenue", "amount", "one", 1.0, "$1", vec![op("revenue", "FY2018", "1", "millions", 1, "Net sales")])).passed,
             None
         );
+    }
+
+    #[test]
+    fn two_years_asked_one_answered_is_not_whole() {
+        let c = calc(
+            "total assets",
+            "total_assets",
+            "amount",
+            "one",
+            11726.0,
+            "$11,726 million",
+            vec![op("total assets", "FY2015", "11726", "millions", 59, "Total assets")],
+        );
+        assert_eq!(years_asked(&c, "Adobe total assets end of 2015 vs 2014").passed, Some(false));
+        assert_eq!(years_asked(&c, "Adobe total assets at the end of 2015").passed, Some(true));
     }
 
     #[test]
