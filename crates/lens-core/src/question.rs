@@ -331,6 +331,17 @@ const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did"
 
 /// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
 /// "... in USD millions", "Round your answer ...", "what is the total amount ...".
+/// The words a question puts after its first possessor, up to the first of `stops` ("What
+/// was MGM Resorts's operating lease expense in FY2018?" with " in " -> "operating lease
+/// expense"), lower case and trimmed; None without a possessor.
+pub(crate) fn after_possessor(text: &str, stops: &[&str]) -> Option<String> {
+    let text = text.to_lowercase().replace('’', "'");
+    let at = text.find("'s ")?;
+    let rest = &text[at + 3..];
+    let end = stops.iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len());
+    Some(rest[..end].trim().to_string())
+}
+
 /// Where a question's next definition of a measure starts at or after `from` in `lower` (its
 /// text in lower case): (the index of the marker, the index where the expression starts).
 /// "Free cash flow is defined as ...", "is calculated as", "is computed as", "equals", "=", and

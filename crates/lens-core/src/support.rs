@@ -257,16 +257,10 @@ fn measure_head(q: &Question) -> Option<String> {
 /// a preposition ("What was MGM Resorts's operating lease expense in FY2018?" -> operating,
 /// lease, expense), words that name no measure aside; empty without a possessor.
 fn measure_phrase(q: &Question) -> Vec<String> {
-    let text = q.text.to_lowercase().replace('’', "'");
-    let Some(at) = text.find("'s ") else { return Vec::new() };
-    let rest = &text[at + 3..];
-    let end = [" in ", " at ", " for ", " during ", " as of ", " of fy", " from ", " between ", "?", ",", ";"]
-        .iter()
-        .filter_map(|m| rest.find(m))
-        .min()
-        .unwrap_or(rest.len());
+    const STOPS: [&str; 11] = [" in ", " at ", " for ", " during ", " as of ", " of fy", " from ", " between ", "?", ",", ";"];
+    let Some(phrase) = crate::question::after_possessor(&q.text, &STOPS) else { return Vec::new() };
     // a compound's first part names it ("stock-based" -> "stock": "stock incentive plans")
-    rest[..end]
+    phrase
         .split_whitespace()
         .filter_map(|w| crate::text::plain_words(w).into_iter().next())
         .filter(|w| {
@@ -364,6 +358,9 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     }
     // the answer must be of the type asked
     let line = c.quote.unwrap_or(c.answer);
+    // the line and the question in lower case, a run of white space (no-break spaces too) as one
+    let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let q = c.question.text.to_lowercase();
     match c.question.asks {
         ValueType::YesNo | ValueType::Choice if c.found_by != FoundBy::Calculation => {
             let first = crate::text::plain_words(c.answer).into_iter().next().unwrap_or_default();
@@ -383,11 +380,12 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         }
         // "the total amount Pepsico may borrow under its agreements": a sum over several, which one
         // line states only when it says so
-        ValueType::Number if c.found_by != FoundBy::Calculation && c.question.asks_total() => {
-            let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-            if !["total", "aggregate", "combined", "in all", "together", "sum"].iter().any(|w| l.contains(w)) {
-                why.push("the question asks for a total and the quoted line states no total: it may be one part of it".to_string());
-            }
+        ValueType::Number
+            if c.found_by != FoundBy::Calculation
+                && c.question.asks_total()
+                && !["total", "aggregate", "combined", "in all", "together", "sum"].iter().any(|w| l.contains(w)) =>
+        {
+            why.push("the question asks for a total and the quoted line states no total: it may be one part of it".to_string());
         }
         ValueType::Sentence if c.question.operation == Operation::Narrative && is_table_row(line) => {
             why.push("the question asks for an explanation and the answer is a table row".to_string());
@@ -415,7 +413,6 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // a growth rate asked ("unit case volume growth"), levels quoted: no rate and no word of
     // change on the line
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
-        let q = c.question.text.to_lowercase();
         let asks_growth = crate::figures::catalogue::has_words(&q, "growth");
         let rate = line.contains('%') || line.to_lowercase().contains("percent");
         if asks_growth && !rate && !says_change(line) {
@@ -425,8 +422,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // the company's own measure asked ("adjusted operating income", "organic growth", "core
     // earnings"), a line that never says it quoted: the reported figure is another one
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
-        let q = c.question.text.to_lowercase().replace("unadjusted", "");
-        let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        let q = q.replace("unadjusted", "");
         if let Some(w) = OWN_MEASURE_WORDS.iter().find(|w| crate::figures::catalogue::has_words(&q, w) && !l.contains(*w)) {
             why.push(format!("the question asks for the company's own \"{w}\" measure and the quoted line does not say {w}: it may be the reported figure"));
         }
@@ -466,8 +462,6 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         if rows >= 2 {
             why.push(format!("the quoted text runs over {rows} table rows: which figure answers is not clear"));
         }
-        let q = c.question.text.to_lowercase();
-        let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
         if let Some(w) = PENDING_WORDS.iter().find(|w| l.contains(*w) && !q.contains(w.split_whitespace().last().unwrap_or(w))) {
             why.push(format!("the quoted line states an amount not yet reported (\"{w}\"), not the figure of the period asked"));
         }
@@ -489,7 +483,6 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     }
     // for any answer quoted from a line (figure or words):
     if c.found_by != FoundBy::Calculation {
-        let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
         // "Absent the exemption ..., net income would have increased by $4 million": what a figure
         // would have been, not what it was
         if let Some(w) = ["would have been", "would have increased", "would have decreased", "would have", "absent the"].iter().find(|w| l.contains(*w)) {

@@ -440,10 +440,7 @@ fn uncovered(cat: &Catalogue, item: &str, question: &str) -> Option<String> {
         "overall",
         "unadjusted",
     ];
-    let text = question.to_lowercase().replace('’', "'");
-    let at = text.find("'s ")?;
-    let rest = &text[at + 3..];
-    let stops = [
+    const STOPS: [&str; 18] = [
         " in fy",
         " in 20",
         " in 19",
@@ -463,11 +460,10 @@ fn uncovered(cat: &Catalogue, item: &str, question: &str) -> Option<String> {
         " in usd",
         " attributable",
     ];
-    let end = stops.iter().filter_map(|m| rest.find(m)).min().unwrap_or(rest.len());
-    let phrase = rest[..end].trim();
+    let phrase = crate::question::after_possessor(question, &STOPS)?;
     let def = cat.items.get(item)?;
     let covered: Vec<String> = def.names.iter().chain(&def.labels).flat_map(|n| crate::text::plain_words(n)).collect();
-    let extra = crate::text::plain_words(phrase)
+    let extra = crate::text::plain_words(&phrase)
         .into_iter()
         .filter(|w| !GENERIC.contains(&w.as_str()) && !crate::text::is_stop_word(w) && !w.chars().any(|c| c.is_ascii_digit()))
         .filter(|w| {
