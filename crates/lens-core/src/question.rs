@@ -382,6 +382,14 @@ pub(crate) fn definition_at(lower: &str, from: usize) -> Option<(usize, usize)> 
     best
 }
 
+/// Whether a question asks for the parent company alone (see [`Question::asks_parent_only`]).
+pub fn asks_parent_only(question: &str) -> bool {
+    let l = norm(question);
+    ["parent company", "parent-company", "parent only", "parent-only", "registrant only", "registrant's own", "standalone parent", "holding company level"]
+        .iter()
+        .any(|w| l.contains(w))
+}
+
 pub fn asks_for_figure(question: &str) -> bool {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)^\W*(?:in\s+|by\s+)?how\s+(?:many|much|long|old|often)\b|\bwhat\s+(?:percentage|percent|proportion|share|fraction)\b|\bwhat\s+(?:is|was|are|were)\s+the\s+(?:total\s+|net\s+)?(?:amount|number|value|percentage|sum)\s+of\b|\bwhat\s+(?:is|was|are|were)\s+the\s+total\s+(?:amount|number|value|sum)\b|\bin\s+(?:usd\s+|\$\s*)?(?:millions|billions|thousands)\b|\bround\s+your\s+answer\b").expect("valid regex")
@@ -694,6 +702,66 @@ impl Question {
 
     pub fn asks_figure(&self) -> bool {
         self.asks == ValueType::Number
+    }
+
+    /// Whether it asks for the parent company alone ("at the parent company level",
+    /// "parent-only", "the registrant's own"): its own condensed statements, not the
+    /// consolidated ones.
+    pub fn asks_parent_only(&self) -> bool {
+        asks_parent_only(&self.text)
+    }
+
+    /// Whether it is a search rather than a question: a few words with no question word, no verb
+    /// of a request and no question mark ("3M long-term debt 2018"). A sentence found for it may
+    /// not be what is wanted.
+    pub fn is_search(&self) -> bool {
+        let t = self.text.trim();
+        if t.ends_with('?') {
+            return false;
+        }
+        let asking = [
+            "what",
+            "which",
+            "who",
+            "whom",
+            "whose",
+            "why",
+            "how",
+            "when",
+            "where",
+            "is",
+            "are",
+            "was",
+            "were",
+            "does",
+            "do",
+            "did",
+            "has",
+            "have",
+            "had",
+            "can",
+            "could",
+            "should",
+            "will",
+            "would",
+            "list",
+            "describe",
+            "explain",
+            "tell",
+            "give",
+            "name",
+            "show",
+            "summarize",
+            "summarise",
+            "find",
+            "identify",
+            "compare",
+            "calculate",
+            "compute",
+            "state",
+            "please",
+        ];
+        !crate::text::plain_words(t).iter().any(|w| asking.contains(&w.as_str()))
     }
 
     pub fn asks_ratio(&self) -> bool {

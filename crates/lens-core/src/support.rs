@@ -17,7 +17,7 @@
 //! question's rare words; see README, Honest confidence.)
 
 use crate::evidence::{numbers, same_number, FoundBy};
-use crate::figures::catalogue::has_words;
+use crate::figures::catalogue::{has_words, norm};
 use crate::question::{Operation, Question, ValueType};
 use crate::text::tokenize;
 use regex::Regex;
@@ -152,6 +152,13 @@ pub fn boilerplate_markers(text: &str) -> usize {
     });
     let l = text.to_lowercase();
     RE.find_iter(&l).count()
+}
+
+/// Whether a page is the parent company's own statement (or a note about it): "Parent Company",
+/// "Condensed Financial Information of Registrant", "parent-only" in its first lines.
+pub fn is_parent_only_page(page: &str) -> bool {
+    let head = page.lines().take(8).collect::<Vec<_>>().join(" ");
+    crate::question::asks_parent_only(&head) || norm(&head).contains("condensed financial information of registrant")
 }
 
 /// Words that make a measure the company's own (non-GAAP) one: a line that does not say them
@@ -419,6 +426,14 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
             why.push("the question asks for a growth rate and the line states levels, with no rate or change".to_string());
         }
     }
+    // the parent company alone asked, a page that is not its statement quoted: the consolidated
+    // figure is the group's
+    if c.question.asks_parent_only() && !is_parent_only_page(c.page_text) {
+        why.push(
+            "the question asks for the parent company alone and the cited page is not its own statement: the figure may be the consolidated group's"
+                .to_string(),
+        );
+    }
     // the company's own measure asked ("adjusted operating income", "organic growth", "core
     // earnings"), a line that never says it quoted: the reported figure is another one
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
@@ -660,6 +675,18 @@ mod tests {
             ..claim(row, FoundBy::Quote, row, &[2022], Some(true))
         };
         assert!(!judge(&c).1.iter().any(|w| w.contains("own \"")), "{:?}", judge(&c).1);
+        // the parent company alone asked: the consolidated balance sheet's row is the group's
+        // (seen: "3M's total cash at the parent company level" answered with 3M's consolidated
+        // cash, 14 times in the fifteenth battery); the parent company's own statement is its
+        let row = "Cash and cash equivalents 2,853 3,053";
+        let consolidated = "Consolidated Balance Sheet\n3M Company and Subsidiaries\nCash and cash equivalents 2,853 3,053";
+        let parent = "NOTE 25\nPARENT COMPANY\nPARENT COMPANY – CONDENSED BALANCE SHEETS\nCash and cash equivalents 2,853 3,053";
+        let ask = q("What was 3M's total cash at the parent company level at the end of FY2018, in USD millions?");
+        let c = Claim { question: ask, quote: Some(row), ..claim(row, FoundBy::Quote, consolidated, &[2018], Some(true)) };
+        assert!(judge(&c).1.iter().any(|w| w.contains("parent company alone")), "{:?}", judge(&c).1);
+        let c = Claim { question: ask, quote: Some(row), ..claim(row, FoundBy::Quote, parent, &[2018], Some(true)) };
+        assert!(!judge(&c).1.iter().any(|w| w.contains("parent company alone")), "{:?}", judge(&c).1);
+        assert!(!q("What was 3M's total cash at the end of FY2018?").asks_parent_only());
         // a growth asked, levels quoted
         let line = "The Coca-Cola system sold 29.2 billion, 29.3 billion and 29.2 billion unit cases of our products in 2017, 2016 and 2015, respectively.";
         let c = Claim {

@@ -92,6 +92,12 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
             return Check::fail("narrative", "a bare yes or no with no sentence of the pages behind it: check the page");
         }
     }
+    if q.is_search() {
+        return Check::fail(
+            "narrative",
+            "the question is a few words with no question (a search): the sentence found may not be what is wanted, so say what is asked",
+        );
+    }
     if is_heading(line) {
         return Check::fail(
             "narrative",
@@ -203,6 +209,22 @@ mod tests {
         // a sentence that states no cause
         let flat = "The company updated its guidance for the fiscal year in its earnings release.";
         assert_eq!(get(&verify(&q, &answer(flat, Some(flat)), &Rules::builtin()), "narrative").passed, Some(false));
+    }
+
+    /// A few words with no question ("3M long-term debt 2018") answered with a sentence that
+    /// mentions them (seen: "The following debt tables reflect effective interest rates ...",
+    /// three times in the fifteenth battery): not shown as supported.
+    #[test]
+    fn a_search_answered_with_a_sentence_is_not_supported() {
+        let q = Question::parse("3M long-term debt 2018");
+        assert!(q.is_search());
+        let line = "During fiscal 2018 and 2017, the Company also repaid other, smaller long-term debt as it matured.";
+        let c = get(&verify(&q, &answer(line, Some(line)), &Rules::builtin()), "narrative");
+        assert_eq!(c.passed, Some(false), "{c:?}");
+        assert!(c.detail.contains("a search"), "{c:?}");
+        for asked in ["What is 3M's long-term debt in 2018?", "Describe 3M's long-term debt in 2018", "3M long-term debt 2018?", "list 3M's debt"] {
+            assert!(!Question::parse(asked).is_search(), "{asked}");
+        }
     }
 
     #[test]

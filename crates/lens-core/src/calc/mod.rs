@@ -374,6 +374,11 @@ impl Finder<'_, '_> {
                 if other_entity(&t.title, &filer).is_some() {
                     continue;
                 }
+                // nor are the parent company's own condensed statements the consolidated ones
+                // (worked answers are never planned for the parent company alone)
+                if crate::question::asks_parent_only(&t.title) {
+                    continue;
+                }
                 // a table about a part of the company (its leases, a disposal, an acquisition's
                 // allocation) prints that part's figures under the company's labels
                 if let Some(w) = part_title(&t.title, &self.lib.checks.part_titles) {

@@ -277,6 +277,11 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     if has_words(&l.replace("unadjusted", ""), "adjusted") || own_terms.iter().any(|w| l.contains(w)) {
         return None;
     }
+    // the catalogue's line items are read from the consolidated statements: the parent company
+    // alone ("total cash at the parent company level") is another entity's figure
+    if q.asks_parent_only() {
+        return None;
+    }
     if matches!(q.operation, Operation::Compare | Operation::Judgement) {
         return verdict_plan(q, cat, rules);
     }

@@ -107,6 +107,27 @@ pub fn find_words(hay: &str, needle: &str) -> Option<usize> {
     None
 }
 
+/// Words that, put before a measure's name, make another item of it: "deferred revenue" is a
+/// liability, not revenue; "prepaid income taxes" an asset, not the tax expense.
+const OTHER_ITEM_WORDS: &[&str] = &["deferred", "unearned", "unbilled", "accrued", "prepaid", "restricted"];
+
+/// Does `hay` name the measure `needle`: as whole words, at least once not after a word that
+/// makes it another item ([`OTHER_ITEM_WORDS`])?
+pub fn names_measure(hay: &str, needle: &str) -> bool {
+    let mut from = 0;
+    while let Some(at) = find_words(&hay[from..], needle).map(|i| from + i) {
+        let before = hay[..at].split(|c: char| !c.is_alphanumeric()).rfind(|w| !w.is_empty()).unwrap_or("");
+        if !OTHER_ITEM_WORDS.contains(&before) || needle.split_whitespace().next().is_some_and(|w| OTHER_ITEM_WORDS.contains(&w)) {
+            return true;
+        }
+        from = at + needle.len();
+        if from >= hay.len() {
+            break;
+        }
+    }
+    false
+}
+
 /// Lowercase, curly quotes straightened, whitespace collapsed.
 pub fn norm(s: &str) -> String {
     s.to_lowercase().replace(['’', '‘'], "'").split_whitespace().collect::<Vec<_>>().join(" ")
@@ -144,7 +165,7 @@ impl Catalogue {
         for (id, it) in &self.items {
             for n in it.names.iter().chain(&it.labels) {
                 let n = norm(n);
-                if n.len() > best.map_or(0, |b| b.1) && has_words(&t, &n) {
+                if n.len() > best.map_or(0, |b| b.1) && names_measure(&t, &n) {
                     best = Some((id, n.len()));
                 }
             }
@@ -159,7 +180,7 @@ impl Catalogue {
         for (id, m) in &self.metrics {
             for n in &m.names {
                 let n = norm(n);
-                if n.len() > best.map_or(0, |b| b.2) && has_words(&t, &n) {
+                if n.len() > best.map_or(0, |b| b.2) && names_measure(&t, &n) {
                     best = Some((id, m, n.len()));
                 }
             }
@@ -192,6 +213,18 @@ mod tests {
         assert_eq!(c.item_in("Purchases of property, plant and equipment (PP&E)").unwrap(), "capex");
         assert!(has_words("net income attributable to", "net income"));
         assert!(!has_words("net incomes", "net income"));
+    }
+
+    /// "Deferred revenue" is a liability, not revenue: a question about it names no revenue.
+    #[test]
+    fn a_modifier_that_makes_another_item_is_not_the_measure() {
+        let c = Catalogue::builtin();
+        assert_eq!(c.item_in("What was Adobe's deferred revenue at the end of FY2016?"), None);
+        assert_eq!(c.item_in("What was Adobe's revenue at the end of FY2016?"), Some("revenue"));
+        // named once as another item and once as itself: itself
+        assert_eq!(c.item_in("deferred revenue as a share of revenue"), Some("revenue"));
+        assert!(names_measure("prepaid expenses", "prepaid expenses"));
+        assert!(!names_measure("prepaid income taxes", "income taxes"));
     }
 
     /// Every catalogue metric on one hand-made set of statements (FY2019, with FY2018 balances).
