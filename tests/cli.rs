@@ -397,7 +397,7 @@ fn team_users_ask_and_label_as_their_roles_allow() {
 }
 
 /// The same on a real PostgreSQL (`LENS_TEST_DATABASE_URL`, started by `scripts/test`): the log,
-/// feedback and users in the database, the filings in the library folder.
+/// feedback, users and gold sets in the database, the filings in the library folder.
 #[test]
 fn team_users_on_postgresql() {
     let Ok(admin) = std::env::var("LENS_TEST_DATABASE_URL") else {
@@ -415,6 +415,9 @@ fn team_users_on_postgresql() {
     let mut db = postgres::Client::connect(&url, postgres::NoTls).unwrap();
     let asked: i64 = db.query_one("SELECT count(*) FROM question_log WHERE asked_by = 'rob'", &[]).unwrap().get(0);
     assert_eq!(asked, 3);
+    // and so are the gold sets: the two annotators' six grades
+    let graded: i64 = db.query_one("SELECT count(*) FROM label_grades g JOIN label_questions q ON q.id = g.question WHERE q.qid = 'q1'", &[]).unwrap().get(0);
+    assert_eq!(graded, 6);
     drop(db);
     // a wrong database URL: a clear message, nothing served
     let lib = tempfile::tempdir().unwrap();

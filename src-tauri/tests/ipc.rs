@@ -95,6 +95,6 @@ fn commands_answer_and_errors_carry_codes() {
     let r = call("label_import", serde_json::json!({"set": "gold", "text": text, "annotator": null})).unwrap().deserialize::<serde_json::Value>().unwrap();
     assert_eq!(r["added"], 1, "{r}");
     let other = lens_core::Library::open(dir.path()).unwrap();
-    let sets = lens_core::labels::sets(&other).unwrap();
+    let sets = lens_core::labels::sets(other.store()).unwrap();
     assert_eq!(sets.iter().map(|s| (s.name.as_str(), s.questions)).collect::<Vec<_>>(), vec![("gold", 1)]);
 }

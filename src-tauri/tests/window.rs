@@ -253,7 +253,7 @@ fn add_pdfs_through_the_native_dialog_and_by_dropping_a_file_then_file_a_workpap
     let t0 = Instant::now();
     loop {
         let opened = lens_core::Library::open(lib.path()).unwrap();
-        let sets = lens_core::labels::sets(&opened).unwrap();
+        let sets = lens_core::labels::sets(opened.store()).unwrap();
         if sets.iter().any(|s| s.questions == 1 && s.with_gold == 1) {
             break;
         }

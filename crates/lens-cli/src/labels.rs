@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 use clap::Subcommand;
 use lens_core::labels::{self, jsonl};
+use lens_core::labelstore::LabelStore;
 use lens_core::Library;
 use std::io::Write;
 use std::path::PathBuf;
@@ -42,12 +43,14 @@ fn pct(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into())
 }
 
-pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
+/// Run a labels command on the sets of `store` (the library's file or the team's database); gold
+/// pages are checked against the library `lib`.
+pub fn run(lib: &Library, store: &dyn LabelStore, what: LabelsCmd) -> Result<()> {
     match what {
         LabelsCmd::Import { file, set, annotator } => {
             let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
             let lines = jsonl::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let r = labels::import(lib, &set, &lines, annotator.as_deref())?;
+            let r = labels::import(lib, store, &set, &lines, annotator.as_deref())?;
             let n = |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
             println!("set `{}`: {} added, {} updated, {} recorded", r.set, n(r.added, "question", "questions"), r.updated, n(r.grades, "grade", "grades"));
             if !r.missing.is_empty() {
@@ -61,7 +64,7 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             }
         }
         LabelsCmd::Export { set, out } => {
-            let lines = labels::export(lib, &set)?;
+            let lines = labels::export(store, &set)?;
             let mut f = std::io::BufWriter::new(std::fs::File::create(&out).with_context(|| format!("writing {}", out.display()))?);
             for l in &lines {
                 writeln!(f, "{l}")?;
@@ -70,7 +73,7 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             println!("wrote {} questions of `{}` to {}", lines.len(), set.trim(), out.display());
         }
         LabelsCmd::List { json } => {
-            let sets = labels::sets(lib)?;
+            let sets = labels::sets(store)?;
             if json {
                 println!("{}", serde_json::to_string(&sets)?);
             } else if sets.is_empty() {
@@ -88,7 +91,7 @@ pub fn run(lib: &Library, what: LabelsCmd) -> Result<()> {
             }
         }
         LabelsCmd::Agreement { set, json } => {
-            let a = labels::agreement(lib, &set)?;
+            let a = labels::agreement(store, &set)?;
             if json {
                 println!("{}", serde_json::to_string(&a)?);
                 return Ok(());

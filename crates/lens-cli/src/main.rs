@@ -147,6 +147,10 @@ enum Cmd {
     },
     /// Gold question sets: import, export, list, agreement between annotators
     Labels {
+        /// The team's PostgreSQL database holding the sets (postgres://USER@HOST:PORT/DB; default
+        /// $LENS_DATABASE_URL, else the library's file)
+        #[arg(long, env = "LENS_DATABASE_URL", global = true)]
+        database: Option<String>,
         #[command(subcommand)]
         what: labels::LabelsCmd,
     },
@@ -255,7 +259,13 @@ fn run(cli: Cli) -> Result<()> {
             let st = settings(&lib, &g.models)?;
             vision::run(&lib, st, what)?
         }
-        Cmd::Labels { what } => labels::run(&open(&g.library)?, what)?,
+        Cmd::Labels { database, what } => {
+            let lib = open(&g.library)?;
+            match database {
+                Some(url) => labels::run(&lib, &lens_pg::PgRecords::connect(&url)?, what)?,
+                None => labels::run(&lib, lib.store(), what)?,
+            }
+        }
         Cmd::Bench { what } => bench::run(what, g.library, g.models)?,
     }
     Ok(())

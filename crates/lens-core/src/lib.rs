@@ -46,6 +46,7 @@ pub mod eval_survival;
 pub mod evidence;
 pub mod ingest;
 pub mod labels;
+pub mod labelstore;
 pub mod library;
 pub mod lists;
 pub mod log;

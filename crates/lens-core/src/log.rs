@@ -51,11 +51,11 @@ pub struct Shown {
     pub notes: Vec<String>,
 }
 
-/// The records a team shares, wherever they are kept: the question log with its feedback, and
-/// the users. The library's SQLite store keeps them by default ([`Store`]); a team server can
-/// keep them in PostgreSQL (`lens-pg`). One contract test suite runs on both
-/// (`crates/lens-pg/tests/contract.rs`).
-pub trait Records {
+/// The records a team shares, wherever they are kept: the question log with its feedback, the
+/// users, and the gold sets ([`crate::labelstore::LabelStore`]). The library's SQLite store
+/// keeps them by default ([`Store`]); a team server can keep them in PostgreSQL (`lens-pg`). One
+/// contract test suite runs on both (`crates/lens-pg/tests/contract.rs`).
+pub trait Records: crate::labelstore::LabelStore {
     /// Append to the question log; the entry's id.
     fn log_question(&self, e: &LogEntry) -> Result<i64>;
     /// Most recent entries first.

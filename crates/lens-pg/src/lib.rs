@@ -1,4 +1,4 @@
-//! The team's records (question log, feedback, users) in PostgreSQL: lens-core's [`Records`] on
+//! The team's records (question log, feedback, users, gold sets) in PostgreSQL: lens-core's [`Records`] on
 //! a database server a firm already runs and backs up (`pg_dump`), for `lens serve --team
 //! --database postgres://…`. The schema is the library's SQLite tables of the same names
 //! (`migrations/`, run in order in one transaction each, the version kept in
@@ -9,13 +9,14 @@
 //! so and writes nothing half-way (each write is one statement).
 
 use lens_core::error::{LensError, Result};
+use lens_core::labelstore::{self as ls, AnswerEntry, GradeEntry, LabelBox, LabelOp, LabelStore, SetRow, StoredQuestion};
 use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
 use lens_core::users::{check_name, new_token, token_hash, Role, User};
 use postgres::{Client, NoTls};
 use std::sync::Mutex;
 
 /// Ordered schema migrations; never edit one that has shipped, append.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/001_records.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("../migrations/001_records.sql"), include_str!("../migrations/002_labels.sql")];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -35,8 +36,11 @@ fn shown(url: &str) -> String {
 }
 
 /// Did `e` come from the connection (lost, refused), not from the database refusing a statement?
+/// A server shutting down says so before it closes the connection ("terminating connection due
+/// to administrator command", SQLSTATE 57P01): that is the connection lost too, as is any error
+/// of the connection-exception (08) and operator-intervention (57P) classes.
 fn connection_lost(e: &postgres::Error) -> bool {
-    e.is_closed() || e.as_db_error().is_none()
+    e.is_closed() || e.as_db_error().is_none_or(|d| ["08", "57P"].iter().any(|c| d.code().code().starts_with(c)))
 }
 
 fn db_err(url: &str, e: postgres::Error) -> LensError {
@@ -146,6 +150,144 @@ impl PgRecords {
         let sql = format!("SELECT {LOG_COLUMNS} FROM question_log {tail}");
         let rows = self.with(|c| c.query(&sql, &[&arg]))?;
         Ok(rows.iter().map(|r| columns_of(r).entry()).collect())
+    }
+}
+
+/// One of the label store's SQL statements in PostgreSQL's dialect: `$n` placeholders, the
+/// optional question id typed.
+fn pg_sql(sqlite: &str) -> String {
+    sqlite.replace("?2 IS NULL", "$2::text IS NULL").replace("?1", "$1").replace("?2", "$2")
+}
+
+/// The id of set `name`, if there is one.
+fn set_key(c: &mut impl postgres::GenericClient, name: &str) -> std::result::Result<Option<i64>, postgres::Error> {
+    Ok(c.query_opt("SELECT id FROM label_sets WHERE name=$1", &[&name])?.map(|r| r.get(0)))
+}
+
+impl LabelStore for PgRecords {
+    fn label_sets(&self) -> Result<Vec<SetRow>> {
+        let rows = self.with(|c| c.query("SELECT name, created_at FROM label_sets ORDER BY name", &[]))?;
+        Ok(rows.iter().map(|r| SetRow { name: r.get(0), created_at: r.get(1) }).collect())
+    }
+
+    fn label_questions(&self, set: &str, qid: Option<&str>) -> Result<Option<Vec<StoredQuestion>>> {
+        self.with(|c| {
+            // one snapshot: the four reads see the same moment
+            let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
+            let Some(sid) = set_key(&mut tx, set)? else { return Ok(None) };
+            let questions = tx
+                .query(&pg_sql(ls::sql::QUESTIONS), &[&sid, &qid])?
+                .iter()
+                .map(|r| (r.get::<_, i64>(0), r.get::<_, String>(1), r.get::<_, String>(2), r.get::<_, Option<String>>(3)))
+                .collect();
+            let grades = tx
+                .query(&pg_sql(ls::sql::GRADES), &[&sid, &qid])?
+                .iter()
+                .filter_map(|r| {
+                    let g: Option<i16> = r.get(3);
+                    g.map(|g| (r.get::<_, i64>(0), GradeEntry { page: r.get(1), annotator: r.get(2), grade: g as u8, at: r.get(4) }))
+                })
+                .collect();
+            let answers = tx
+                .query(&pg_sql(ls::sql::ANSWERS), &[&sid, &qid])?
+                .iter()
+                .map(|r| (r.get::<_, i64>(0), AnswerEntry { annotator: r.get(1), answer: r.get(2), answerable: r.get(3), at: r.get(4) }))
+                .collect();
+            let boxes = tx
+                .query(&pg_sql(ls::sql::BOXES), &[&sid, &qid])?
+                .iter()
+                .map(|r| {
+                    (r.get::<_, i64>(0), LabelBox { id: r.get(1), page: r.get(2), annotator: r.get(3), l: r.get(4), b: r.get(5), r: r.get(6), t: r.get(7) })
+                })
+                .collect();
+            tx.commit()?;
+            Ok(Some(ls::assemble(questions, grades, answers, boxes)))
+        })
+    }
+
+    fn apply_label_ops(&self, set: &str, create: bool, ops: &[LabelOp]) -> Result<Vec<i64>> {
+        // the database's errors end the transaction (rolled back); the store's own (a question
+        // or box not there) roll it back too, and say which
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            if create {
+                tx.execute("INSERT INTO label_sets(name) VALUES($1) ON CONFLICT (name) DO NOTHING", &[&set])?;
+            }
+            let Some(sid) = set_key(&mut tx, set)? else { return Ok(Err(ls::no_set(set))) };
+            let mut ids = Vec::new();
+            // question id -> row, looked up once per import
+            let mut keys: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+            for op in ops {
+                let qid = op.qid().to_string();
+                match op {
+                    LabelOp::AddQuestion { fields, origin, .. } => {
+                        let r = tx.query_opt(
+                            "INSERT INTO label_questions(set_id, qid, fields, origin) VALUES($1, $2, $3, $4) ON CONFLICT (set_id, qid) DO NOTHING RETURNING id",
+                            &[&sid, &qid, fields, origin],
+                        )?;
+                        let Some(r) = r else { return Ok(Err(ls::question_taken(set, &qid))) };
+                        keys.insert(qid, r.get(0));
+                        continue;
+                    }
+                    LabelOp::PutQuestion { fields, origin, .. } => {
+                        let r = tx.query_one(
+                            "INSERT INTO label_questions(set_id, qid, fields, origin) VALUES($1, $2, $3, $4) \
+                             ON CONFLICT (set_id, qid) DO UPDATE SET fields=EXCLUDED.fields, origin=COALESCE(EXCLUDED.origin, label_questions.origin) RETURNING id",
+                            &[&sid, &qid, fields, origin],
+                        )?;
+                        keys.insert(qid, r.get(0));
+                        continue;
+                    }
+                    _ => {}
+                }
+                let k = match keys.get(&qid) {
+                    Some(k) => *k,
+                    None => match tx.query_opt("SELECT id FROM label_questions WHERE set_id=$1 AND qid=$2", &[&sid, &qid])? {
+                        Some(r) => *keys.entry(qid.clone()).or_insert(r.get(0)),
+                        None => return Ok(Err(ls::no_question(set, &qid))),
+                    },
+                };
+                match op {
+                    LabelOp::AddQuestion { .. } | LabelOp::PutQuestion { .. } => {}
+                    LabelOp::SetFields { fields, .. } => {
+                        tx.execute("UPDATE label_questions SET fields=$2 WHERE id=$1", &[&k, fields])?;
+                    }
+                    LabelOp::Grade { page, annotator, grade, .. } => {
+                        let g: Option<i16> = grade.map(i16::from);
+                        tx.execute("INSERT INTO label_grades(question, page, annotator, grade) VALUES($1, $2, $3, $4)", &[&k, page, annotator, &g])?;
+                    }
+                    LabelOp::Answer { annotator, answer, answerable, .. } => {
+                        tx.execute("INSERT INTO label_answers(question, annotator, answer, answerable) VALUES($1, $2, $3, $4)", &[&k, annotator, answer, answerable])?;
+                    }
+                    LabelOp::AddBox { b, .. } => {
+                        let r = tx.query_one(
+                            "INSERT INTO label_boxes(question, page, annotator, l, b, r, t) VALUES($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+                            &[&k, &b.page, &b.annotator, &b.l, &b.b, &b.r, &b.t],
+                        )?;
+                        ids.push(r.get::<_, i64>(0));
+                    }
+                    LabelOp::RemoveBox { id, .. } => {
+                        let n = tx.execute("UPDATE label_boxes SET removed=true WHERE id=$1 AND question=$2 AND NOT removed", &[id, &k])?;
+                        if n == 0 {
+                            return Ok(Err(ls::no_box(&qid, *id)));
+                        }
+                    }
+                    LabelOp::ClearBoxes { .. } => {
+                        tx.execute("UPDATE label_boxes SET removed=true WHERE question=$1", &[&k])?;
+                    }
+                }
+            }
+            tx.commit()?;
+            Ok(Ok(ids))
+        })?
+    }
+
+    fn remove_label_set(&self, set: &str) -> Result<()> {
+        let n = self.with(|c| c.execute("DELETE FROM label_sets WHERE name=$1", &[&set]))?;
+        if n == 0 {
+            return Err(ls::no_set(set));
+        }
+        Ok(())
     }
 }
 

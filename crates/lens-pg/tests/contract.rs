@@ -83,3 +83,121 @@ fn a_database_of_a_newer_schema_is_refused_and_an_older_one_brought_up() {
     let n: i64 = c.query_one("SELECT count(*) FROM question_log", &[]).unwrap().get(0);
     assert_eq!(n, 1);
 }
+
+/// What every store of the gold sets does (the labeler's rows, [`lens_core::labelstore`]),
+/// through the labeler's own functions.
+fn label_contract(r: &dyn Records, lib: &lens_core::Library) {
+    use lens_core::labels::{self, jsonl, LabelBox, SaveAnswer};
+    assert!(labels::sets(r).unwrap().is_empty());
+    let q = labels::add_question(r, "Team set", "What was Nike's capex in FY2019?", None, None).unwrap();
+    assert_eq!(q.qid, "team-set-0001");
+    // two annotators grade; the exported grade is the agreed one, else the latest
+    labels::grade(r, "Team set", &q.qid, "NIKE_2019_10K#40", "ana", Some(2)).unwrap();
+    labels::grade(r, "Team set", &q.qid, "NIKE_2019_10K#41", "ana", Some(1)).unwrap();
+    labels::grade(r, "Team set", &q.qid, "NIKE_2019_10K#41", "ana", None).unwrap();
+    let q2 = labels::grade(r, "Team set", &q.qid, "NIKE_2019_10K#40", "bea", Some(1)).unwrap();
+    assert_eq!(q2.gold.len(), 1);
+    assert_eq!(q2.gold["NIKE_2019_10K#40"], 1);
+    assert_eq!(q2.disagreements, ["NIKE_2019_10K#40"]);
+    let a = labels::agreement(r, "Team set").unwrap();
+    assert_eq!((a.annotators.len(), a.pairs[0].pages, a.disagreements.len()), (2, 1, 1));
+    // answers and boxes
+    let save = SaveAnswer { answer: "$1,119 million".into(), answerable: true, query_types: Some(vec!["numerical".into()]), content_type: None };
+    let q3 = labels::save_answer(r, "Team set", &q.qid, "ana", &save).unwrap();
+    assert_eq!((q3.answer.as_str(), q3.query_types.as_slice()), ("$1,119 million", ["numerical".to_string()].as_slice()));
+    assert_eq!(q3.answers[0].annotator, "ana");
+    let rect = LabelBox { id: 0, page: "NIKE_2019_10K#40".into(), annotator: String::new(), l: 10.0, b: 20.0, r: 110.5, t: 32.25 };
+    let id = labels::add_box(r, "Team set", &q.qid, "ana", &rect).unwrap();
+    let b = &labels::question(r, "Team set", &q.qid).unwrap().boxes[0];
+    assert_eq!((b.id, b.annotator.as_str(), b.r, b.t), (id, "ana", 110.5, 32.25));
+    labels::remove_box(r, "Team set", &q.qid, id).unwrap();
+    assert!(labels::question(r, "Team set", &q.qid).unwrap().boxes.is_empty());
+    assert_eq!(labels::remove_box(r, "Team set", &q.qid, id).unwrap_err().code(), "not_found");
+    // a file imported in one transaction; again, nothing changes; its export is the file's
+    let file = "{\"id\":\"fb-1\",\"query\":\"q1\",\"answer\":\"a1\",\"gold\":{\"NIKE_2019_10K#40\":2}}\n{\"id\":\"fb-2\",\"query\":\"q2\",\"answer\":\"a2\",\"gold\":{\"NIKE_2019_10K#7\":1},\"labeler\":{\"evidence_boxes\":[{\"page\":\"NIKE_2019_10K#7\",\"l\":1,\"b\":2,\"r\":3,\"t\":4}]}}";
+    let lines = jsonl::parse(file).unwrap();
+    let rep = labels::import(lib, r, "fb", &lines, Some("ana")).unwrap();
+    assert_eq!((rep.added, rep.updated, rep.grades), (2, 0, 2));
+    let rep = labels::import(lib, r, "fb", &lines, Some("ana")).unwrap();
+    assert_eq!((rep.added, rep.updated, rep.grades), (0, 2, 0));
+    let out = labels::export(r, "fb").unwrap();
+    assert_eq!(out[1]["gold"], serde_json::json!({"NIKE_2019_10K#7": 1}));
+    assert_eq!(out[1]["labeler"]["evidence_boxes"][0]["annotator"], "ana");
+    // a file that fails part-way stores nothing
+    let bad = jsonl::parse(
+        "{\"id\":\"fb-3\",\"query\":\"q3\",\"gold\":{}}\n{\"id\":\"fb-4\",\"query\":\"q4\",\"gold\":{},\"labeler\":{\"evidence_boxes\":[{\"page\":\"X#1\"}]}}",
+    )
+    .unwrap();
+    assert!(labels::import(lib, r, "fb", &bad, None).is_err());
+    assert_eq!(labels::questions(r, "fb").unwrap().len(), 2);
+    // sets listed with their sizes and annotators
+    let sets = labels::sets(r).unwrap();
+    assert_eq!(sets.iter().map(|s| (s.name.as_str(), s.questions, s.with_gold)).collect::<Vec<_>>(), [("Team set", 1, 1), ("fb", 2, 2)]);
+    assert_eq!(sets[0].annotators, ["ana", "bea"]);
+    // bad input and a set removed by another user meanwhile: clear messages, nothing written
+    assert!(labels::add_question(r, "Team set", "again", Some(&q.qid), None).unwrap_err().to_string().contains("already has a question"));
+    assert_eq!(labels::grade(r, "Team set", "nope", "NIKE_2019_10K#40", "ana", Some(1)).unwrap_err().code(), "not_found");
+    labels::remove_set(r, "Team set").unwrap();
+    let e = labels::grade(r, "Team set", &q.qid, "NIKE_2019_10K#40", "ana", Some(2)).unwrap_err();
+    assert_eq!(e.code(), "not_found");
+    assert!(e.to_string().contains("no label set named `Team set`"), "{e}");
+    assert_eq!(labels::remove_set(r, "Team set").unwrap_err().code(), "not_found");
+    assert_eq!(labels::sets(r).unwrap().len(), 1);
+}
+
+#[test]
+fn the_label_contract_holds_on_sqlite() {
+    let lib = lens_core::Library::in_memory().unwrap();
+    label_contract(lib.store(), &lib);
+}
+
+#[test]
+fn the_label_contract_holds_on_postgresql() {
+    let Some(db) = TestDb::new("labels") else { return };
+    let lib = lens_core::Library::in_memory().unwrap();
+    label_contract(&PgRecords::connect(&db.url).unwrap(), &lib);
+}
+
+/// Two annotators grading the same question at once, each on a connection of their own, while a
+/// third adds questions: every event is kept, none overwritten.
+fn annotators_at_once(open: &(dyn Fn() -> Box<dyn Records + Send> + Sync)) {
+    use lens_core::labels;
+    let r = open();
+    let q = labels::add_question(r.as_ref(), "s", "q", Some("q1"), None).unwrap();
+    std::thread::scope(|s| {
+        for who in ["ana", "bea"] {
+            s.spawn(move || {
+                let r = open();
+                for p in 1..=40 {
+                    labels::grade(r.as_ref(), "s", "q1", &format!("D#{p}"), who, Some((p % 3) as u8)).unwrap();
+                }
+            });
+        }
+        s.spawn(move || {
+            let r = open();
+            for _ in 0..10 {
+                labels::add_question(r.as_ref(), "s", "another", None, None).unwrap();
+            }
+        });
+    });
+    let q = labels::question(r.as_ref(), "s", &q.qid).unwrap();
+    assert_eq!(q.grades.len(), 80);
+    assert!(q.disagreements.is_empty());
+    let a = labels::agreement(r.as_ref(), "s").unwrap();
+    assert_eq!((a.pairs[0].pages, a.pairs[0].kappa), (40, Some(1.0)));
+    assert_eq!(labels::questions(r.as_ref(), "s").unwrap().len(), 11);
+}
+
+#[test]
+fn annotators_at_once_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lib");
+    drop(lens_core::Library::open(&path).unwrap());
+    annotators_at_once(&|| Box::new(Store::open(&path.join("lens.sqlite")).unwrap()));
+}
+
+#[test]
+fn annotators_at_once_on_postgresql() {
+    let Some(db) = TestDb::new("annotators") else { return };
+    annotators_at_once(&|| Box::new(PgRecords::connect(&db.url).unwrap()));
+}

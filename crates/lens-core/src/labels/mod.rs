@@ -2,7 +2,8 @@
 //! 1 = holds part of the answer, 2 = holds the whole answer) by named annotators, reference
 //! answers, evidence boxes, agreement between annotators, and scoring a set in place.
 //!
-//! Storage (migration 6): a question keeps its label line's fields as JSON, so an imported line
+//! Storage ([`crate::labelstore`], the SQLite file or a team's PostgreSQL; migration 6): a
+//! question keeps its label line's fields as JSON, so an imported line
 //! exports unchanged; grades, answers and boxes are append-only events carrying annotator and
 //! time. An annotator's current grade of a page is their latest event (`NULL` = cleared, which is
 //! how an undo back to "ungraded" is stored); two annotators never write the same row, so grading
@@ -16,10 +17,10 @@ pub mod jsonl;
 
 use crate::error::{LensError, Result};
 use crate::eval::{self, EvalOptions, Label, Summary};
+use crate::labelstore::{no_question, no_set, LabelOp, LabelStore, StoredQuestion};
+pub use crate::labelstore::{AnswerEntry, GradeEntry, LabelBox};
 use crate::library::Library;
 use crate::pageref::PageRef;
-use crate::store::Store;
-use rusqlite::{params, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -40,36 +41,6 @@ pub struct SetInfo {
     pub with_gold: usize,
     pub annotators: Vec<String>,
     pub created_at: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct GradeEntry {
-    pub page: String,
-    pub annotator: String,
-    pub grade: u8,
-    pub at: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct AnswerEntry {
-    pub annotator: String,
-    pub answer: String,
-    pub answerable: bool,
-    pub at: String,
-}
-
-/// An evidence box an annotator drew, in PDF points (origin bottom left), like evidence boxes.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct LabelBox {
-    #[serde(default)]
-    pub id: i64,
-    pub page: String,
-    #[serde(default)]
-    pub annotator: String,
-    pub l: f32,
-    pub b: f32,
-    pub r: f32,
-    pub t: f32,
 }
 
 /// One question of a set, as the panel shows it.
@@ -143,97 +114,35 @@ fn annotator_name(a: &str) -> Result<String> {
 }
 
 /// Every set with its size.
-pub fn sets(lib: &Library) -> Result<Vec<SetInfo>> {
-    let store = lib.store();
-    let c = store.conn();
-    let mut st = c.prepare("SELECT id, name, created_at FROM label_sets ORDER BY name")?;
-    let rows: Vec<(i64, String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
+pub fn sets(r: &dyn LabelStore) -> Result<Vec<SetInfo>> {
     let mut out = Vec::new();
-    for (id, name, created_at) in rows {
-        let keys = question_keys(store, id)?;
+    for row in r.label_sets()? {
+        // a set removed meanwhile is left out
+        let Some(qs) = r.label_questions(&row.name, None)? else { continue };
         let mut with_gold = 0;
         let mut annotators = BTreeSet::new();
-        for &key in &keys {
-            let g = current_grades(store, key)?;
-            if g.iter().any(|e| e.grade > 0) {
+        for q in &qs {
+            if q.grades.iter().any(|e| e.grade > 0) {
                 with_gold += 1;
             }
-            annotators.extend(g.into_iter().map(|e| e.annotator).filter(|a| !a.is_empty()));
-            annotators.extend(latest_answers(store, key)?.into_iter().map(|e| e.annotator).filter(|a| !a.is_empty()));
+            annotators.extend(q.grades.iter().map(|e| e.annotator.clone()).filter(|a| !a.is_empty()));
+            annotators.extend(q.answers.iter().map(|e| e.annotator.clone()).filter(|a| !a.is_empty()));
         }
-        out.push(SetInfo { name, questions: keys.len(), with_gold, annotators: annotators.into_iter().collect(), created_at });
+        out.push(SetInfo { name: row.name, questions: qs.len(), with_gold, annotators: annotators.into_iter().collect(), created_at: row.created_at });
     }
     Ok(out)
 }
 
 /// Create a set (an existing one is left as it is).
-pub fn create_set(lib: &Library, name: &str) -> Result<String> {
-    let store = lib.store();
+pub fn create_set(r: &dyn LabelStore, name: &str) -> Result<String> {
     let name = valid_name("set name", name)?;
-    store.conn().execute("INSERT OR IGNORE INTO label_sets(name) VALUES(?1)", [&name])?;
+    r.apply_label_ops(&name, true, &[])?;
     Ok(name)
 }
 
 /// Remove a set and everything graded in it.
-pub fn remove_set(lib: &Library, name: &str) -> Result<()> {
-    let store = lib.store();
-    let id = set_id(store, name)?;
-    store.conn().execute("DELETE FROM label_sets WHERE id=?1", [id])?;
-    Ok(())
-}
-
-fn set_id(store: &Store, name: &str) -> Result<i64> {
-    store
-        .conn()
-        .query_row("SELECT id FROM label_sets WHERE name=?1", [name.trim()], |r| r.get(0))
-        .optional()?
-        .ok_or_else(|| LensError::NotFound(format!("no label set named `{}` (`lens labels list` shows the sets)", name.trim())))
-}
-
-fn question_keys(store: &Store, set: i64) -> Result<Vec<i64>> {
-    let mut st = store.conn().prepare_cached("SELECT id FROM label_questions WHERE set_id=?1 ORDER BY id")?;
-    let v = st.query_map([set], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-    Ok(v)
-}
-
-/// The row of question `qid` in set `set_name`; not found names which is missing.
-fn question_key(store: &Store, set_name: &str, qid: &str) -> Result<i64> {
-    let set = set_id(store, set_name)?;
-    store
-        .conn()
-        .query_row("SELECT id FROM label_questions WHERE set_id=?1 AND qid=?2", params![set, qid], |r| r.get(0))
-        .optional()?
-        .ok_or_else(|| LensError::NotFound(format!("no question `{qid}` in label set `{set_name}`")))
-}
-
-fn current_grades(store: &Store, key: i64) -> Result<Vec<GradeEntry>> {
-    let mut st = store.conn().prepare_cached(
-        "SELECT g.page, g.annotator, g.grade, g.at FROM label_grades g WHERE g.question=?1 AND g.id = \
-         (SELECT MAX(h.id) FROM label_grades h WHERE h.question=g.question AND h.page=g.page AND h.annotator=g.annotator) ORDER BY g.id",
-    )?;
-    let rows = st
-        .query_map([key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<u8>>(2)?, r.get::<_, String>(3)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows.into_iter().filter_map(|(page, annotator, g, at)| g.map(|grade| GradeEntry { page, annotator, grade, at })).collect())
-}
-
-fn latest_answers(store: &Store, key: i64) -> Result<Vec<AnswerEntry>> {
-    let mut st = store.conn().prepare_cached(
-        "SELECT a.annotator, a.answer, a.answerable, a.at FROM label_answers a WHERE a.question=?1 AND a.id = \
-         (SELECT MAX(b.id) FROM label_answers b WHERE b.question=a.question AND b.annotator=a.annotator) ORDER BY a.id",
-    )?;
-    let v = st
-        .query_map([key], |r| Ok(AnswerEntry { annotator: r.get(0)?, answer: r.get(1)?, answerable: r.get(2)?, at: r.get(3)? }))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(v)
-}
-
-fn boxes_of(store: &Store, key: i64) -> Result<Vec<LabelBox>> {
-    let mut st = store.conn().prepare_cached("SELECT id, page, annotator, l, b, r, t FROM label_boxes WHERE question=?1 AND removed=0 ORDER BY id")?;
-    let v = st
-        .query_map([key], |r| Ok(LabelBox { id: r.get(0)?, page: r.get(1)?, annotator: r.get(2)?, l: r.get(3)?, b: r.get(4)?, r: r.get(5)?, t: r.get(6)? }))?
-        .collect::<rusqlite::Result<_>>()?;
-    Ok(v)
+pub fn remove_set(r: &dyn LabelStore, name: &str) -> Result<()> {
+    r.remove_label_set(name.trim())
 }
 
 /// The exported grade per page: the grade all annotators agree on, else the latest one (grades
@@ -266,13 +175,12 @@ fn list_of(v: Option<&Value>) -> Vec<String> {
     v.map(crate::eval::str_list).unwrap_or_default()
 }
 
-fn load(store: &Store, set_name: &str, key: i64) -> Result<Question> {
-    let (qid, fields, origin): (String, String, Option<String>) =
-        store.conn().query_row("SELECT qid, fields, origin FROM label_questions WHERE id=?1", [key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+/// A stored question as the panel shows it.
+fn load(set_name: &str, q: StoredQuestion) -> Result<Question> {
+    let qid = q.qid;
     let fields: Map<String, Value> =
-        serde_json::from_str(&fields).map_err(|e| LensError::BadInput(format!("question `{qid}`: stored fields unreadable ({e})")))?;
-    let grades = current_grades(store, key)?;
-    let (gold, disagreements) = resolve(&grades);
+        serde_json::from_str(&q.fields).map_err(|e| LensError::BadInput(format!("question `{qid}`: stored fields unreadable ({e})")))?;
+    let (gold, disagreements) = resolve(&q.grades);
     Ok(Question {
         set: set_name.to_string(),
         query: text_of(fields.get("query")),
@@ -280,68 +188,74 @@ fn load(store: &Store, set_name: &str, key: i64) -> Result<Question> {
         answerable: fields.get("answerable").and_then(Value::as_bool).unwrap_or(true),
         query_types: list_of(fields.get("query_types")),
         content_type: list_of(fields.get("content_type")),
-        origin: origin.and_then(|o| serde_json::from_str(&o).ok()),
-        grades,
+        origin: q.origin.and_then(|o| serde_json::from_str(&o).ok()),
+        grades: q.grades,
         gold,
         disagreements,
-        answers: latest_answers(store, key)?,
-        boxes: boxes_of(store, key)?,
+        answers: q.answers,
+        boxes: q.boxes,
         fields,
         qid,
     })
 }
 
 /// Every question of a set, in the order they were added.
-pub fn questions(lib: &Library, set: &str) -> Result<Vec<Question>> {
-    let store = lib.store();
-    let id = set_id(store, set)?;
-    question_keys(store, id)?.into_iter().map(|k| load(store, set.trim(), k)).collect()
+pub fn questions(r: &dyn LabelStore, set: &str) -> Result<Vec<Question>> {
+    let set = set.trim();
+    r.label_questions(set, None)?.ok_or_else(|| no_set(set))?.into_iter().map(|q| load(set, q)).collect()
 }
 
-pub fn question(lib: &Library, set: &str, qid: &str) -> Result<Question> {
-    let store = lib.store();
-    load(store, set.trim(), question_key(store, set, qid)?)
+pub fn question(r: &dyn LabelStore, set: &str, qid: &str) -> Result<Question> {
+    let set = set.trim();
+    let q = r.label_questions(set, Some(qid))?.ok_or_else(|| no_set(set))?.pop().ok_or_else(|| no_question(set, qid))?;
+    load(set, q)
 }
 
 /// Add a typed (or promoted) question; the set is created if needed. Returns it.
-pub fn add_question(lib: &Library, set: &str, query: &str, qid: Option<&str>, origin: Option<Value>) -> Result<Question> {
-    let store = lib.store();
+pub fn add_question(r: &dyn LabelStore, set: &str, query: &str, qid: Option<&str>, origin: Option<Value>) -> Result<Question> {
     let query = query.trim();
     if query.is_empty() {
         return Err(LensError::BadInput("the question is empty".into()));
     }
-    let set = create_set(lib, set)?;
-    let id = set_id(store, &set)?;
+    let set = valid_name("set name", set)?;
+    let origin = origin.map(|o| o.to_string());
+    let add = |qid: &str| {
+        let fields = json!({ "id": qid, "query": query, "answer": "", "query_types": [], "content_type": [] });
+        r.apply_label_ops(&set, true, &[LabelOp::AddQuestion { qid: qid.to_string(), fields: fields.to_string(), origin: origin.clone() }])
+    };
     let qid = match qid {
-        Some(q) => valid_name("question id", q)?,
+        Some(q) => {
+            let q = valid_name("question id", q)?;
+            add(&q)?;
+            q
+        }
+        // the next free number; another annotator adding at the same moment takes it first:
+        // the one after
         None => {
             let prefix: String = set.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
-            let mut n: i64 = store.conn().query_row("SELECT count(*) FROM label_questions WHERE set_id=?1", [id], |r| r.get(0))?;
+            let taken: BTreeSet<String> = r.label_questions(&set, None)?.unwrap_or_default().into_iter().map(|q| q.qid).collect();
+            let mut n = taken.len();
+            let mut tries = 0;
             loop {
                 n += 1;
                 let q = format!("{prefix}-{n:04}");
-                let taken: bool =
-                    store.conn().query_row("SELECT count(*) FROM label_questions WHERE set_id=?1 AND qid=?2", params![id, q], |r| r.get::<_, i64>(0))? > 0;
-                if !taken {
-                    break q;
+                if taken.contains(&q) {
+                    continue;
+                }
+                match add(&q) {
+                    Ok(_) => break q,
+                    Err(e) if e.code() == "bad_input" && tries < 20 => tries += 1,
+                    Err(e) => return Err(e),
                 }
             }
         }
     };
-    let fields = json!({ "id": qid, "query": query, "answer": "", "query_types": [], "content_type": [] });
-    let n = store.conn().execute(
-        "INSERT OR IGNORE INTO label_questions(set_id, qid, fields, origin) VALUES(?1, ?2, ?3, ?4)",
-        params![id, qid, fields.to_string(), origin.map(|o| o.to_string())],
-    )?;
-    if n == 0 {
-        return Err(LensError::BadInput(format!("set `{set}` already has a question `{qid}`")));
-    }
-    question(lib, &set, &qid)
+    question(r, &set, &qid)
 }
 
 /// Promote a logged question (with its answer, feedback and pages) to a set.
-pub fn add_from_log(lib: &Library, set: &str, log_id: i64, records: &dyn crate::log::Records) -> Result<Question> {
-    let e = records.log_entry(log_id)?;
+pub fn add_from_log(r: &dyn crate::log::Records, set: &str, log_id: i64) -> Result<Question> {
+    let e = r.log_entry(log_id)?;
     let origin = json!({
         "log": e.id,
         "time": e.time,
@@ -352,7 +266,7 @@ pub fn add_from_log(lib: &Library, set: &str, log_id: i64, records: &dyn crate::
         "note": e.feedback_note,
         "answerer": e.answer.answerer.name(),
     });
-    add_question(lib, set, &e.question, Some(&format!("log-{}", e.id)), Some(origin))
+    add_question(r, set, &e.question, Some(&format!("log-{}", e.id)), Some(origin))
 }
 
 /// A page as annotators type it (`DOC#PAGE`), or a message saying so.
@@ -365,24 +279,20 @@ fn page_key(page: &str) -> Result<String> {
 }
 
 /// Record an annotator's grade of a page (`None` clears it: an undo back to ungraded).
-pub fn grade(lib: &Library, set: &str, qid: &str, page: &str, annotator: &str, grade: Option<u8>) -> Result<Question> {
-    let store = lib.store();
+pub fn grade(r: &dyn LabelStore, set: &str, qid: &str, page: &str, annotator: &str, grade: Option<u8>) -> Result<Question> {
     if grade.is_some_and(|g| g > 2) {
         return Err(LensError::BadInput("a grade is 0 (not relevant), 1 (holds part of the answer) or 2 (holds all of it)".into()));
     }
     let annotator = annotator_name(annotator)?;
     let page = page_key(page)?;
-    let key = question_key(store, set, qid)?;
-    store.conn().execute("INSERT INTO label_grades(question, page, annotator, grade) VALUES(?1, ?2, ?3, ?4)", params![key, page, annotator, grade])?;
-    load(store, set.trim(), key)
+    r.apply_label_ops(set.trim(), false, &[LabelOp::Grade { qid: qid.to_string(), page, annotator, grade }])?;
+    question(r, set, qid)
 }
 
 /// Save an annotator's reference answer and the question's types.
-pub fn save_answer(lib: &Library, set: &str, qid: &str, annotator: &str, a: &SaveAnswer) -> Result<Question> {
-    let store = lib.store();
+pub fn save_answer(r: &dyn LabelStore, set: &str, qid: &str, annotator: &str, a: &SaveAnswer) -> Result<Question> {
     let annotator = annotator_name(annotator)?;
-    let key = question_key(store, set, qid)?;
-    let mut q = load(store, set.trim(), key)?;
+    let mut q = question(r, set, qid)?;
     let f = &mut q.fields;
     f.insert("answer".into(), Value::String(a.answer.trim().to_string()));
     if !a.answerable || f.contains_key("answerable") {
@@ -394,14 +304,12 @@ pub fn save_answer(lib: &Library, set: &str, qid: &str, annotator: &str, a: &Sav
     if let Some(v) = &a.content_type {
         set_list(f, "content_type", v);
     }
-    let tx = store.conn().unchecked_transaction()?;
-    tx.execute("UPDATE label_questions SET fields=?2 WHERE id=?1", params![key, Value::Object(q.fields.clone()).to_string()])?;
-    tx.execute(
-        "INSERT INTO label_answers(question, annotator, answer, answerable) VALUES(?1, ?2, ?3, ?4)",
-        params![key, annotator, a.answer.trim(), a.answerable],
-    )?;
-    tx.commit()?;
-    load(store, set.trim(), key)
+    let ops = [
+        LabelOp::SetFields { qid: qid.to_string(), fields: Value::Object(q.fields.clone()).to_string() },
+        LabelOp::Answer { qid: qid.to_string(), annotator, answer: a.answer.trim().to_string(), answerable: a.answerable },
+    ];
+    r.apply_label_ops(set.trim(), false, &ops)?;
+    question(r, set, qid)
 }
 
 /// A list field: written when it says something, or when it replaces a non-empty one (an empty
@@ -414,29 +322,19 @@ fn set_list(f: &mut Map<String, Value>, key: &str, v: &[String]) {
 }
 
 /// Store an evidence box an annotator drew; returns its id.
-pub fn add_box(lib: &Library, set: &str, qid: &str, annotator: &str, b: &LabelBox) -> Result<i64> {
-    let store = lib.store();
+pub fn add_box(r: &dyn LabelStore, set: &str, qid: &str, annotator: &str, b: &LabelBox) -> Result<i64> {
     let annotator = annotator_name(annotator)?;
     let page = page_key(&b.page)?;
     if ![b.l, b.b, b.r, b.t].iter().all(|x| x.is_finite()) || b.r <= b.l || b.t <= b.b {
         return Err(LensError::BadInput("an evidence box needs l < r and b < t, in page points".into()));
     }
-    let key = question_key(store, set, qid)?;
-    store.conn().execute(
-        "INSERT INTO label_boxes(question, page, annotator, l, b, r, t) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![key, page, annotator, b.l, b.b, b.r, b.t],
-    )?;
-    Ok(store.conn().last_insert_rowid())
+    let b = LabelBox { id: 0, page, annotator, ..b.clone() };
+    let ids = r.apply_label_ops(set.trim(), false, &[LabelOp::AddBox { qid: qid.to_string(), b }])?;
+    ids.first().copied().ok_or_else(|| LensError::Database("the store returned no id for the box it added".into()))
 }
 
-pub fn remove_box(lib: &Library, set: &str, qid: &str, box_id: i64) -> Result<()> {
-    let store = lib.store();
-    let key = question_key(store, set, qid)?;
-    let n = store.conn().execute("UPDATE label_boxes SET removed=1 WHERE id=?1 AND question=?2", params![box_id, key])?;
-    if n == 0 {
-        return Err(LensError::NotFound(format!("no evidence box {box_id} on question `{qid}`")));
-    }
-    Ok(())
+pub fn remove_box(r: &dyn LabelStore, set: &str, qid: &str, box_id: i64) -> Result<()> {
+    r.apply_label_ops(set.trim(), false, &[LabelOp::RemoveBox { qid: qid.to_string(), id: box_id }]).map(|_| ())
 }
 
 /// Gold pages whose document is not in the library or whose page number is past its end.
@@ -452,79 +350,78 @@ pub fn missing_pages(lib: &Library, gold: impl IntoIterator<Item = String>) -> R
         .collect())
 }
 
-/// Import parsed label lines into a set, all in one transaction: a question id already in the
-/// set is updated (its fields replaced, the annotator's grades set to the file's).
-pub fn import(lib: &Library, set: &str, lines: &[jsonl::LabelLine], annotator: Option<&str>) -> Result<ImportReport> {
-    let store = lib.store();
+/// Import parsed label lines into a set of `r`, all in one transaction: a question id already in
+/// the set is updated (its fields replaced, the annotator's grades set to the file's). Gold pages
+/// are checked against the library `lib`.
+pub fn import(lib: &Library, r: &dyn LabelStore, set: &str, lines: &[jsonl::LabelLine], annotator: Option<&str>) -> Result<ImportReport> {
     let annotator = match annotator {
         Some(a) => annotator_name(a)?,
         None => IMPORTED.to_string(),
     };
     let set = valid_name("set name", set)?;
-    let tx = store.conn().unchecked_transaction()?;
-    tx.execute("INSERT OR IGNORE INTO label_sets(name) VALUES(?1)", [&set])?;
-    let sid = set_id(store, &set)?;
+    // what the set holds now: this annotator's grades of each question
+    let mut held: HashMap<String, Vec<GradeEntry>> = r
+        .label_questions(&set, None)?
+        .unwrap_or_default()
+        .into_iter()
+        .map(|q| (q.qid, q.grades.into_iter().filter(|g| g.annotator == annotator).collect()))
+        .collect();
     let (mut added, mut updated, mut grades) = (0, 0, 0);
     let mut missing = Vec::new();
+    let mut ops = Vec::new();
     for l in lines {
         let mut fields = l.fields.clone();
         let labeler = fields.remove("labeler");
         let origin = labeler.as_ref().and_then(|x| x.get("source")).filter(|s| !s.is_null()).map(|s| s.to_string());
-        let existing: Option<i64> = tx.query_row("SELECT id FROM label_questions WHERE set_id=?1 AND qid=?2", params![sid, l.id], |r| r.get(0)).optional()?;
-        let key = match existing {
-            Some(k) => {
-                tx.execute(
-                    "UPDATE label_questions SET fields=?2, origin=COALESCE(?3, origin) WHERE id=?1",
-                    params![k, Value::Object(fields).to_string(), origin],
-                )?;
+        let mine = match held.get(&l.id) {
+            Some(m) => {
                 updated += 1;
-                k
+                m.clone()
             }
             None => {
-                tx.execute(
-                    "INSERT INTO label_questions(set_id, qid, fields, origin) VALUES(?1, ?2, ?3, ?4)",
-                    params![sid, l.id, Value::Object(fields).to_string(), origin],
-                )?;
                 added += 1;
-                tx.last_insert_rowid()
+                Vec::new()
             }
         };
+        let qid = l.id.clone();
+        ops.push(LabelOp::PutQuestion { qid: qid.clone(), fields: Value::Object(fields).to_string(), origin });
         // this annotator's grades become the file's: pages no longer in it are cleared
-        let mine: Vec<GradeEntry> = current_grades(store, key)?.into_iter().filter(|g| g.annotator == annotator).collect();
         for g in &mine {
             if !l.gold.contains_key(&g.page) {
-                tx.execute("INSERT INTO label_grades(question, page, annotator, grade) VALUES(?1, ?2, ?3, NULL)", params![key, g.page, annotator])?;
+                ops.push(LabelOp::Grade { qid: qid.clone(), page: g.page.clone(), annotator: annotator.clone(), grade: None });
             }
         }
         for (page, grade) in &l.gold {
             if mine.iter().any(|g| &g.page == page && g.grade == *grade) {
                 continue;
             }
-            tx.execute("INSERT INTO label_grades(question, page, annotator, grade) VALUES(?1, ?2, ?3, ?4)", params![key, page, annotator, grade])?;
+            ops.push(LabelOp::Grade { qid: qid.clone(), page: page.clone(), annotator: annotator.clone(), grade: Some(*grade) });
             grades += 1;
         }
+        // a later line of the same id sees this one's grades
+        held.insert(
+            qid.clone(),
+            l.gold.iter().map(|(p, g)| GradeEntry { page: p.clone(), annotator: annotator.clone(), grade: *g, at: String::new() }).collect(),
+        );
         if let Some(bs) = labeler.as_ref().and_then(|x| x.get("evidence_boxes")).and_then(Value::as_array) {
-            tx.execute("UPDATE label_boxes SET removed=1 WHERE question=?1", [key])?;
+            ops.push(LabelOp::ClearBoxes { qid: qid.clone() });
             for (i, b) in bs.iter().enumerate() {
                 let b: LabelBox =
                     serde_json::from_value(b.clone()).map_err(|e| LensError::BadInput(format!("line {}: evidence box {}: {e}", l.line, i + 1)))?;
                 let who = if b.annotator.is_empty() { annotator.clone() } else { b.annotator.clone() };
-                tx.execute(
-                    "INSERT INTO label_boxes(question, page, annotator, l, b, r, t) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                    params![key, page_key(&b.page)?, who, b.l, b.b, b.r, b.t],
-                )?;
+                ops.push(LabelOp::AddBox { qid: qid.clone(), b: LabelBox { id: 0, page: page_key(&b.page)?, annotator: who, ..b } });
             }
         }
         missing.extend(missing_pages(lib, l.gold.iter().filter(|(_, g)| **g > 0).map(|(k, _)| k.clone()))?.into_iter().map(|p| format!("{}: {p}", l.id)));
     }
-    tx.commit()?;
+    r.apply_label_ops(&set, true, &ops)?;
     Ok(ImportReport { set, added, updated, grades, missing })
 }
 
 /// The set as label lines (the eval format), one JSON object per question.
-pub fn export(lib: &Library, set: &str) -> Result<Vec<Value>> {
+pub fn export(r: &dyn LabelStore, set: &str) -> Result<Vec<Value>> {
     let mut out = Vec::new();
-    for q in questions(lib, set)? {
+    for q in questions(r, set)? {
         let mut labeler = Map::new();
         let names: BTreeSet<&str> =
             q.grades.iter().map(|g| g.annotator.as_str()).chain(q.answers.iter().map(|a| a.annotator.as_str())).filter(|a| !a.is_empty()).collect();
@@ -544,8 +441,8 @@ pub fn export(lib: &Library, set: &str) -> Result<Vec<Value>> {
 }
 
 /// The set as eval labels.
-pub fn eval_labels(lib: &Library, set: &str) -> Result<Vec<Label>> {
-    export(lib, set)?.into_iter().map(|v| serde_json::from_value(v).map_err(|e| LensError::BadInput(format!("set `{set}`: {e}")))).collect()
+pub fn eval_labels(r: &dyn LabelStore, set: &str) -> Result<Vec<Label>> {
+    export(r, set)?.into_iter().map(|v| serde_json::from_value(v).map_err(|e| LensError::BadInput(format!("set `{set}`: {e}")))).collect()
 }
 
 /// Two annotators' agreement on one set.
@@ -593,8 +490,8 @@ pub fn who(a: &str) -> String {
 }
 
 /// Agreement between every two annotators of a set, and the pages and answers they disagree on.
-pub fn agreement(lib: &Library, set: &str) -> Result<Agreement> {
-    let qs = questions(lib, set)?;
+pub fn agreement(r: &dyn LabelStore, set: &str) -> Result<Agreement> {
+    let qs = questions(r, set)?;
     let mut names = BTreeSet::new();
     for q in &qs {
         names.extend(q.grades.iter().map(|g| who(&g.annotator)));
@@ -672,8 +569,9 @@ pub struct Score {
 }
 
 /// Run the retrieval eval on a set (as `lens eval --labels` would on its export).
-pub fn score(lib: &Library, set: &str, opts: &EvalOptions) -> Result<Score> {
-    let labels = eval_labels(lib, set)?;
+/// The set is read from `r`, its pages searched in `lib`.
+pub fn score(lib: &Library, r: &dyn LabelStore, set: &str, opts: &EvalOptions) -> Result<Score> {
+    let labels = eval_labels(r, set)?;
     let (rows, summary) = eval::run(lib, &labels, opts)?;
     let misses = rows
         .iter()
@@ -698,47 +596,49 @@ mod tests {
 
     #[test]
     fn grades_are_events_and_the_export_resolves_them() {
-        let s = store();
-        let q = add_question(&s, "Dev set", "What was capex?", None, None).unwrap();
+        let lib = store();
+        let s = lib.store();
+        let q = add_question(s, "Dev set", "What was capex?", None, None).unwrap();
         assert_eq!(q.qid, "dev-set-0001");
-        grade(&s, "Dev set", &q.qid, "A#3", "ann", Some(2)).unwrap();
-        grade(&s, "Dev set", &q.qid, "A#4", "ann", Some(1)).unwrap();
+        grade(s, "Dev set", &q.qid, "A#3", "ann", Some(2)).unwrap();
+        grade(s, "Dev set", &q.qid, "A#4", "ann", Some(1)).unwrap();
         // undo: back to ungraded
-        let q2 = grade(&s, "Dev set", &q.qid, "A#4", "ann", None).unwrap();
+        let q2 = grade(s, "Dev set", &q.qid, "A#4", "ann", None).unwrap();
         assert_eq!(q2.gold, BTreeMap::from([("A#3".to_string(), 2)]));
         // a second annotator disagrees: listed, and the latest grade is exported
-        let q3 = grade(&s, "Dev set", &q.qid, "A#3", "bob", Some(1)).unwrap();
+        let q3 = grade(s, "Dev set", &q.qid, "A#3", "bob", Some(1)).unwrap();
         assert_eq!(q3.disagreements, vec!["A#3".to_string()]);
         assert_eq!(q3.gold["A#3"], 1);
-        let a = agreement(&s, "Dev set").unwrap();
+        let a = agreement(s, "Dev set").unwrap();
         assert_eq!(a.annotators, vec!["ann", "bob"]);
         assert_eq!(a.pairs[0].pages, 1);
         assert_eq!(a.disagreements.len(), 1);
         // resolved: the same grade again
-        let q4 = grade(&s, "Dev set", &q.qid, "A#3", "ann", Some(1)).unwrap();
+        let q4 = grade(s, "Dev set", &q.qid, "A#3", "ann", Some(1)).unwrap();
         assert!(q4.disagreements.is_empty());
         // every event is kept
-        let n: i64 = s.store().conn().query_row("SELECT count(*) FROM label_grades", [], |r| r.get(0)).unwrap();
+        let n: i64 = s.conn().query_row("SELECT count(*) FROM label_grades", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 5);
-        let e = grade(&s, "Dev set", &q.qid, "A#3", "ann", Some(3)).unwrap_err();
+        let e = grade(s, "Dev set", &q.qid, "A#3", "ann", Some(3)).unwrap_err();
         assert_eq!(e.code(), "bad_input");
-        assert!(grade(&s, "Dev set", &q.qid, "nope", "ann", Some(1)).unwrap_err().to_string().contains("not a page"));
-        assert!(grade(&s, "Dev set", &q.qid, "A#1", " ", Some(1)).unwrap_err().to_string().contains("annotator name is empty"));
-        assert_eq!(grade(&s, "Other", &q.qid, "A#1", "ann", Some(1)).unwrap_err().code(), "not_found");
-        assert!(add_question(&s, "Dev set", "  ", None, None).unwrap_err().to_string().contains("question is empty"));
+        assert!(grade(s, "Dev set", &q.qid, "nope", "ann", Some(1)).unwrap_err().to_string().contains("not a page"));
+        assert!(grade(s, "Dev set", &q.qid, "A#1", " ", Some(1)).unwrap_err().to_string().contains("annotator name is empty"));
+        assert_eq!(grade(s, "Other", &q.qid, "A#1", "ann", Some(1)).unwrap_err().code(), "not_found");
+        assert!(add_question(s, "Dev set", "  ", None, None).unwrap_err().to_string().contains("question is empty"));
     }
 
     #[test]
     fn answers_keep_imported_fields() {
-        let s = store();
+        let lib = store();
+        let s = lib.store();
         let lines = jsonl::parse(
             "{\"id\":\"x\",\"query\":\"q\",\"answer\":\"old\",\"query_types\":[\"Information extraction\"],\"content_type\":null,\"gold\":{\"A#1\":1}}",
         )
         .unwrap();
-        let r = import(&s, "fb", &lines, None).unwrap();
+        let r = import(&lib, s, "fb", &lines, None).unwrap();
         assert_eq!((r.added, r.grades, r.missing.len()), (1, 1, 1), "A is not in the library: flagged");
         let q = save_answer(
-            &s,
+            s,
             "fb",
             "x",
             "ann",
@@ -753,13 +653,13 @@ mod tests {
         assert_eq!(q.fields["content_type"], Value::Null, "an empty list leaves null alone");
         assert_eq!(q.fields["answer"], "new");
         assert!(!q.fields.contains_key("answerable"));
-        let q = save_answer(&s, "fb", "x", "bob", &SaveAnswer { answer: "".into(), answerable: false, ..Default::default() }).unwrap();
+        let q = save_answer(s, "fb", "x", "bob", &SaveAnswer { answer: "".into(), answerable: false, ..Default::default() }).unwrap();
         assert_eq!(q.fields["answerable"], false);
         assert_eq!(q.query_types, ["Information extraction", "numerical"]);
-        let a = agreement(&s, "fb").unwrap();
+        let a = agreement(s, "fb").unwrap();
         let p = a.pairs.iter().find(|p| p.a == "ann" && p.b == "bob").unwrap();
         assert_eq!((p.answered, p.answers_agree), (1, Some(0.0)));
-        let out = export(&s, "fb").unwrap();
+        let out = export(s, "fb").unwrap();
         assert_eq!(out[0]["labeler"]["annotators"], json!(["ann", "bob"]));
     }
 
@@ -769,7 +669,7 @@ mod tests {
         let path = dir.path().join("lib");
         {
             let s = Library::open(&path).unwrap();
-            add_question(&s, "s", "q", Some("q1"), None).unwrap();
+            add_question(s.store(), "s", "q", Some("q1"), None).unwrap();
         }
         let threads: Vec<_> = ["ann", "bob"]
             .into_iter()
@@ -778,7 +678,7 @@ mod tests {
                 std::thread::spawn(move || {
                     let s = Library::open(&path).unwrap();
                     for p in 1..=60 {
-                        grade(&s, "s", "q1", &format!("D#{p}"), who, Some((p % 3) as u8)).unwrap();
+                        grade(s.store(), "s", "q1", &format!("D#{p}"), who, Some((p % 3) as u8)).unwrap();
                     }
                 })
             })
@@ -787,7 +687,7 @@ mod tests {
             t.join().unwrap();
         }
         let s = Library::open(&path).unwrap();
-        let q = question(&s, "s", "q1").unwrap();
+        let q = question(s.store(), "s", "q1").unwrap();
         assert_eq!(q.grades.len(), 120);
         assert!(q.disagreements.is_empty());
     }
