@@ -282,6 +282,25 @@ fn measure_phrase(q: &Question) -> Vec<String> {
 /// The subject of a line that states a figure ("Other operating expense, net was $171 million
 /// ..." -> "Other operating expense, net"), when it says "was", "were", "totaled" or "amounted
 /// to" before its first figure.
+/// A table row's label: the words before its figures, when two figures of its columns follow
+/// them ("Total liabilities and equity $ 379,680 $ 366,596" -> "Total liabilities and equity").
+/// A sentence ("For the fiscal years ended May 31, 2023, 2022 ...") is no row: a year is not a
+/// column's figure.
+fn row_label(line: &str) -> Option<&str> {
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^([A-Za-z][^\d$()]*?)\s+(\(?\$?\s?\d[\d,]*(?:\.\d+)?\)?)\s+(\(?\$?\s?\d[\d,]*(?:\.\d+)?\)?)(?:\s|$)").expect("valid regex")
+    });
+    let c = RE.captures(line.trim())?;
+    let year = |m: Option<regex::Match>| {
+        let t = m.map_or("", |m| m.as_str()).trim_end_matches(',');
+        t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y))
+    };
+    if year(c.get(2)) || year(c.get(3)) {
+        return None;
+    }
+    c.get(1).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 10)
+}
+
 fn subject_of(line: &str) -> Option<&str> {
     static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)^(.*?)\s+(?:was|were|totaled|totalled|amounted to)\s+\(?\$?\s?\d").expect("valid regex"));
     RE.captures(line).and_then(|c| c.get(1)).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 40)
@@ -356,6 +375,18 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let in_code = |end: usize| c.answer[end..].strip_prefix('.').is_some_and(|r| r.starts_with(char::is_alphabetic));
         if !numbers(c.answer).iter().any(|(n, _, end)| (!n.is_year || years_count) && !in_code(*end)) {
             why.push("the question asks for a figure and the answer states none".to_string());
+        }
+    }
+    // a count asked, only shares of something stated ("How many shares ... outstanding?"
+    // answered by "... anywhere from 0% to 200% of each performance share granted")
+    if c.found_by != FoundBy::Calculation && c.question.asks_figure() && c.question.text.to_lowercase().contains("how many") {
+        let figures: Vec<(usize, usize)> = numbers(c.answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(_, at, end)| (at, end)).collect();
+        let percent_at = |(at, end): (usize, usize)| {
+            let rest = c.answer[end..].trim_start().to_lowercase();
+            c.answer[at..end].ends_with('%') || rest.starts_with('%') || rest.starts_with("percent")
+        };
+        if !figures.is_empty() && figures.iter().all(|&f| percent_at(f)) {
+            why.push("the question asks how many, and the answer states only percents".to_string());
         }
     }
     // a ratio asked, whole amounts quoted ("current liabilities to total liabilities? round your
@@ -453,7 +484,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let named: Vec<String> = if phrase.is_empty() { measure_head(c.question).into_iter().collect() } else { phrase };
         if let Some(w) = named.iter().find(|m| !words.iter().any(|w| w.starts_with(&stem(m)))) {
             why.push(format!("the quoted line does not name \"{w}\", of the measure asked"));
-        } else if let (Some(head), Some(subject)) = (named.first(), subject_of(line)) {
+        } else if let (Some(head), Some(subject)) = (named.first(), subject_of(line).or_else(|| row_label(line))) {
             // ... and the figure it states is of what it names: "Other operating expense, net
             // was $171 million ..., primarily related to the amortization of intangible assets"
             let subject_words = crate::text::plain_words(subject);
@@ -463,7 +494,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
                 // "Total depreciation and amortization expense ... was $11.0 billion" for the
                 // amortization asked: a total of more than the measure
                 let asked: Vec<String> = crate::text::plain_words(&c.question.text);
-                let is_named = |w: &str| named.iter().any(|m| w.starts_with(&stem(m)));
+                // ("property, plant and equipment" is one item, whichever of its words is asked)
+                let is_named = |w: &str| w == "plant" || named.iter().any(|m| w.starts_with(&stem(m)));
                 let in_question = |w: &str| asked.iter().any(|a| stem(a) == stem(w));
                 if let Some(pair) = subject_words
                     .windows(3)
@@ -675,6 +707,26 @@ mod tests {
             ..claim(row, FoundBy::Quote, row, &[2022], Some(true))
         };
         assert!(!judge(&c).1.iter().any(|w| w.contains("own \"")), "{:?}", judge(&c).1);
+        // a row of two items for one asked: "Total liabilities and equity" for the liabilities
+        // (seen in the sixteenth battery); a row of the item alone is not flagged, nor a
+        // sentence that opens before its figure
+        let row = "Total liabilities and equity $ 379,680 $ 366,596";
+        let ask = q("What were Verizon's total liabilities at the end of FY2022, in USD millions?");
+        let c = Claim { question: ask, quote: Some(row), ..claim(row, FoundBy::Quote, row, &[2022], Some(true)) };
+        assert!(judge(&c).1.iter().any(|w| w.contains("\"liabilities and equity\" together")), "{:?}", judge(&c).1);
+        let row = "Total liabilities 301,084 285,538";
+        let c = Claim { question: ask, quote: Some(row), ..claim(row, FoundBy::Quote, row, &[2022], Some(true)) };
+        assert!(!judge(&c).1.iter().any(|w| w.contains("together")), "{:?}", judge(&c).1);
+        assert_eq!(row_label("For the fiscal years ended May 31, 2023, 2022 and 2021, lease expense was $585 million"), None);
+        assert_eq!(row_label("Property, plant and equipment, net 12,645 12,672"), Some("Property, plant and equipment, net"));
+        // a count asked, only percents stated
+        let line = "The number of shares of 3M common stock that could be delivered may be anywhere from 0% to 200% of each performance share granted";
+        let c = Claim {
+            question: q("How many shares of common stock did 3M have outstanding at the end of FY2018?"),
+            quote: Some(line),
+            ..claim(line, FoundBy::Quote, line, &[2018], Some(true))
+        };
+        assert!(judge(&c).1.iter().any(|w| w.contains("only percents")), "{:?}", judge(&c).1);
         // the parent company alone asked: the consolidated balance sheet's row is the group's
         // (seen: "3M's total cash at the parent company level" answered with 3M's consolidated
         // cash, 14 times in the fifteenth battery); the parent company's own statement is its

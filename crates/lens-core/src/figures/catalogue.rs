@@ -163,6 +163,11 @@ impl Catalogue {
         let t = norm(text);
         let mut best: Option<(&str, usize)> = None;
         for (id, it) in &self.items {
+            // words that make a row another line item make a question about another one too
+            // ("net income attributable to noncontrolling interests" is not the net income)
+            if it.excludes.iter().any(|x| t.contains(&norm(x))) {
+                continue;
+            }
             for n in it.names.iter().chain(&it.labels) {
                 let n = norm(n);
                 if n.len() > best.map_or(0, |b| b.1) && names_measure(&t, &n) {
@@ -225,6 +230,9 @@ mod tests {
         assert_eq!(c.item_in("deferred revenue as a share of revenue"), Some("revenue"));
         assert!(names_measure("prepaid expenses", "prepaid expenses"));
         assert!(!names_measure("prepaid income taxes", "income taxes"));
+        // an item's excluding words in the question: another item
+        assert_eq!(c.item_in("What was 3M's net income attributable to noncontrolling interests in FY2018?"), None);
+        assert_eq!(c.item_in("What was 3M's net income attributable to 3M in FY2018?"), Some("net_income"));
     }
 
     /// Every catalogue metric on one hand-made set of statements (FY2019, with FY2018 balances).
