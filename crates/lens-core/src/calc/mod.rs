@@ -247,12 +247,40 @@ struct Finder<'a, 'b> {
     excluded: &'a [(PageRef, String)],
     /// document -> the names its filer goes by (squashed to letters and digits), once each
     filers: HashMap<String, Vec<String>>,
+    /// Items counted as zero, each with why (`absent_is_zero`): said in the caveat.
+    zeroed: Vec<String>,
 }
 
 impl Finder<'_, '_> {
     /// Is the page titled as a financial statement (rerank profile)?
     fn is_statement(&mut self, p: &PageRef) -> bool {
         !self.statement_kinds(p).is_empty()
+    }
+
+    /// An `absent_is_zero` item the balance sheet the calculation already read the year's
+    /// other items from does not print: zero, with an operand on that page saying so.
+    fn absent(&mut self, item: &str, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
+        if !def.absent_is_zero {
+            return None;
+        }
+        let period = format!("FY{year}");
+        let from = self.found.iter().find(|o| o.period == period && o.read.label_match == "exact").map(|o| (o.page.clone(), o.unit.clone()))?;
+        if !self.statement_kinds(&from.0).iter().any(|k| k == "balance") {
+            return None;
+        }
+        let name = self.cat.item_name(item);
+        self.zeroed.push(format!("{} has no row of {name} for {period}: counted as 0", from.0));
+        let op = Operand {
+            name: name.clone(),
+            period,
+            value: "0".into(),
+            unit: from.1,
+            page: from.0,
+            quote: format!("(no row of {name} on the balance sheet)"),
+            boxes: Vec::new(),
+            read: OperandRead { row: String::new(), label_match: "absent".into(), ..Default::default() },
+        };
+        Some((0, Ratio::int(0), op))
     }
 
     /// The statements a page is titled as ("balance sheet", "cash flow").
@@ -335,7 +363,7 @@ impl Finder<'_, '_> {
         // segment table, a release's quarter) loses to a statement's, and a statement's row is
         // compared with the same statement printed elsewhere (the readings check)
         self.widen(item);
-        let best = self.best_on(&def, year);
+        let best = self.best_on(&def, year).or_else(|| self.absent(item, &def, year));
         let v = best.map(|(_, value, op)| {
             self.anchors.entry(item.to_string()).or_insert_with(|| (op.page.clone(), op.quote.clone()));
             self.found.push(op);
@@ -847,6 +875,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         anchors: HashMap::new(),
         excluded,
         filers: HashMap::new(),
+        zeroed: Vec::new(),
     };
     let name = |i: &str| cat.item_name(i);
     let years: Vec<i32> = match plan.shape {
@@ -957,7 +986,8 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
             // an expense read in parentheses, its sign unsettled, for a chosen operand
             let chosen = |w: &String| f.found.iter().any(|o| w.contains(&format!("\"{}\" on {}", o.read.row, o.page)));
             f.sign_unread.iter().find(|w| chosen(w)).cloned().filter(|_| result.is_some())
-        });
+        })
+        .or_else(|| (result.is_some() && !f.zeroed.is_empty()).then(|| f.zeroed.join("; ")));
     let shape = match plan.shape {
         Shape::One(_) => "one",
         Shape::Average(..) => "average",

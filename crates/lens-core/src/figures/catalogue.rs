@@ -61,6 +61,11 @@ pub struct ItemDef {
     /// statement's own rows add up that way (income before taxes + it = net income).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub signed_by_statement: bool,
+    /// An item some balance sheets do not print (Verizon has no short-term investments): where
+    /// the balance sheet the calculation's other items were read from for the year has no row
+    /// of it, it is zero, and the answer says so (never shown as supported).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub absent_is_zero: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
