@@ -397,7 +397,8 @@ fn team_users_ask_and_label_as_their_roles_allow() {
 }
 
 /// The same on a real PostgreSQL (`LENS_TEST_DATABASE_URL`, started by `scripts/test`): the log,
-/// feedback, users and gold sets in the database, the filings in the library folder.
+/// feedback, users, gold sets and filings in the database; a second server's empty library
+/// folder rebuilt from it.
 #[test]
 fn team_users_on_postgresql() {
     let Ok(admin) = std::env::var("LENS_TEST_DATABASE_URL") else {
@@ -418,7 +419,24 @@ fn team_users_on_postgresql() {
     // and so are the gold sets: the two annotators' six grades
     let graded: i64 = db.query_one("SELECT count(*) FROM label_grades g JOIN label_questions q ON q.id = g.question WHERE q.qid = 'q1'", &[]).unwrap().get(0);
     assert_eq!(graded, 6);
+    // and so is the filing ingested into the first server's folder (put there when it started)
+    let filings: Vec<String> = db.query("SELECT id FROM filings", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(filings, ["3M_2018_10K"]);
     drop(db);
+    // a second server with an empty library folder on the same database: the filing is rebuilt
+    // there from the database (no PDF given to it) and answered from, with the team's users
+    let lib2 = tempfile::tempdir().unwrap();
+    let carl = ok(&lens(lib2.path(), &["user", "add", "carl", "--role", "reader", "--database", &url])).trim().rsplit(' ').next().unwrap().to_string();
+    let (mut child, port) = serve_team(lib2.path(), Some(&url));
+    let (st, body) = http(
+        port,
+        &format!("POST /api/ask HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-lens-token: {carl}"),
+        br#"{"question":"What was 3M's FY2018 capital expenditure?"}"#,
+    );
+    assert_eq!(st, 200, "{body}");
+    assert!(body.contains("3M_2018_10K#"), "{body}");
+    child.kill().unwrap();
+    let _ = child.wait();
     // a wrong database URL: a clear message, nothing served
     let lib = tempfile::tempdir().unwrap();
     let o = lens(lib.path(), &["serve", "--port", "0", "--team", "--database", "postgres://lens:pw@127.0.0.1:1/nope"]);

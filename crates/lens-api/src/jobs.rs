@@ -79,6 +79,8 @@ pub struct IngestJobs {
     stale: Arc<AtomicBool>,
     q: Arc<Mutex<Queue>>,
     after: AfterIngest,
+    /// The team's database of record, where each ingested filing is put.
+    filings: Option<crate::SharedFilings>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -86,8 +88,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl IngestJobs {
-    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>, after: AfterIngest) -> IngestJobs {
-        IngestJobs { dir, stale, q: Arc::new(Mutex::new(Queue::default())), after }
+    pub fn new(dir: PathBuf, stale: Arc<AtomicBool>, after: AfterIngest, filings: Option<crate::SharedFilings>) -> IngestJobs {
+        IngestJobs { dir, stale, q: Arc::new(Mutex::new(Queue::default())), after, filings }
     }
 
     /// Queue paths; a worker starts when none runs. Returns the queue's state at once.
@@ -116,9 +118,9 @@ impl IngestJobs {
         let snapshot = q.state.clone();
         drop(q);
         if start_worker {
-            let (q, stale, dir, after) = (self.q.clone(), self.stale.clone(), self.dir.clone(), self.after.clone());
+            let (q, stale, dir, after, filings) = (self.q.clone(), self.stale.clone(), self.dir.clone(), self.after.clone(), self.filings.clone());
             std::thread::spawn(move || {
-                if ingest_worker(&dir, &q, &stale) {
+                if ingest_worker(&dir, &q, &stale, filings.as_deref()) {
                     after();
                 }
             });
@@ -139,8 +141,24 @@ impl IngestJobs {
 }
 
 /// Change a file's progress; a file found inside a queued folder gets its own row.
+/// Put the filings just stored (document id -> path) in the team's database; those it could not
+/// take are removed from the library again: (path, why) of each.
+fn record_filings(lib: &mut Library, db: &dyn lens_core::replica::Filings, stored: &HashMap<String, String>) -> Vec<(String, String)> {
+    let mut failed = Vec::new();
+    for (doc, path) in stored {
+        if let Err(e) = lens_core::replica::push(lib, db, std::slice::from_ref(doc), None) {
+            let undone = lib.remove(doc).err().map(|u| format!("; and it could not be taken out of the library: {u}")).unwrap_or_default();
+            failed.push((path.clone(), format!("[{}] not added: {e}{undone}", e.code())));
+        }
+    }
+    failed
+}
+
 fn update(q: &Mutex<Queue>, path: &str, f: impl FnOnce(&mut FileProgress)) {
-    let mut q = lock(q);
+    update_locked(&mut lock(q), path, f)
+}
+
+fn update_locked(q: &mut Queue, path: &str, f: impl FnOnce(&mut FileProgress)) {
     if !q.state.files.iter().any(|fp| fp.path == path) {
         let name = Path::new(path).file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| path.to_string());
         q.state.files.push(FileProgress {
@@ -178,7 +196,7 @@ fn set_all(q: &mut Queue, from: &[FileStatus], to: FileStatus, message: Option<&
 
 /// Drains the queue on its own `Library`; true when it ended without a cancel and some document
 /// was stored.
-fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) -> bool {
+fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool, filings: Option<&(dyn lens_core::replica::Filings + Send + Sync)>) -> bool {
     let mut lib = match Library::open(dir) {
         Ok(l) => l,
         Err(e) => {
@@ -240,8 +258,21 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool) -> bool {
             }
         };
         let r = ingest::ingest_then_ocr(&mut lib, &batch, &IngestOptions::default(), Some(&ocr), &cancel, &mut on_ingest, &mut on_ocr);
+        // a team's database of record gets each filing stored (after its OCR); one it cannot
+        // take is taken out of the library again, so that no server holds what the team's
+        // database does not
+        let unrecorded = match filings {
+            Some(db) => record_filings(&mut lib, db, &paths_by_doc.borrow()),
+            None => Vec::new(),
+        };
         stale.store(true, Ordering::Release);
         let mut g = lock(q);
+        for (path, message) in &unrecorded {
+            update_locked(&mut g, path, |f| {
+                f.status = FileStatus::Failed;
+                f.message = Some(message.clone());
+            });
+        }
         finish_folders(&mut g);
         match r {
             // what was stored before a cancel is published: those files are done

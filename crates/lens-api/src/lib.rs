@@ -54,10 +54,16 @@ pub struct Api {
     /// Where the team's records (log, feedback, users) are kept when not in the library's
     /// SQLite file: a team server's PostgreSQL (`lens-pg`).
     records: Option<SharedRecords>,
+    /// Where the team's filings are kept of record ([`lens_core::replica`]): ingested filings
+    /// are put there, removed ones removed there first.
+    filings: Option<SharedFilings>,
 }
 
 /// The records the team shares ([`Records`]), kept in a database of their own.
 pub type SharedRecords = Arc<dyn Records + Send + Sync>;
+
+/// The team's filings, kept in a database of record ([`lens_core::replica::Filings`]).
+pub type SharedFilings = Arc<dyn lens_core::replica::Filings + Send + Sync>;
 
 /// The retriever a call uses (its flag, else the settings'), with the models it reads loaded:
 /// the embedding model for dense/hybrid, the vision model and index for vision/hybrid (loaded
@@ -145,10 +151,16 @@ impl Api {
     /// [`Api::new`], the log, feedback and users kept in `records` (a team's database) when
     /// given, else in the library's SQLite file.
     pub fn new_shared(dir: PathBuf, records: Option<SharedRecords>) -> Arc<Api> {
+        Api::new_team(dir, records, None)
+    }
+
+    /// [`Api::new_shared`], the filings also kept of record in `filings` (a team's database):
+    /// each ingested filing is put there, a removed one removed there first.
+    pub fn new_team(dir: PathBuf, records: Option<SharedRecords>, filings: Option<SharedFilings>) -> Arc<Api> {
         Arc::new_cyclic(|me| {
             let stale = Arc::new(AtomicBool::new(false));
             Api {
-                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone(), dense_after_ingest(me.clone())),
+                ingest: jobs::IngestJobs::new(dir.clone(), stale.clone(), dense_after_ingest(me.clone()), filings.clone()),
                 dense: jobs::DenseJobs::new(dir.clone()),
                 vision: jobs::VisionJobs::new(dir.clone()),
                 dir,
@@ -160,6 +172,7 @@ impl Api {
                 asks: Mutex::new(Vec::new()),
                 model_loading: Mutex::new(()),
                 records,
+                filings,
             }
         })
     }
@@ -369,8 +382,19 @@ impl Api {
 
     // ---- documents
 
+    /// Remove a filing: from the team's database first (when there is one; a database that
+    /// cannot be reached leaves the library as it was), then from the library.
     pub fn remove(&self, doc: &str) -> Result<()> {
-        self.with_library(|l| l.remove(doc))
+        self.with_library(|l| {
+            if let Some(f) = &self.filings {
+                l.document(doc)?;
+                match f.remove_filing(doc) {
+                    Err(e) if e.code() != "not_found" => return Err(e),
+                    _ => {}
+                }
+            }
+            l.remove(doc)
+        })
     }
 
     pub fn set_metadata(&self, a: &MetadataArgs) -> Result<Document> {

@@ -26,6 +26,7 @@ pub mod text;
 // the question, read once (pure: the catalogue and rules are passed in)
 pub mod figures;
 pub mod question;
+pub mod replica;
 
 // indexing, retrieval
 pub mod dense;

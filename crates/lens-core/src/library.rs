@@ -458,6 +458,33 @@ impl Library {
         self.index.num_pages()
     }
 
+    /// Add a document whose pages were read elsewhere (a team database's copy,
+    /// [`crate::replica`]): stored pending, indexed, then published, as an ingest does; its
+    /// PDF copy must be in place. Returns its key.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_extracted(
+        &mut self,
+        id: &str,
+        path: &str,
+        bytes: u64,
+        sha256: &str,
+        meta: &crate::meta::DocMeta,
+        pages: &[crate::store::NewPage],
+        sources: &[(u32, &str)],
+    ) -> Result<i64> {
+        let (mut w, _) = self.writer()?;
+        let key = self.store.insert_pending(id, path, bytes, sha256, meta, pages)?;
+        self.store.set_page_sources(key, sources)?;
+        for p in pages {
+            w.add_page(key, p.page, p.text, p.heading)?;
+        }
+        w.commit()?;
+        self.store.publish(key, &meta.aliases)?;
+        self.apply_tombstones(&mut w)?;
+        self.forget_profiles();
+        Ok(key)
+    }
+
     /// Remove a document: its rows go in one transaction, its index entries right after.
     pub fn remove(&mut self, id: &str) -> Result<()> {
         let sha = self.store.document(id)?.sha256;

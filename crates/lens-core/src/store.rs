@@ -531,6 +531,20 @@ impl Store {
         Ok(())
     }
 
+    /// Record how pages' text was read (`text`, or an OCR source), for pages stored with it
+    /// already read ([`crate::replica`]).
+    pub fn set_page_sources(&mut self, doc_key: i64, sources: &[(u32, &str)]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached("UPDATE pages SET source=?3 WHERE doc_key=?1 AND page=?2")?;
+            for (page, source) in sources.iter().filter(|(_, s)| *s != "text") {
+                st.execute(params![doc_key, page, source])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     pub fn set_ocr_error(&self, doc_key: i64, page: u32, err: &str) -> Result<()> {
         self.conn.execute("UPDATE pages SET ocr_error=?3 WHERE doc_key=?1 AND page=?2", params![doc_key, page, err])?;
         Ok(())

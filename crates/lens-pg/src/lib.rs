@@ -1,4 +1,4 @@
-//! The team's records (question log, feedback, users, gold sets) in PostgreSQL: lens-core's [`Records`] on
+//! The team's records (question log, feedback, users, gold sets) and filings in PostgreSQL: lens-core's [`Records`] on
 //! a database server a firm already runs and backs up (`pg_dump`), for `lens serve --team
 //! --database postgres://…`. The schema is the library's SQLite tables of the same names
 //! (`migrations/`, run in order in one transaction each, the version kept in
@@ -11,12 +11,14 @@
 use lens_core::error::{LensError, Result};
 use lens_core::labelstore::{self as ls, AnswerEntry, GradeEntry, LabelBox, LabelOp, LabelStore, SetRow, StoredQuestion};
 use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
+use lens_core::replica::{FilingCopy, Filings, PageCopy};
 use lens_core::users::{check_name, new_token, token_hash, Role, User};
 use postgres::{Client, NoTls};
 use std::sync::Mutex;
 
 /// Ordered schema migrations; never edit one that has shipped, append.
-const MIGRATIONS: &[&str] = &[include_str!("../migrations/001_records.sql"), include_str!("../migrations/002_labels.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("../migrations/001_records.sql"), include_str!("../migrations/002_labels.sql"), include_str!("../migrations/003_filings.sql")];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -286,6 +288,84 @@ impl LabelStore for PgRecords {
         let n = self.with(|c| c.execute("DELETE FROM label_sets WHERE name=$1", &[&set]))?;
         if n == 0 {
             return Err(ls::no_set(set));
+        }
+        Ok(())
+    }
+}
+
+impl Filings for PgRecords {
+    fn put_filing(&self, f: &FilingCopy, by: Option<&str>) -> Result<bool> {
+        let aliases = serde_json::to_string(&f.aliases).unwrap_or_else(|_| "[]".into());
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            // one filing per content: a second put of the same file (another user, another
+            // server) changes nothing
+            let n = tx.execute(
+                "INSERT INTO filings(id, sha256, path, title, company, year, form, aliases, pdf, added_by) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) \
+                 ON CONFLICT (sha256) DO NOTHING",
+                &[&f.id, &f.sha256, &f.path, &f.title, &f.company, &f.year, &f.form, &aliases, &f.pdf, &by],
+            )?;
+            if n == 0 {
+                return Ok(false);
+            }
+            let st = tx.prepare(
+                "INSERT INTO filing_pages(filing, page, text, heading, width, height, needs_ocr, source, label, boxes) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
+            )?;
+            for p in &f.pages {
+                let page = p.page as i32;
+                tx.execute(&st, &[&f.id, &page, &p.text, &p.heading, &p.width, &p.height, &p.needs_ocr, &p.source, &p.label, &p.boxes])?;
+            }
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+
+    fn filing_ids(&self) -> Result<Vec<(String, String)>> {
+        Ok(self.with(|c| c.query("SELECT id, sha256 FROM filings ORDER BY id", &[]))?.iter().map(|r| (r.get(0), r.get(1))).collect())
+    }
+
+    fn filing(&self, id: &str) -> Result<FilingCopy> {
+        let (head, pages) = self.with(|c| {
+            let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
+            let head = tx.query_opt("SELECT id, sha256, path, title, company, year, form, aliases, pdf FROM filings WHERE id=$1", &[&id])?;
+            let pages =
+                tx.query("SELECT page, text, heading, width, height, needs_ocr, source, label, boxes FROM filing_pages WHERE filing=$1 ORDER BY page", &[&id])?;
+            tx.commit()?;
+            Ok((head, pages))
+        })?;
+        let h = head.ok_or_else(|| LensError::NotFound(format!("no filing `{id}` in {}", self.place())))?;
+        let aliases: String = h.get(7);
+        Ok(FilingCopy {
+            id: h.get(0),
+            sha256: h.get(1),
+            path: h.get(2),
+            title: h.get(3),
+            company: h.get(4),
+            year: h.get(5),
+            form: h.get(6),
+            aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+            pdf: h.get(8),
+            pages: pages
+                .iter()
+                .map(|r| PageCopy {
+                    page: r.get::<_, i32>(0) as u32,
+                    text: r.get(1),
+                    heading: r.get(2),
+                    width: r.get(3),
+                    height: r.get(4),
+                    needs_ocr: r.get(5),
+                    source: r.get(6),
+                    label: r.get(7),
+                    boxes: r.get(8),
+                })
+                .collect(),
+        })
+    }
+
+    fn remove_filing(&self, id: &str) -> Result<()> {
+        let n = self.with(|c| c.execute("DELETE FROM filings WHERE id=$1", &[&id]))?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no filing `{id}` in {}", self.place())));
         }
         Ok(())
     }

@@ -201,3 +201,62 @@ fn annotators_at_once_on_postgresql() {
     let Some(db) = TestDb::new("annotators") else { return };
     annotators_at_once(&|| Box::new(PgRecords::connect(&db.url).unwrap()));
 }
+
+/// A small real filing ingested into a fresh library folder: (the folder, its library).
+fn ingested(pdf: &str) -> (tempfile::TempDir, lens_core::Library) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lib = lens_core::Library::open(dir.path()).unwrap();
+    let corpus = std::env::var_os("LENS_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    let path = corpus.join("financebench/pdfs").join(pdf);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let s = lens_core::ingest::ingest(&mut lib, &[path], &Default::default(), &cancel, &mut |_| {}).unwrap();
+    assert_eq!(s.added, 1);
+    (dir, lib)
+}
+
+/// The team's filings in PostgreSQL: a filing ingested on one server is put whole, and a
+/// server with an empty library folder rebuilds it from the database (rows, search index, the
+/// PDF to render) without reading the PDF again; the same file put twice at once is one filing.
+#[test]
+fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
+    use lens_core::replica::{self, Filings};
+    let Some(db) = TestDb::new("filings") else { return };
+    let pg = PgRecords::connect(&db.url).unwrap();
+    let (_a, mut a) = ingested("PEPSICO_2023_8K_dated-2023-05-05.pdf");
+    let id = a.documents().unwrap()[0].id.clone();
+    let synced = replica::sync(&mut a, &pg).unwrap();
+    assert_eq!((synced.pulled.len(), synced.pushed.as_slice()), (0, std::slice::from_ref(&id)));
+    // two servers putting the same file at once: one filing
+    let copy = replica::copy_of(&a, &id).unwrap();
+    let (x, y) = std::thread::scope(|s| {
+        let t = s.spawn(|| PgRecords::connect(&db.url).unwrap().put_filing(&copy, Some("ana")).unwrap());
+        let u = s.spawn(|| PgRecords::connect(&db.url).unwrap().put_filing(&copy, Some("bea")).unwrap());
+        (t.join().unwrap(), u.join().unwrap())
+    });
+    assert!(!x && !y, "already there");
+    assert_eq!(pg.filing_ids().unwrap().len(), 1);
+    assert_eq!(pg.filing(&id).unwrap(), copy);
+    // an empty library folder: rebuilt from the database
+    let b_dir = tempfile::tempdir().unwrap();
+    let mut b = lens_core::Library::open(b_dir.path()).unwrap();
+    assert_eq!(replica::pull(&mut b, &pg).unwrap(), std::slice::from_ref(&id));
+    let (da, db_) = (a.document(&id).unwrap(), b.document(&id).unwrap());
+    assert_eq!((da.pages, &da.sha256, &da.company, da.year, &da.form), (db_.pages, &db_.sha256, &db_.company, db_.year, &db_.form));
+    for n in 1..=da.pages {
+        let (pa, pb) = (a.store().page_of(&da, n).unwrap(), b.store().page_of(&db_, n).unwrap());
+        assert_eq!((pa.text, pa.heading, pa.source), (pb.text, pb.heading, pb.source));
+        assert_eq!(a.store().page_boxes(&da, n).unwrap(), b.store().page_boxes(&db_, n).unwrap());
+    }
+    assert_eq!(replica::copy_of(&b, &id).unwrap(), copy);
+    // searched and rendered there
+    let hits = b.search(&lens_core::retrieve::SearchRequest::new("PepsiCo".to_string())).unwrap().hits;
+    assert!(hits.iter().any(|h| h.doc_id == id), "{hits:?}");
+    assert!(b.pdf_path(&db_).unwrap().starts_with(b_dir.path()));
+    // pulled again: nothing to do; removed from the database: gone there, kept in the libraries
+    assert!(replica::pull(&mut b, &pg).unwrap().is_empty());
+    pg.remove_filing(&id).unwrap();
+    assert_eq!(pg.remove_filing(&id).unwrap_err().code(), "not_found");
+    assert!(pg.filing_ids().unwrap().is_empty());
+}

@@ -6,6 +6,9 @@ use lens_core::labels;
 use lens_core::log::Records;
 use lens_pg::PgRecords;
 
+/// The tests of this binary stop and start the one test server: one at a time.
+static SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn run(var: &str) {
     let cmd = std::env::var(var).unwrap_or_else(|_| panic!("{var} is not set"));
     let st = std::process::Command::new("sh").arg("-c").arg(&cmd).status().unwrap();
@@ -14,6 +17,7 @@ fn run(var: &str) {
 
 #[test]
 fn the_database_going_away_loses_nothing_and_work_resumes() {
+    let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
     let Some(db) = TestDb::new("restart") else { return };
     if std::env::var("LENS_TEST_PG_STOP").is_err() {
         eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
@@ -46,4 +50,49 @@ fn the_database_going_away_loses_nothing_and_work_resumes() {
     let log = r.question_log(10).unwrap();
     assert_eq!(log.iter().map(|e| e.question.as_str()).collect::<Vec<_>>(), ["after the restart", "before the restart"]);
     assert!(after > kept);
+}
+
+/// A team server's ingest while its database is away: the filing is not added (the library
+/// does not keep what the team's database does not), the message says why; when the database
+/// is back, adding it again works and the filing is in both.
+#[test]
+fn the_database_going_away_mid_ingest_adds_nothing_and_it_resumes() {
+    use lens_core::replica::Filings;
+    let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(db) = TestDb::new("ingest") else { return };
+    if std::env::var("LENS_TEST_PG_STOP").is_err() {
+        eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
+        return;
+    }
+    let pg = std::sync::Arc::new(PgRecords::connect(&db.url).unwrap());
+    let lib = tempfile::tempdir().unwrap();
+    let api = lens_api::Api::new_team(lib.path().to_path_buf(), Some(pg.clone()), Some(pg.clone()));
+    let corpus = std::env::var_os("LENS_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
+    let pdf = corpus.join("financebench/pdfs/ULTABEAUTY_2023Q4_EARNINGS.pdf");
+    let ingest = |api: &lens_api::Api| {
+        api.start_ingest(vec![pdf.clone()]).unwrap();
+        let t0 = std::time::Instant::now();
+        while api.ingest_status().running {
+            assert!(t0.elapsed() < std::time::Duration::from_secs(120), "the ingest did not end");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        api.ingest_status().files.last().cloned().unwrap()
+    };
+    run("LENS_TEST_PG_STOP");
+    let f = ingest(&api);
+    run("LENS_TEST_PG_START");
+    let msg = f.message.clone().unwrap_or_default();
+    assert!(msg.contains("not added") && msg.contains("cannot be reached"), "{f:?}");
+    assert!(api.documents().unwrap().is_empty(), "the library keeps nothing the database does not");
+    // back: added to both
+    let f = ingest(&api);
+    assert!(f.message.is_none(), "{f:?}");
+    let docs = api.documents().unwrap();
+    assert_eq!(docs.len(), 1);
+    assert_eq!(pg.filing_ids().unwrap(), [(docs[0].doc.id.clone(), docs[0].doc.sha256.clone())]);
+    // removed through the server: from the database first, then the library
+    api.remove(&docs[0].doc.id).unwrap();
+    assert!(pg.filing_ids().unwrap().is_empty() && api.documents().unwrap().is_empty());
 }

@@ -343,6 +343,9 @@ pub struct Served {
     names: guard::Names,
     tls: Option<tokio_rustls::TlsAcceptor>,
     ip: std::net::IpAddr,
+    /// With a team database: the filings taken from it into the library, and put in it from
+    /// the library, at start.
+    pub synced: Option<lens_core::replica::Synced>,
 }
 
 impl Served {
@@ -421,10 +424,21 @@ fn tls_acceptor(cert: &std::path::Path, key: &std::path::Path) -> Result<tokio_r
 /// [`bind`] with `opts`; a database URL is connected to (and its schema brought up) now, so a
 /// wrong one is reported before anything is served.
 pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<Served> {
-    let records: Option<lens_api::SharedRecords> = match &opts.database {
+    let db = match &opts.database {
         Some(url) => Some(Arc::new(lens_pg::PgRecords::connect(url)?)),
         None => None,
     };
+    // the team's filings: the library folder takes what the database has and it lacks, and the
+    // database what the folder has and it lacks, before anything is served
+    let synced = match &db {
+        Some(pg) => {
+            let mut lib = lens_core::Library::open(&library)?;
+            Some(lens_core::replica::sync(&mut lib, pg.as_ref())?)
+        }
+        None => None,
+    };
+    let records: Option<lens_api::SharedRecords> = db.clone().map(|d| d as lens_api::SharedRecords);
+    let filings: Option<lens_api::SharedFilings> = db.map(|d| d as lens_api::SharedFilings);
     let ip = opts.listen.unwrap_or(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
     if !ip.is_loopback() {
         anyhow::ensure!(opts.team, "listening on {ip} serves beyond this machine: only in team mode (--team), where every caller has a token of its own");
@@ -442,7 +456,7 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
     let beyond = (!ip.is_loopback()).then(|| host_of(ip));
     anyhow::ensure!(opts.names.is_empty() || tls.is_some(), "--name is for a server reached over TLS by that name: give --tls-cert and --tls-key");
     let names = guard::Names::new(addr.port(), beyond.as_deref(), tls.is_some(), &opts.names);
-    Ok(Served { listener, api: Api::new_shared(library, records), secret: token(), port: addr.port(), team: opts.team, names, tls, ip })
+    Ok(Served { listener, api: Api::new_team(library, records, filings), secret: token(), port: addr.port(), team: opts.team, names, tls, ip, synced })
 }
 
 /// Bind, print the URL (with its token, unless in team mode), follow the watched folders, and
@@ -461,6 +475,10 @@ pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()>
         );
     } else {
         println!("10-K Lens serving {} at {}?token={}", s.api.library_dir().display(), s.url(), s.secret);
+    }
+    // (on stderr: whoever reads the address line may stop reading after it)
+    if let Some(sy) = &s.synced {
+        eprintln!("filings: {} taken from {} into the library, {} put there from the library", sy.pulled.len(), s.api.records_place()?, sy.pushed.len());
     }
     use std::io::Write;
     std::io::stdout().flush().ok();

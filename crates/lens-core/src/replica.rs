@@ -1,0 +1,179 @@
+//! A team's filings kept in a database of record beside the library (`lens serve --team
+//! --database`): each filing whole (its PDF, its pages' text, headings, character boxes and
+//! OCR source, its metadata and aliases) as one [`FilingCopy`], behind the [`Filings`] seam
+//! (PostgreSQL in `lens-pg`). The library folder on the server (SQLite rows, the tantivy index,
+//! the PDF copies and page images) is then a working copy: [`pull`] rebuilds what it lacks from
+//! the database (no PDF read again, no OCR run again), [`push`] records what was ingested.
+//!
+//! A filing is put whole or not at all (one transaction); two servers or users adding the same
+//! file at once make one filing (its content hash is unique).
+
+use crate::error::{LensError, Result};
+use crate::library::Library;
+use crate::meta::DocMeta;
+use crate::store::NewPage;
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// One page of a filing as the database keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageCopy {
+    pub page: u32,
+    pub text: String,
+    pub heading: String,
+    pub width: f32,
+    pub height: f32,
+    pub needs_ocr: bool,
+    /// `text` (the PDF's text layer) or how OCR read it.
+    pub source: String,
+    pub label: Option<String>,
+    /// The character boxes, encoded as the library stores them ([`crate::boxes::encode`]).
+    pub boxes: Vec<u8>,
+}
+
+/// A filing whole: what a library needs to serve it without reading the PDF again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilingCopy {
+    pub id: String,
+    /// Where it was ingested from (shown; the PDF itself is `pdf`).
+    pub path: String,
+    pub sha256: String,
+    pub title: String,
+    pub company: Option<String>,
+    pub year: Option<i32>,
+    pub form: Option<String>,
+    pub aliases: Vec<String>,
+    pub pages: Vec<PageCopy>,
+    pub pdf: Vec<u8>,
+}
+
+/// Where a team's filings are kept (the database of record).
+pub trait Filings {
+    /// Put a filing whole; false when one with the same content is there already (nothing
+    /// changed).
+    fn put_filing(&self, f: &FilingCopy, by: Option<&str>) -> Result<bool>;
+    /// Every filing kept: (id, content hash).
+    fn filing_ids(&self) -> Result<Vec<(String, String)>>;
+    /// One filing whole.
+    fn filing(&self, id: &str) -> Result<FilingCopy>;
+    /// Remove a filing; not found when there is none of that id.
+    fn remove_filing(&self, id: &str) -> Result<()>;
+}
+
+/// A library's document as a [`FilingCopy`]: its rows and its PDF copy.
+pub fn copy_of(lib: &Library, id: &str) -> Result<FilingCopy> {
+    let d = lib.document(id)?;
+    let pdf_path = lib.pdf_path(&d)?;
+    let pdf = std::fs::read(&pdf_path).map_err(|e| LensError::io(&pdf_path, e))?;
+    let store = lib.store();
+    let mut pages = Vec::with_capacity(d.pages as usize);
+    for n in 1..=d.pages {
+        let p = store.page_of(&d, n)?;
+        let boxes = crate::boxes::encode(&store.page_boxes(&d, n)?);
+        pages.push(PageCopy {
+            page: n,
+            text: p.text,
+            heading: p.heading,
+            width: p.width,
+            height: p.height,
+            needs_ocr: p.needs_ocr,
+            source: p.source,
+            label: p.pdf_label,
+            boxes,
+        });
+    }
+    let aliases = store.aliases()?.into_iter().filter(|(_, doc, source)| doc == id && source == "meta").map(|(alias, ..)| alias).collect();
+    Ok(FilingCopy { id: d.id, path: d.path, sha256: d.sha256, title: d.title, company: d.company, year: d.year, form: d.form, aliases, pages, pdf })
+}
+
+/// Add a filing copy to the library as a document (its PDF copy written, its pages stored and
+/// indexed, published in one step); false when the library holds that content already.
+pub fn add_copy(lib: &mut Library, f: &FilingCopy) -> Result<bool> {
+    if lib.documents()?.iter().any(|d| d.sha256 == f.sha256) {
+        return Ok(false);
+    }
+    use sha2::{Digest, Sha256};
+    if crate::text::hex(&Sha256::digest(&f.pdf)) != f.sha256 {
+        return Err(LensError::BadInput(format!("the filing `{}` from the database is damaged: its PDF's hash is not the one recorded", f.id)));
+    }
+    if let Some(copy) = lib.pdf_copy_path(&f.sha256) {
+        if !copy.is_file() {
+            let dir = copy.parent().expect("a copy path has a folder");
+            std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
+            let tmp = copy.with_extension("part");
+            std::fs::write(&tmp, &f.pdf).map_err(|e| LensError::io(&tmp, e))?;
+            std::fs::rename(&tmp, &copy).map_err(|e| LensError::io(&copy, e))?;
+        }
+    }
+    let boxes: Vec<Vec<crate::boxes::CharBox>> = f
+        .pages
+        .iter()
+        .map(|p| {
+            crate::boxes::decode(&p.boxes)
+                .ok_or_else(|| LensError::BadInput(format!("the filing `{}` from the database is damaged: page {}'s boxes", f.id, p.page)))
+        })
+        .collect::<Result<_>>()?;
+    let pages: Vec<NewPage> = f
+        .pages
+        .iter()
+        .zip(&boxes)
+        .map(|(p, b)| NewPage {
+            page: p.page,
+            text: &p.text,
+            heading: &p.heading,
+            boxes: b,
+            width: p.width,
+            height: p.height,
+            needs_ocr: p.needs_ocr,
+            label: p.label.as_deref(),
+        })
+        .collect();
+    let meta = DocMeta { title: f.title.clone(), company: f.company.clone(), year: f.year, form: f.form.clone(), aliases: f.aliases.clone() };
+    lib.add_extracted(&f.id, &f.path, f.pdf.len() as u64, &f.sha256, &meta, &pages, &f.pages.iter().map(|p| (p.page, p.source.as_str())).collect::<Vec<_>>())?;
+    Ok(true)
+}
+
+/// What a sync did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Synced {
+    /// Filings of the database added to the library.
+    pub pulled: Vec<String>,
+    /// Documents of the library added to the database.
+    pub pushed: Vec<String>,
+}
+
+/// Add to the library every filing of the database it lacks (by content).
+pub fn pull(lib: &mut Library, db: &dyn Filings) -> Result<Vec<String>> {
+    let have: HashSet<String> = lib.documents()?.into_iter().map(|d| d.sha256).collect();
+    let mut added = Vec::new();
+    for (id, sha) in db.filing_ids()? {
+        if have.contains(&sha) {
+            continue;
+        }
+        if add_copy(lib, &db.filing(&id)?)? {
+            added.push(id);
+        }
+    }
+    Ok(added)
+}
+
+/// Put the library's documents `ids` in the database (those it has by content are left).
+pub fn push(lib: &Library, db: &dyn Filings, ids: &[String], by: Option<&str>) -> Result<Vec<String>> {
+    let mut put = Vec::new();
+    for id in ids {
+        if db.put_filing(&copy_of(lib, id)?, by)? {
+            put.push(id.clone());
+        }
+    }
+    Ok(put)
+}
+
+/// Both ways: the database's filings the library lacks are added to it, and the library's
+/// documents the database lacks are put there.
+pub fn sync(lib: &mut Library, db: &dyn Filings) -> Result<Synced> {
+    let pulled = pull(lib, db)?;
+    let held: HashSet<String> = db.filing_ids()?.into_iter().map(|(_, sha)| sha).collect();
+    let missing: Vec<String> = lib.documents()?.into_iter().filter(|d| !held.contains(&d.sha256)).map(|d| d.id).collect();
+    let pushed = push(lib, db, &missing, None)?;
+    Ok(Synced { pulled, pushed })
+}
