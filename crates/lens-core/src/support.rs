@@ -161,6 +161,16 @@ pub fn is_parent_only_page(page: &str) -> bool {
     crate::question::asks_parent_only(&head) || norm(&head).contains("condensed financial information of registrant")
 }
 
+/// Most words a quoted line for a figure may run before its first figure (a year aside): a row's
+/// label, a sentence's opening; more is a table's column heads.
+const LEAD_WORDS: usize = 20;
+
+const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/// Words of a line that make its rate the law's, not the company's.
+const STATUTORY_WORDS: &[&str] =
+    &["statutory", "u.s. tax rate", "federal tax rate", "federal income tax rate", "corporate tax rate", "corporate income tax rate"];
+
 /// Words that make a measure the company's own (non-GAAP) one: a line that does not say them
 /// states the reported figure.
 const OWN_MEASURE_WORDS: &[&str] = &["adjusted", "non-gaap", "core", "comparable", "organic", "operational", "underlying", "pro forma", "constant currency"];
@@ -479,7 +489,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // ("compensation expense that has yet to be recognized" for the year's expense)
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
         let words: HashSet<String> = tokenize(line).into_iter().filter(|t| !t.is_number).map(|t| t.text).collect();
-        let stem = |w: &str| -> String { w.chars().take(5).collect() };
+        // (six letters: "interest" is not "International")
+        let stem = |w: &str| -> String { w.chars().take(6).collect() };
         let phrase = measure_phrase(c.question);
         let named: Vec<String> = if phrase.is_empty() { measure_head(c.question).into_iter().collect() } else { phrase };
         if let Some(w) = named.iter().find(|m| !words.iter().any(|w| w.starts_with(&stem(m)))) {
@@ -508,6 +519,28 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let rows = rows_run_over(line);
         if rows >= 2 {
             why.push(format!("the quoted text runs over {rows} table rows: which figure answers is not clear"));
+        }
+        // a table's column heads quoted down to its first figures ("Gain (Loss) on Derivative
+        // Gain (Loss) on Hedged Item Year ended December 31, 2018 Recognized in ..."): many
+        // words before any figure that is not a date's, in a text that is no sentence (a long
+        // sentence may state its figure late)
+        let toks = tokenize(line);
+        let date_part = |i: usize| {
+            let t = &toks[i].text;
+            let year = t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y));
+            let day = i > 0 && MONTHS.contains(&toks[i - 1].text.to_lowercase().as_str()) && t.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
+            year || day
+        };
+        let lead = (0..toks.len()).take_while(|&i| !toks[i].is_number || date_part(i)).filter(|&i| !toks[i].is_number).count();
+        if lead > LEAD_WORDS && !line.trim_end().ends_with(['.', ';']) {
+            why.push(format!("the quoted text runs {lead} words before its first figure (a table's column heads?): which figure answers is not clear"));
+        }
+        // the country's tax rate for the company's: "The lower U.S. tax rate of 21.0% was
+        // effective for all of 2021"
+        if let Some(w) = STATUTORY_WORDS.iter().find(|w| l.contains(*w) && !q.contains(*w)) {
+            if has_words(&q, "rate") {
+                why.push(format!("the quoted line states a \"{w}\" rate, not the company's own"));
+            }
         }
         if let Some(w) = PENDING_WORDS.iter().find(|w| l.contains(*w) && !q.contains(w.split_whitespace().last().unwrap_or(w))) {
             why.push(format!("the quoted line states an amount not yet reported (\"{w}\"), not the figure of the period asked"));
@@ -719,6 +752,19 @@ mod tests {
         assert!(!judge(&c).1.iter().any(|w| w.contains("together")), "{:?}", judge(&c).1);
         assert_eq!(row_label("For the fiscal years ended May 31, 2023, 2022 and 2021, lease expense was $585 million"), None);
         assert_eq!(row_label("Property, plant and equipment, net 12,645 12,672"), Some("Property, plant and equipment, net"));
+        // seventeenth battery: "International" is no "interest"; a derivatives table's column
+        // heads down to its first figure; the country's tax rate for the company's
+        let row = "Net income attributable to MGM Resorts International 1,668,214";
+        let ask = q("What was MGM Resorts's interest income in FY2022, in USD millions?");
+        let c = Claim { question: ask, quote: Some(row), ..claim(row, FoundBy::Quote, row, &[2022], Some(true)) };
+        assert!(judge(&c).1.iter().any(|w| w.contains("does not name \"interest\"")), "{:?}", judge(&c).1);
+        let heads = "Gain (Loss) on Derivative Gain (Loss) on Hedged Item Year ended December 31, 2018 Recognized in Income Recognized in Income (Millions) Location Amount Location Amount Interest rate swap contracts Interest expense $ (5) Interest expense $ 5 Total $ (5) $ 5";
+        let ask = q("What was 3M's interest income in FY2018, in USD millions?");
+        let c = Claim { question: ask, quote: Some(heads), ..claim(heads, FoundBy::Quote, heads, &[2018], Some(true)) };
+        assert!(judge(&c).1.iter().any(|w| w.contains("words before its first figure")), "{:?}", judge(&c).1);
+        let line = "The lower U.S. tax rate of 21.0% was effective for all of 2021, 2020, and 2019.";
+        let c = Claim { question: q("What was Costco's tax rate in FY2021?"), quote: Some(line), ..claim(line, FoundBy::Quote, line, &[2021], Some(true)) };
+        assert!(judge(&c).1.iter().any(|w| w.contains("not the company's own")), "{:?}", judge(&c).1);
         // a count asked, only percents stated
         let line = "The number of shares of 3M common stock that could be delivered may be anywhere from 0% to 200% of each performance share granted";
         let c = Claim {

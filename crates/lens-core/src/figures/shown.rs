@@ -61,6 +61,12 @@ pub fn figure(t: &Table, row: &Row, col: usize, money: bool) -> Option<String> {
         return Some(format!("{v}%"));
     }
     let label = row.label.to_lowercase();
+    // a row of rates whose cells print no % ("Effective income tax rate 30.4 30.3"): a rate,
+    // never an amount in the table's unit
+    let label_t = label.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '%');
+    if label_t.ends_with(" rate") || label.contains("tax rate") || label.contains("percent") || label.contains('%') || label.ends_with("margin") {
+        return Some(format!("{}%", grouped(&cell.value.to_string())));
+    }
     let per_share = label.contains("per share") || label.contains("per common share") || label.contains("per diluted") || label.contains("per basic");
     let shares = !per_share && label.contains("shares");
     let money = money && !shares;
@@ -134,6 +140,13 @@ mod tests {
         assert_eq!(row_with_periods(t, r, &[], true), "Diluted earnings per common share — FY2019: $2.49; FY2018: $1.17");
         let (t, r) = row_of(&tables, "Weighted average common shares outstanding 1,618.4 1,659.1").unwrap();
         assert_eq!(row_with_periods(t, r, &[], true), "Weighted average common shares outstanding — FY2019: 1,618.4 million; FY2018: 1,659.1 million");
+        // a rate row printed without % is a rate (seen: "Effective income tax rate — FY2018:
+        // $30.4 million"); an "interest rate swap" row is an amount
+        let mut rate = r.clone();
+        rate.label = "Effective income tax rate".into();
+        assert!(row_with_periods(t, &rate, &[], true).starts_with("Effective income tax rate — FY2019: 1,618.4%"), "{}", row_with_periods(t, &rate, &[], true));
+        rate.label = "Interest rate swap contracts".into();
+        assert!(row_with_periods(t, &rate, &[], true).contains("$1,618.4 million"), "{}", row_with_periods(t, &rate, &[], true));
         // no unit line: the figures as printed, still with their years
         let bare = table_of(&[&[("2019", 400.0), ("2018", 480.0)], &[("Employees", 50.0), ("76,700", 400.0), ("73,100", 480.0)]]);
         let (t, r) = row_of(&bare, "Employees 76,700 73,100").unwrap();
