@@ -385,11 +385,13 @@ job_state!(VisionState);
 pub struct DenseJobs {
     dir: PathBuf,
     job: BackgroundJob<DenseState>,
+    /// The team's database of record, where the vectors built are kept for other servers.
+    filings: Option<crate::SharedFilings>,
 }
 
 impl DenseJobs {
-    pub fn new(dir: PathBuf) -> DenseJobs {
-        DenseJobs { dir, job: BackgroundJob::new() }
+    pub fn new(dir: PathBuf, filings: Option<crate::SharedFilings>) -> DenseJobs {
+        DenseJobs { dir, job: BackgroundJob::new(), filings }
     }
 
     pub fn state(&self) -> DenseState {
@@ -403,7 +405,7 @@ impl DenseJobs {
     /// Load the model (errors now, not in the background), then embed in a thread.
     pub fn start(&self, models_dir: &Path, name: &str) -> Result<DenseState> {
         let emb = Arc::new(lens_ml::minilm::Embedder::load(&models_dir.join(name))?);
-        let dir = self.dir.clone();
+        let (dir, filings, model) = (self.dir.clone(), self.filings.clone(), name.to_string());
         let initial = DenseState { model: name.to_string(), ..Default::default() };
         Ok(self.job.start(initial, move |cancel, update| {
             let t0 = std::time::Instant::now();
@@ -418,7 +420,13 @@ impl DenseJobs {
                 })
             });
             update(&|s: &mut DenseState| s.seconds = t0.elapsed().as_secs_f64());
-            res.map(|_| ())
+            res?;
+            // the vectors built are kept in the team's database too: another server rebuilding
+            // its folder takes them instead of embedding again
+            if let Some(db) = &filings {
+                lens_core::replica::sync_vectors(&mut lib, db.as_ref(), &model)?;
+            }
+            Ok(())
         }))
     }
 }

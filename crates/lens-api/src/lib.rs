@@ -161,7 +161,7 @@ impl Api {
             let stale = Arc::new(AtomicBool::new(false));
             Api {
                 ingest: jobs::IngestJobs::new(dir.clone(), stale.clone(), dense_after_ingest(me.clone()), filings.clone()),
-                dense: jobs::DenseJobs::new(dir.clone()),
+                dense: jobs::DenseJobs::new(dir.clone(), filings.clone()),
                 vision: jobs::VisionJobs::new(dir.clone()),
                 dir,
                 me: me.clone(),

@@ -485,6 +485,14 @@ impl Library {
         Ok(key)
     }
 
+    /// Store a document's dense vectors for `model`, built elsewhere (a team database's,
+    /// [`crate::replica`]): packed as [`crate::dense::pack`] packs them, one row per page.
+    pub fn put_dense_doc(&mut self, model: &str, key: i64, dim: usize, pages: &[(u32, Vec<u8>)]) -> Result<()> {
+        self.store.put_dense_doc(model, key, dim, pages)?;
+        self.dense.forget(key);
+        Ok(())
+    }
+
     /// Remove a document: its rows go in one transaction, its index entries right after.
     pub fn remove(&mut self, id: &str) -> Result<()> {
         let sha = self.store.document(id)?.sha256;

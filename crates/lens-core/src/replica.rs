@@ -47,6 +47,9 @@ pub struct FilingCopy {
     pub pdf: Vec<u8>,
 }
 
+/// A document's dense vectors: each page's windows, in page order.
+pub type PageVectors = Vec<(u32, Vec<Vec<f32>>)>;
+
 /// Where a team's filings are kept (the database of record).
 pub trait Filings {
     /// Put a filing whole; false when one with the same content is there already (nothing
@@ -58,6 +61,11 @@ pub trait Filings {
     fn filing(&self, id: &str) -> Result<FilingCopy>;
     /// Remove a filing; not found when there is none of that id.
     fn remove_filing(&self, id: &str) -> Result<()>;
+    /// Keep a filing's dense vectors for `model` (each page's windows), replacing those kept;
+    /// false when this database keeps no vectors (say, PostgreSQL without pgvector).
+    fn put_vectors(&self, id: &str, model: &str, pages: &PageVectors) -> Result<bool>;
+    /// A filing's dense vectors for `model`, when kept: each page's windows, in page order.
+    fn vectors(&self, id: &str, model: &str) -> Result<Option<PageVectors>>;
 }
 
 /// A library's document as a [`FilingCopy`]: its rows and its PDF copy.
@@ -140,6 +148,9 @@ pub struct Synced {
     pub pulled: Vec<String>,
     /// Documents of the library added to the database.
     pub pushed: Vec<String>,
+    /// Documents whose dense vectors the library took from the database, and put there.
+    pub vectors_pulled: usize,
+    pub vectors_pushed: usize,
 }
 
 /// Add to the library every filing of the database it lacks (by content).
@@ -169,11 +180,43 @@ pub fn push(lib: &Library, db: &dyn Filings, ids: &[String], by: Option<&str>) -
 }
 
 /// Both ways: the database's filings the library lacks are added to it, and the library's
-/// documents the database lacks are put there.
-pub fn sync(lib: &mut Library, db: &dyn Filings) -> Result<Synced> {
+/// documents the database lacks are put there; then the dense vectors of `models` likewise
+/// ([`sync_vectors`]).
+pub fn sync(lib: &mut Library, db: &dyn Filings, models: &[String]) -> Result<Synced> {
     let pulled = pull(lib, db)?;
     let held: HashSet<String> = db.filing_ids()?.into_iter().map(|(_, sha)| sha).collect();
     let missing: Vec<String> = lib.documents()?.into_iter().filter(|d| !held.contains(&d.sha256)).map(|d| d.id).collect();
     let pushed = push(lib, db, &missing, None)?;
-    Ok(Synced { pulled, pushed })
+    let mut vectors = (0, 0);
+    for m in models {
+        let (taken, put) = sync_vectors(lib, db, m)?;
+        vectors = (vectors.0 + taken, vectors.1 + put);
+    }
+    Ok(Synced { pulled, pushed, vectors_pulled: vectors.0, vectors_pushed: vectors.1 })
+}
+
+/// The dense vectors of `model` both ways, for the filings both hold: the library takes those
+/// it has not built, the database those it does not keep. (documents taken, documents put)
+pub fn sync_vectors(lib: &mut Library, db: &dyn Filings, model: &str) -> Result<(usize, usize)> {
+    let held: HashSet<String> = db.filing_ids()?.into_iter().map(|(id, _)| id).collect();
+    let built = lib.dense_doc_keys(model)?;
+    let (mut taken, mut put) = (0, 0);
+    for d in lib.documents()?.into_iter().filter(|d| held.contains(&d.id)) {
+        if built.contains(&d.key) {
+            if db.vectors(&d.id, model)?.is_none() {
+                let pages: PageVectors =
+                    lib.store().dense_doc(model, d.key)?.into_iter().map(|(page, dim, packed)| (page, crate::dense::unpack(&packed, dim))).collect();
+                if !db.put_vectors(&d.id, model, &pages)? {
+                    return Ok((taken, put));
+                }
+                put += 1;
+            }
+        } else if let Some(pages) = db.vectors(&d.id, model)? {
+            let dim = pages.iter().flat_map(|(_, w)| w.first()).map(Vec::len).next().unwrap_or(0);
+            let packed: Vec<(u32, Vec<u8>)> = pages.iter().map(|(page, w)| (*page, crate::dense::pack(w))).collect();
+            lib.put_dense_doc(model, d.key, dim, &packed)?;
+            taken += 1;
+        }
+    }
+    Ok((taken, put))
 }

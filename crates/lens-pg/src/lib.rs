@@ -11,14 +11,18 @@
 use lens_core::error::{LensError, Result};
 use lens_core::labelstore::{self as ls, AnswerEntry, GradeEntry, LabelBox, LabelOp, LabelStore, SetRow, StoredQuestion};
 use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
-use lens_core::replica::{FilingCopy, Filings, PageCopy};
+use lens_core::replica::{FilingCopy, Filings, PageCopy, PageVectors};
 use lens_core::users::{check_name, new_token, token_hash, Role, User};
 use postgres::{Client, NoTls};
 use std::sync::Mutex;
 
 /// Ordered schema migrations; never edit one that has shipped, append.
-const MIGRATIONS: &[&str] =
-    &[include_str!("../migrations/001_records.sql"), include_str!("../migrations/002_labels.sql"), include_str!("../migrations/003_filings.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../migrations/001_records.sql"),
+    include_str!("../migrations/002_labels.sql"),
+    include_str!("../migrations/003_filings.sql"),
+    include_str!("../migrations/004_vectors.sql"),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
@@ -146,6 +150,12 @@ impl PgRecords {
                 Err(db_err(&self.url, e))
             }
         }
+    }
+
+    /// Whether the database keeps dense vectors (its server has pgvector: migration 4 made the
+    /// table).
+    pub fn keeps_vectors(&self) -> Result<bool> {
+        self.with(|c| c.query_one("SELECT to_regclass('filing_vectors') IS NOT NULL", &[])).map(|r| r.get(0))
     }
 
     fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
@@ -360,6 +370,51 @@ impl Filings for PgRecords {
                 })
                 .collect(),
         })
+    }
+
+    fn put_vectors(&self, id: &str, model: &str, pages: &PageVectors) -> Result<bool> {
+        if !self.keeps_vectors()? {
+            return Ok(false);
+        }
+        self.with(|c| {
+            let mut tx = c.transaction()?;
+            tx.execute("DELETE FROM filing_vectors WHERE filing=$1 AND model=$2", &[&id, &model])?;
+            let st = tx.prepare("INSERT INTO filing_vectors(filing, model, page, win, embedding) VALUES ($1, $2, $3, $4, $5::text::vector)")?;
+            for (page, windows) in pages {
+                for (w, v) in windows.iter().enumerate() {
+                    let text = format!("[{}]", v.iter().map(f32::to_string).collect::<Vec<_>>().join(","));
+                    tx.execute(&st, &[&id, &model, &(*page as i32), &(w as i32), &text])?;
+                }
+            }
+            tx.commit()?;
+            Ok(true)
+        })
+    }
+
+    fn vectors(&self, id: &str, model: &str) -> Result<Option<PageVectors>> {
+        if !self.keeps_vectors()? {
+            return Ok(None);
+        }
+        let rows =
+            self.with(|c| c.query("SELECT page, embedding::text FROM filing_vectors WHERE filing=$1 AND model=$2 ORDER BY page, win", &[&id, &model]))?;
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let mut out: PageVectors = Vec::new();
+        for r in &rows {
+            let page = r.get::<_, i32>(0) as u32;
+            let text: String = r.get(1);
+            let v: Vec<f32> = text
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(',')
+                .map(|x| x.trim().parse::<f32>().map_err(|e| LensError::Database(format!("a vector of `{id}` in {} is unreadable: {e}", self.place()))))
+                .collect::<Result<_>>()?;
+            match out.last_mut() {
+                Some((p, w)) if *p == page => w.push(v),
+                _ => out.push((page, vec![v])),
+            }
+        }
+        Ok(Some(out))
     }
 
     fn remove_filing(&self, id: &str) -> Result<()> {

@@ -226,7 +226,7 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
     let pg = PgRecords::connect(&db.url).unwrap();
     let (_a, mut a) = ingested("PEPSICO_2023_8K_dated-2023-05-05.pdf");
     let id = a.documents().unwrap()[0].id.clone();
-    let synced = replica::sync(&mut a, &pg).unwrap();
+    let synced = replica::sync(&mut a, &pg, &[]).unwrap();
     assert_eq!((synced.pulled.len(), synced.pushed.as_slice()), (0, std::slice::from_ref(&id)));
     // two servers putting the same file at once: one filing
     let copy = replica::copy_of(&a, &id).unwrap();
@@ -254,6 +254,32 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
     let hits = b.search(&lens_core::retrieve::SearchRequest::new("PepsiCo".to_string())).unwrap().hits;
     assert!(hits.iter().any(|h| h.doc_id == id), "{hits:?}");
     assert!(b.pdf_path(&db_).unwrap().starts_with(b_dir.path()));
+    // dense vectors: built on one server (here made by hand, two windows a page), kept in
+    // pgvector, taken by the other without embedding again, the same bytes
+    let dim = 8;
+    let packed: Vec<(u32, Vec<u8>)> = (1..=da.pages)
+        .map(|p| {
+            (
+                p,
+                lens_core::dense::pack(&[
+                    (0..dim).map(|i| ((p as usize * 7 + i) % 5) as f32 - 2.0).collect(),
+                    (0..dim).map(|i| i as f32 / 10.0 - 0.3).collect(),
+                ]),
+            )
+        })
+        .collect();
+    a.put_dense_doc("test-embedder", da.key, dim, &packed).unwrap();
+    assert!(pg.keeps_vectors().unwrap(), "the test server has pgvector");
+    assert_eq!(replica::sync_vectors(&mut a, &pg, "test-embedder").unwrap(), (0, 1));
+    assert_eq!(replica::sync_vectors(&mut b, &pg, "test-embedder").unwrap(), (1, 0));
+    assert_eq!(b.store().dense_doc("test-embedder", db_.key).unwrap(), a.store().dense_doc("test-embedder", da.key).unwrap());
+    let mut sql = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let nearest: i32 = sql
+        .query_one("SELECT page FROM filing_vectors WHERE model = 'test-embedder' ORDER BY embedding <=> '[0,1,2,-2,-1,0,1,2]'::vector LIMIT 1", &[])
+        .unwrap()
+        .get(0);
+    assert!((1..=da.pages as i32).contains(&nearest));
+    drop(sql);
     // pulled again: nothing to do; removed from the database: gone there, kept in the libraries
     assert!(replica::pull(&mut b, &pg).unwrap().is_empty());
     pg.remove_filing(&id).unwrap();

@@ -433,7 +433,8 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
     let synced = match &db {
         Some(pg) => {
             let mut lib = lens_core::Library::open(&library)?;
-            Some(lens_core::replica::sync(&mut lib, pg.as_ref())?)
+            let model = lib.settings()?.embedder;
+            Some(lens_core::replica::sync(&mut lib, pg.as_ref(), &[model])?)
         }
         None => None,
     };
@@ -478,7 +479,14 @@ pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()>
     }
     // (on stderr: whoever reads the address line may stop reading after it)
     if let Some(sy) = &s.synced {
-        eprintln!("filings: {} taken from {} into the library, {} put there from the library", sy.pulled.len(), s.api.records_place()?, sy.pushed.len());
+        eprintln!(
+            "filings: {} taken from {} into the library, {} put there from the library; dense vectors of {} taken, of {} put",
+            sy.pulled.len(),
+            s.api.records_place()?,
+            sy.pushed.len(),
+            sy.vectors_pulled,
+            sy.vectors_pushed
+        );
     }
     use std::io::Write;
     std::io::stdout().flush().ok();
