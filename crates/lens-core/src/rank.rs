@@ -218,6 +218,14 @@ impl ProfileCache {
     }
 }
 
+/// The statements a page's opening names when its title is printed a word or a few a line
+/// ("CONSOLIDATED\nSTATEMENTS\nOF\nOPERATIONS", as MGM's are): its first lines joined.
+pub fn title_statements(text: &str, lexicon: &Lexicon) -> Vec<String> {
+    let head: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).take(16).filter(|l| !is_toc_line(l)).collect();
+    let sq = squash(&head.join(" "));
+    lexicon.statements.iter().filter(|s| s.headings.iter().any(|h| !squash(h).is_empty() && sq.contains(&squash(h)))).map(|s| s.id.clone()).collect()
+}
+
 /// Profile one page's text against the lexicon's statements.
 pub fn profile(text: &str, lexicon: &Lexicon) -> PageProfile {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
@@ -300,6 +308,10 @@ mod tests {
         let t = profile(toc, &lx);
         assert!(t.toc > 0.5, "{t:?}");
         assert!(t.statements.is_empty(), "a TOC is not a statement: {t:?}");
+        // a title printed a word a line (MGM's): named by the opening lines joined
+        let mgm = "MGM\nRESORTS\nINTERNATIONAL\nAND\nSUBSIDIARIES\nCONSOLIDATED\nSTATEMENTS\nOF\nOPERATIONS\n(In thousands)\nNet income 583,894";
+        assert_eq!(title_statements(mgm, &lx), vec!["income".to_string()]);
+        assert!(title_statements("Table of Contents\nItem 7. Management's Discussion 24", &lx).is_empty());
         let i = intent("What is the FY2018 capital expenditure amount (in USD millions) for 3M? Use the cash flow statement.", &lx);
         assert_eq!(i.statements, vec!["cash_flow".to_string()]);
         assert!(i.quantitative);

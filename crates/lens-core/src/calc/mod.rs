@@ -175,6 +175,15 @@ fn company_share(label: &str, labels: &[String], filer: &[String]) -> Option<usi
         if l.starts_with(core) && l[core.len()..].trim_start().starts_with("attributable to ") {
             return true;
         }
+        // "Net income attributable to MGM Resorts International" for the listed "net income
+        // attributable to": the filer named as the party, beside a bare "Net income" that
+        // includes the noncontrolling interests (a cash flow statement prints only that one)
+        if (s.ends_with(" to") || s.ends_with(" of")) && l.starts_with(&s) {
+            let party = squash(&l[s.len()..]);
+            if party.len() >= 2 && filer.iter().any(|f| party.starts_with(f.as_str()) || f.starts_with(party.as_str())) {
+                return true;
+            }
+        }
         let Some(rest) = s.strip_prefix("total ") else { return false };
         let rest = squash(rest);
         let Some(middle) = sl.strip_prefix("total").and_then(|m| m.strip_suffix(rest.as_str())) else { return false };
@@ -283,6 +292,11 @@ impl Finder<'_, '_> {
         Some((0, Ratio::int(0), op))
     }
 
+    /// Whether a page's opening lines, joined, name a statement (a title printed a word a line).
+    fn titled_statement(&self, p: &PageRef) -> bool {
+        self.lib.store().page(&p.doc_id, p.page).is_ok_and(|pg| !crate::rank::title_statements(&pg.text, self.lib.sources.lexicon).is_empty())
+    }
+
     /// The statements a page is titled as ("balance sheet", "cash flow").
     fn statement_kinds(&mut self, p: &PageRef) -> &[String] {
         let lib = self.lib;
@@ -333,21 +347,32 @@ impl Finder<'_, '_> {
         self.searched.push(item.to_string());
         let Some(def) = self.cat.items.get(item) else { return };
         for doc in self.docs.clone() {
-            // the item's labels plus statement titles: statements outrank notes that mention it
-            let q = format!(
+            // the item's labels plus statement titles: statements outrank notes that mention it;
+            // then the statements by their titles alone, where the item's words are everywhere
+            // (MGM's income statement was not among the ten pages naming "net income")
+            let with_labels = format!(
                 "{} consolidated statements balance sheets income operations cash flows",
                 def.labels.iter().take(3).cloned().collect::<Vec<_>>().join(" ")
             );
-            let mut req = SearchRequest::new(q);
-            req.docs = vec![doc];
-            req.k = 10;
-            req.filter = false;
-            req.retriever = Retriever::Bm25;
-            if let Ok(r) = self.lib.search(&req) {
-                for h in r.hits {
-                    let p = h.page_ref();
-                    if !self.candidates.contains(&p) {
-                        self.candidates.push(p);
+            let titles = if def.balance {
+                "consolidated balance sheets statements of financial position"
+            } else {
+                "consolidated statements of operations income earnings cash flows"
+            };
+            for (q, statements_only) in [(with_labels.as_str(), false), (titles, true)] {
+                let mut req = SearchRequest::new(q.to_string());
+                req.docs = vec![doc.clone()];
+                req.k = 10;
+                req.filter = false;
+                req.retriever = Retriever::Bm25;
+                if let Ok(r) = self.lib.search(&req) {
+                    for h in r.hits {
+                        let p = h.page_ref();
+                        // (by titles alone: the pages titled as statements, not an exhibit's
+                        // "ratio of earnings to fixed charges")
+                        if !self.candidates.contains(&p) && (!statements_only || self.is_statement(&p) || self.titled_statement(&p)) {
+                            self.candidates.push(p);
+                        }
                     }
                 }
             }
@@ -1130,6 +1155,20 @@ mod tests {
         let key = lib.store_mut().insert_pending("ACME_2019_10K", "/x.pdf", 1, "sha", &Default::default(), &[page]).unwrap();
         lib.store_mut().publish(key, &[]).unwrap();
         lib
+    }
+
+    /// The company's share named by the filer ("Net income attributable to MGM Resorts
+    /// International") beats the total with the noncontrolling interests ("Net income"), which a
+    /// cash flow statement prints alone (MGM's FY2018 net income was read as $584 million, not
+    /// $467 million).
+    #[test]
+    fn the_filer_named_as_the_party_is_the_company_share() {
+        let def = Catalogue::builtin().items["net_income"].clone();
+        let filer = vec![squash("MGM Resorts International"), squash("MGM Resorts")];
+        assert!(company_share("Net income attributable to MGM Resorts International", &def.labels, &filer).is_some());
+        assert!(company_share("Net income", &def.labels, &filer).is_none());
+        assert!(label_score("Net income attributable to MGM Resorts International", &def, &filer) > label_score("Net income", &def, &filer));
+        assert_eq!(label_score("Net income attributable to noncontrolling interests", &def, &filer), None);
     }
 
     #[test]

@@ -331,7 +331,9 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 let terse = !["what", "how", "which", "who", "why", "when", "where"].contains(&first);
                 // "What was 3M's revenue in 2018?", "How much cash did it have at the end of
                 // 2018?": a line item's value in a year, asked in plain words
-                let plain = q.operation == Operation::Value && (l.starts_with("what was") || l.starts_with("what were") || l.starts_with("how much"));
+                // ... or "What did Verizon earn in 2022?": its net income
+                let earned = l.starts_with("what did ") && (has_words(&l, "earn") || has_words(&l, "earned"));
+                let plain = q.operation == Operation::Value && (l.starts_with("what was") || l.starts_with("what were") || l.starts_with("how much") || earned);
                 let asks_figure = terse || plain || ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
                 if !asks_figure {
                     return None;
@@ -507,6 +509,16 @@ mod tests {
 
     fn p(q: &str) -> Plan {
         plan_of(q).unwrap_or_else(|| panic!("no plan for {q}")).unwrap_or_else(|e| panic!("{q}: {e}"))
+    }
+
+    /// "What did Verizon earn in 2022?" asks for its net income (a sentence about an "earn out
+    /// period" was green before, the fourteenth battery's last wrong green).
+    #[test]
+    fn what_a_company_earned_is_its_net_income() {
+        for q in ["What did Verizon earn in 2022?", "How much did Verizon earn in 2022?"] {
+            assert_eq!(p(q).id.as_deref(), Some("net_income"), "{q}");
+        }
+        assert_eq!(p("How much did Verizon earn in revenue in 2022?").id.as_deref(), Some("revenue"));
     }
 
     #[test]
