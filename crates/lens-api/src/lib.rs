@@ -466,6 +466,11 @@ impl Api {
     pub fn set_settings(&self, a: &SetSettingsArgs) -> Result<SetSettingsResult> {
         let settings = self.with_library(|l| {
             let st = l.settings()?.patched(&a.settings)?;
+            // a team's servers share how they answer: the database first (a database that
+            // cannot be reached leaves the settings as they were)
+            if let Some(f) = &self.filings {
+                f.put_team_settings(&serde_json::Value::Object(st.shared()).to_string())?;
+            }
             l.save_settings(&st)?;
             Ok(st)
         })?;

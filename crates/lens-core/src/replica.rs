@@ -66,6 +66,32 @@ pub trait Filings {
     fn put_vectors(&self, id: &str, model: &str, pages: &PageVectors) -> Result<bool>;
     /// A filing's dense vectors for `model`, when kept: each page's windows, in page order.
     fn vectors(&self, id: &str, model: &str) -> Result<Option<PageVectors>>;
+    /// The settings the team's servers share ([`crate::settings::Settings::shared`], as JSON),
+    /// once one server has put them.
+    fn team_settings(&self) -> Result<Option<String>>;
+    fn put_team_settings(&self, json: &str) -> Result<()>;
+}
+
+/// The shared settings one way or the other: the database's applied to the library's (its
+/// machine's own kept), or, where the database has none yet, the library's put there. Says which.
+pub fn sync_settings(lib: &Library, db: &dyn Filings) -> Result<&'static str> {
+    let mine = lib.settings()?;
+    match db.team_settings()? {
+        Some(json) => {
+            let shared: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_str(&json).map_err(|e| LensError::Database(format!("the team's settings in the database are unreadable: {e}")))?;
+            let merged = mine.patched(&shared)?;
+            if merged == mine {
+                return Ok("the same");
+            }
+            lib.save_settings(&merged)?;
+            Ok("taken")
+        }
+        None => {
+            db.put_team_settings(&serde_json::Value::Object(mine.shared()).to_string())?;
+            Ok("put")
+        }
+    }
 }
 
 /// A library's document as a [`FilingCopy`]: its rows and its PDF copy.
@@ -151,6 +177,8 @@ pub struct Synced {
     /// Documents whose dense vectors the library took from the database, and put there.
     pub vectors_pulled: usize,
     pub vectors_pushed: usize,
+    /// The shared settings: "taken" from the database, "put" there, or "the same".
+    pub settings: String,
 }
 
 /// Add to the library every filing of the database it lacks (by content).
@@ -179,20 +207,18 @@ pub fn push(lib: &Library, db: &dyn Filings, ids: &[String], by: Option<&str>) -
     Ok(put)
 }
 
-/// Both ways: the database's filings the library lacks are added to it, and the library's
-/// documents the database lacks are put there; then the dense vectors of `models` likewise
-/// ([`sync_vectors`]).
-pub fn sync(lib: &mut Library, db: &dyn Filings, models: &[String]) -> Result<Synced> {
+/// Both ways: the shared settings ([`sync_settings`]); the database's filings the library lacks
+/// are added to it, and the library's documents the database lacks are put there; then the dense
+/// vectors of the embedding model the settings name, likewise ([`sync_vectors`]).
+pub fn sync(lib: &mut Library, db: &dyn Filings) -> Result<Synced> {
+    let settings = sync_settings(lib, db)?.to_string();
     let pulled = pull(lib, db)?;
     let held: HashSet<String> = db.filing_ids()?.into_iter().map(|(_, sha)| sha).collect();
     let missing: Vec<String> = lib.documents()?.into_iter().filter(|d| !held.contains(&d.sha256)).map(|d| d.id).collect();
     let pushed = push(lib, db, &missing, None)?;
-    let mut vectors = (0, 0);
-    for m in models {
-        let (taken, put) = sync_vectors(lib, db, m)?;
-        vectors = (vectors.0 + taken, vectors.1 + put);
-    }
-    Ok(Synced { pulled, pushed, vectors_pulled: vectors.0, vectors_pushed: vectors.1 })
+    let model = lib.settings()?.embedder;
+    let vectors = sync_vectors(lib, db, &model)?;
+    Ok(Synced { pulled, pushed, vectors_pulled: vectors.0, vectors_pushed: vectors.1, settings })
 }
 
 /// The dense vectors of `model` both ways, for the filings both hold: the library takes those

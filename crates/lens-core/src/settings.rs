@@ -8,6 +8,9 @@ use crate::store::Store;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// The settings a team's servers share ([`Settings::shared`]).
+pub const SHARED: &[&str] = &["top_k", "answerer", "retriever", "ocr_langs", "model", "embedder", "vision_model", "vision_edge", "vision_pooled"];
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(default)]
 pub struct Settings {
@@ -171,6 +174,14 @@ impl Settings {
             m.insert(k.clone(), v.clone());
         }
         serde_json::from_value(merged).map_err(|e| LensError::BadInput(format!("bad setting value: {e}")))
+    }
+
+    /// The settings a team's servers share (how questions are answered and pages read), as a
+    /// patch for [`Settings::patched`]; the rest (threads, model folder, device) are each
+    /// machine's own.
+    pub fn shared(&self) -> serde_json::Map<String, serde_json::Value> {
+        let all = serde_json::to_value(self).expect("settings serialise");
+        SHARED.iter().filter_map(|k| all.get(*k).map(|v| (k.to_string(), v.clone()))).collect()
     }
 
     pub fn save(&self, store: &Store) -> Result<()> {

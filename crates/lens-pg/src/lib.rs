@@ -22,6 +22,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/002_labels.sql"),
     include_str!("../migrations/003_filings.sql"),
     include_str!("../migrations/004_vectors.sql"),
+    include_str!("../migrations/005_team_settings.sql"),
 ];
 
 /// The schema version this build writes.
@@ -415,6 +416,15 @@ impl Filings for PgRecords {
             }
         }
         Ok(Some(out))
+    }
+
+    fn team_settings(&self) -> Result<Option<String>> {
+        Ok(self.with(|c| c.query_opt("SELECT value FROM team_settings WHERE id = 1", &[]))?.map(|r| r.get(0)))
+    }
+
+    fn put_team_settings(&self, json: &str) -> Result<()> {
+        self.with(|c| c.execute("INSERT INTO team_settings(id, value) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value", &[&json]))?;
+        Ok(())
     }
 
     fn remove_filing(&self, id: &str) -> Result<()> {

@@ -226,7 +226,11 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
     let pg = PgRecords::connect(&db.url).unwrap();
     let (_a, mut a) = ingested("PEPSICO_2023_8K_dated-2023-05-05.pdf");
     let id = a.documents().unwrap()[0].id.clone();
-    let synced = replica::sync(&mut a, &pg, &[]).unwrap();
+    // the shared settings: the first server's put, the next server takes them and keeps its own
+    // machine's
+    a.save_settings(&lens_core::settings::Settings { top_k: 7, threads: 3, ..a.settings().unwrap() }).unwrap();
+    let synced = replica::sync(&mut a, &pg).unwrap();
+    assert_eq!(synced.settings, "put");
     assert_eq!((synced.pulled.len(), synced.pushed.as_slice()), (0, std::slice::from_ref(&id)));
     // two servers putting the same file at once: one filing
     let copy = replica::copy_of(&a, &id).unwrap();
@@ -241,6 +245,9 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
     // an empty library folder: rebuilt from the database
     let b_dir = tempfile::tempdir().unwrap();
     let mut b = lens_core::Library::open(b_dir.path()).unwrap();
+    b.save_settings(&lens_core::settings::Settings { threads: 1, ..b.settings().unwrap() }).unwrap();
+    assert_eq!(replica::sync_settings(&b, &pg).unwrap(), "taken");
+    assert_eq!((b.settings().unwrap().top_k, b.settings().unwrap().threads), (7, 1));
     assert_eq!(replica::pull(&mut b, &pg).unwrap(), std::slice::from_ref(&id));
     let (da, db_) = (a.document(&id).unwrap(), b.document(&id).unwrap());
     assert_eq!((da.pages, &da.sha256, &da.company, da.year, &da.form), (db_.pages, &db_.sha256, &db_.company, db_.year, &db_.form));

@@ -433,8 +433,7 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
     let synced = match &db {
         Some(pg) => {
             let mut lib = lens_core::Library::open(&library)?;
-            let model = lib.settings()?.embedder;
-            Some(lens_core::replica::sync(&mut lib, pg.as_ref(), &[model])?)
+            Some(lens_core::replica::sync(&mut lib, pg.as_ref())?)
         }
         None => None,
     };
@@ -480,12 +479,13 @@ pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()>
     // (on stderr: whoever reads the address line may stop reading after it)
     if let Some(sy) = &s.synced {
         eprintln!(
-            "filings: {} taken from {} into the library, {} put there from the library; dense vectors of {} taken, of {} put",
+            "filings: {} taken from {} into the library, {} put there from the library; dense vectors of {} taken, of {} put; shared settings {}",
             sy.pulled.len(),
             s.api.records_place()?,
             sy.pushed.len(),
             sy.vectors_pulled,
-            sy.vectors_pushed
+            sy.vectors_pushed,
+            sy.settings
         );
     }
     use std::io::Write;
