@@ -406,11 +406,36 @@ impl Api {
     }
 
     pub fn add_alias(&self, doc: &str, alias: &str) -> Result<String> {
-        self.with_library(|l| l.add_alias(doc, alias))
+        self.with_library(|l| {
+            let a = l.add_alias(doc, alias)?;
+            self.record_user_aliases(l, doc).inspect_err(|_| {
+                let _ = l.remove_alias(doc, &a);
+            })?;
+            Ok(a)
+        })
     }
 
     pub fn remove_alias(&self, doc: &str, alias: &str) -> Result<bool> {
-        self.with_library(|l| l.remove_alias(doc, alias))
+        self.with_library(|l| {
+            let removed = l.remove_alias(doc, alias)?;
+            if removed {
+                self.record_user_aliases(l, doc).inspect_err(|_| {
+                    let _ = l.add_alias(doc, alias);
+                })?;
+            }
+            Ok(removed)
+        })
+    }
+
+    /// A team server keeps the names users gave a filing in the team's database too (where the
+    /// filing is there: one the database does not hold yet gets them when it is put).
+    fn record_user_aliases(&self, l: &Library, doc: &str) -> Result<()> {
+        let Some(f) = &self.filings else { return Ok(()) };
+        let mine: Vec<String> = l.aliases()?.into_iter().filter(|(_, d, source)| d == doc && source == "user").map(|(a, ..)| a).collect();
+        match f.set_user_aliases(doc, &mine) {
+            Err(e) if e.code() == "not_found" => Ok(()),
+            r => r,
+        }
     }
 
     /// Aliases of one document, or of all, by document id.

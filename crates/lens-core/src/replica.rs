@@ -43,6 +43,9 @@ pub struct FilingCopy {
     pub year: Option<i32>,
     pub form: Option<String>,
     pub aliases: Vec<String>,
+    /// Names users gave it by hand (not the metadata's).
+    #[serde(default)]
+    pub user_aliases: Vec<String>,
     pub pages: Vec<PageCopy>,
     pub pdf: Vec<u8>,
 }
@@ -66,6 +69,8 @@ pub trait Filings {
     fn put_vectors(&self, id: &str, model: &str, pages: &PageVectors) -> Result<bool>;
     /// A filing's dense vectors for `model`, when kept: each page's windows, in page order.
     fn vectors(&self, id: &str, model: &str) -> Result<Option<PageVectors>>;
+    /// Replace the names users gave a filing by hand.
+    fn set_user_aliases(&self, id: &str, aliases: &[String]) -> Result<()>;
     /// The settings the team's servers share ([`crate::settings::Settings::shared`], as JSON),
     /// once one server has put them.
     fn team_settings(&self) -> Result<Option<String>>;
@@ -116,8 +121,22 @@ pub fn copy_of(lib: &Library, id: &str) -> Result<FilingCopy> {
             boxes,
         });
     }
-    let aliases = store.aliases()?.into_iter().filter(|(_, doc, source)| doc == id && source == "meta").map(|(alias, ..)| alias).collect();
-    Ok(FilingCopy { id: d.id, path: d.path, sha256: d.sha256, title: d.title, company: d.company, year: d.year, form: d.form, aliases, pages, pdf })
+    let all = store.aliases()?;
+    let of = |kind: &str| -> Vec<String> { all.iter().filter(|(_, doc, source)| doc == id && source == kind).map(|(alias, ..)| alias.clone()).collect() };
+    let (aliases, user_aliases) = (of("meta"), of("user"));
+    Ok(FilingCopy {
+        id: d.id,
+        path: d.path,
+        sha256: d.sha256,
+        title: d.title,
+        company: d.company,
+        year: d.year,
+        form: d.form,
+        aliases,
+        user_aliases,
+        pages,
+        pdf,
+    })
 }
 
 /// Add a filing copy to the library as a document (its PDF copy written, its pages stored and
@@ -164,6 +183,9 @@ pub fn add_copy(lib: &mut Library, f: &FilingCopy) -> Result<bool> {
         .collect();
     let meta = DocMeta { title: f.title.clone(), company: f.company.clone(), year: f.year, form: f.form.clone(), aliases: f.aliases.clone() };
     lib.add_extracted(&f.id, &f.path, f.pdf.len() as u64, &f.sha256, &meta, &pages, &f.pages.iter().map(|p| (p.page, p.source.as_str())).collect::<Vec<_>>())?;
+    for a in &f.user_aliases {
+        lib.add_alias(&f.id, a)?;
+    }
     Ok(true)
 }
 

@@ -23,6 +23,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/003_filings.sql"),
     include_str!("../migrations/004_vectors.sql"),
     include_str!("../migrations/005_team_settings.sql"),
+    include_str!("../migrations/006_user_aliases.sql"),
 ];
 
 /// The schema version this build writes.
@@ -307,14 +308,15 @@ impl LabelStore for PgRecords {
 impl Filings for PgRecords {
     fn put_filing(&self, f: &FilingCopy, by: Option<&str>) -> Result<bool> {
         let aliases = serde_json::to_string(&f.aliases).unwrap_or_else(|_| "[]".into());
+        let user_aliases = serde_json::to_string(&f.user_aliases).unwrap_or_else(|_| "[]".into());
         self.with(|c| {
             let mut tx = c.transaction()?;
             // one filing per content: a second put of the same file (another user, another
             // server) changes nothing
             let n = tx.execute(
-                "INSERT INTO filings(id, sha256, path, title, company, year, form, aliases, pdf, added_by) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) \
+                "INSERT INTO filings(id, sha256, path, title, company, year, form, aliases, pdf, added_by, user_aliases) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) \
                  ON CONFLICT (sha256) DO NOTHING",
-                &[&f.id, &f.sha256, &f.path, &f.title, &f.company, &f.year, &f.form, &aliases, &f.pdf, &by],
+                &[&f.id, &f.sha256, &f.path, &f.title, &f.company, &f.year, &f.form, &aliases, &f.pdf, &by, &user_aliases],
             )?;
             if n == 0 {
                 return Ok(false);
@@ -338,7 +340,7 @@ impl Filings for PgRecords {
     fn filing(&self, id: &str) -> Result<FilingCopy> {
         let (head, pages) = self.with(|c| {
             let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
-            let head = tx.query_opt("SELECT id, sha256, path, title, company, year, form, aliases, pdf FROM filings WHERE id=$1", &[&id])?;
+            let head = tx.query_opt("SELECT id, sha256, path, title, company, year, form, aliases, pdf, user_aliases FROM filings WHERE id=$1", &[&id])?;
             let pages =
                 tx.query("SELECT page, text, heading, width, height, needs_ocr, source, label, boxes FROM filing_pages WHERE filing=$1 ORDER BY page", &[&id])?;
             tx.commit()?;
@@ -346,6 +348,7 @@ impl Filings for PgRecords {
         })?;
         let h = head.ok_or_else(|| LensError::NotFound(format!("no filing `{id}` in {}", self.place())))?;
         let aliases: String = h.get(7);
+        let user_aliases: String = h.get(9);
         Ok(FilingCopy {
             id: h.get(0),
             sha256: h.get(1),
@@ -355,6 +358,7 @@ impl Filings for PgRecords {
             year: h.get(5),
             form: h.get(6),
             aliases: serde_json::from_str(&aliases).unwrap_or_default(),
+            user_aliases: serde_json::from_str(&user_aliases).unwrap_or_default(),
             pdf: h.get(8),
             pages: pages
                 .iter()
@@ -416,6 +420,15 @@ impl Filings for PgRecords {
             }
         }
         Ok(Some(out))
+    }
+
+    fn set_user_aliases(&self, id: &str, aliases: &[String]) -> Result<()> {
+        let json = serde_json::to_string(aliases).unwrap_or_else(|_| "[]".into());
+        let n = self.with(|c| c.execute("UPDATE filings SET user_aliases=$2 WHERE id=$1", &[&id, &json]))?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no filing `{id}` in {}", self.place())));
+        }
+        Ok(())
     }
 
     fn team_settings(&self) -> Result<Option<String>> {

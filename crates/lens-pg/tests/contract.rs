@@ -245,6 +245,9 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
     // an empty library folder: rebuilt from the database
     let b_dir = tempfile::tempdir().unwrap();
     let mut b = lens_core::Library::open(b_dir.path()).unwrap();
+    // a name a user gave the filing by hand (on a team server: put there when given)
+    let alias = a.add_alias(&id, "The Pepsi Deal").unwrap();
+    pg.set_user_aliases(&id, std::slice::from_ref(&alias)).unwrap();
     b.save_settings(&lens_core::settings::Settings { threads: 1, ..b.settings().unwrap() }).unwrap();
     assert_eq!(replica::sync_settings(&b, &pg).unwrap(), "taken");
     assert_eq!((b.settings().unwrap().top_k, b.settings().unwrap().threads), (7, 1));
@@ -256,7 +259,8 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
         assert_eq!((pa.text, pa.heading, pa.source), (pb.text, pb.heading, pb.source));
         assert_eq!(a.store().page_boxes(&da, n).unwrap(), b.store().page_boxes(&db_, n).unwrap());
     }
-    assert_eq!(replica::copy_of(&b, &id).unwrap(), copy);
+    assert!(b.aliases().unwrap().contains(&(alias.clone(), id.clone(), "user".to_string())), "{:?}", b.aliases().unwrap());
+    assert_eq!(replica::copy_of(&b, &id).unwrap(), replica::FilingCopy { user_aliases: vec![alias.clone()], ..copy.clone() });
     // searched and rendered there
     let hits = b.search(&lens_core::retrieve::SearchRequest::new("PepsiCo".to_string())).unwrap().hits;
     assert!(hits.iter().any(|h| h.doc_id == id), "{hits:?}");
