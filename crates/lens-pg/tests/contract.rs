@@ -67,6 +67,28 @@ fn the_contract_holds_on_postgresql() {
     assert_eq!(again.users().unwrap().len(), 2);
 }
 
+/// A team database made by an earlier 10-K Lens (the log and users only, schema 1) is brought
+/// up to this one's at connect: its records kept, gold sets, filings and settings then usable.
+#[test]
+fn a_first_schema_database_keeps_its_records_when_brought_up() {
+    use lens_core::replica::Filings;
+    let Some(db) = TestDb::new("schema1") else { return };
+    let mut c = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    c.batch_execute("CREATE TABLE lens_schema_version (version INTEGER NOT NULL); INSERT INTO lens_schema_version VALUES (1);").unwrap();
+    c.batch_execute(include_str!("../migrations/001_records.sql")).unwrap();
+    c.execute(
+        "INSERT INTO question_log(question, pages, answer, citations, not_found, retrieve_ms, answer_ms, answerer, retriever) VALUES ('old question', '[]', 'old answer', '[]', false, 1.0, 2.0, 'extractive', 'bm25')",
+        &[],
+    )
+    .unwrap();
+    let r = PgRecords::connect(&db.url).unwrap();
+    let v: i32 = c.query_one("SELECT version FROM lens_schema_version", &[]).unwrap().get(0);
+    assert_eq!(v, lens_pg::SCHEMA_VERSION);
+    assert_eq!(r.question_log(10).unwrap()[0].question, "old question");
+    lens_core::labels::add_question(&r, "gold", "q", Some("q1"), None).unwrap();
+    assert!(r.filing_ids().unwrap().is_empty() && r.team_settings().unwrap().is_none());
+}
+
 #[test]
 fn a_database_of_a_newer_schema_is_refused_and_an_older_one_brought_up() {
     let Some(db) = TestDb::new("schema") else { return };
