@@ -369,15 +369,7 @@ pub fn ingest(
                         })
                         .collect();
                     // keep a copy so pages can be rendered even if the original moves
-                    if let Some(copy) = lib.pdf_copy_path(&d.sha) {
-                        if !copy.is_file() {
-                            let dir = copy.parent().expect("copy path has a folder");
-                            std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
-                            let tmp = copy.with_extension("part");
-                            std::fs::write(&tmp, &d.bytes).map_err(|e| LensError::io(&tmp, e))?;
-                            std::fs::rename(&tmp, &copy).map_err(|e| LensError::io(&copy, e))?;
-                        }
-                    }
+                    lib.keep_pdf_copy(&d.sha, &d.bytes)?;
                     let key = lib.store.insert_pending(&d.id, &path_s, d.bytes.len() as u64, &d.sha, &d.meta, &new_pages)?;
                     for (p, h) in d.pages.iter().zip(&d.headings) {
                         w.add_page(key, p.page, &p.text, h)?;

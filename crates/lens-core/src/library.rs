@@ -421,6 +421,20 @@ impl Library {
         self.dir.as_ref().map(|d| d.join("pdfs").join(format!("{sha256}.pdf")))
     }
 
+    /// Write the library's copy of a PDF (by content hash) unless it is there: whole or not at
+    /// all (written aside, then renamed). Nothing for a library without a folder.
+    pub fn keep_pdf_copy(&self, sha256: &str, bytes: &[u8]) -> Result<()> {
+        let Some(copy) = self.pdf_copy_path(sha256) else { return Ok(()) };
+        if copy.is_file() {
+            return Ok(());
+        }
+        let dir = copy.parent().expect("a copy path has a folder");
+        std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
+        let tmp = copy.with_extension("part");
+        std::fs::write(&tmp, bytes).map_err(|e| LensError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &copy).map_err(|e| LensError::io(&copy, e))
+    }
+
     /// The PDF to render for a document: the library's copy, else the original file.
     pub fn pdf_path(&self, doc: &Document) -> Result<PathBuf> {
         if let Some(p) = self.pdf_copy_path(&doc.sha256).filter(|p| p.is_file()) {

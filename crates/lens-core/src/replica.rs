@@ -149,15 +149,7 @@ pub fn add_copy(lib: &mut Library, f: &FilingCopy) -> Result<bool> {
     if crate::text::hex(&Sha256::digest(&f.pdf)) != f.sha256 {
         return Err(LensError::BadInput(format!("the filing `{}` from the database is damaged: its PDF's hash is not the one recorded", f.id)));
     }
-    if let Some(copy) = lib.pdf_copy_path(&f.sha256) {
-        if !copy.is_file() {
-            let dir = copy.parent().expect("a copy path has a folder");
-            std::fs::create_dir_all(dir).map_err(|e| LensError::io(dir, e))?;
-            let tmp = copy.with_extension("part");
-            std::fs::write(&tmp, &f.pdf).map_err(|e| LensError::io(&tmp, e))?;
-            std::fs::rename(&tmp, &copy).map_err(|e| LensError::io(&copy, e))?;
-        }
-    }
+    lib.keep_pdf_copy(&f.sha256, &f.pdf)?;
     let boxes: Vec<Vec<crate::boxes::CharBox>> = f
         .pages
         .iter()
