@@ -69,6 +69,8 @@ pub trait Filings {
     fn put_vectors(&self, id: &str, model: &str, pages: &PageVectors) -> Result<bool>;
     /// A filing's dense vectors for `model`, when kept: each page's windows, in page order.
     fn vectors(&self, id: &str, model: &str) -> Result<Option<PageVectors>>;
+    /// The filings whose vectors for `model` are kept (empty where none can be).
+    fn vector_ids(&self, model: &str) -> Result<HashSet<String>>;
     /// Replace the names users gave a filing by hand.
     fn set_user_aliases(&self, id: &str, aliases: &[String]) -> Result<()>;
     /// The settings the team's servers share ([`crate::settings::Settings::shared`], as JSON),
@@ -239,11 +241,12 @@ pub fn sync(lib: &mut Library, db: &dyn Filings) -> Result<Synced> {
 /// it has not built, the database those it does not keep. (documents taken, documents put)
 pub fn sync_vectors(lib: &mut Library, db: &dyn Filings, model: &str) -> Result<(usize, usize)> {
     let held: HashSet<String> = db.filing_ids()?.into_iter().map(|(id, _)| id).collect();
+    let kept = db.vector_ids(model)?;
     let built = lib.dense_doc_keys(model)?;
     let (mut taken, mut put) = (0, 0);
     for d in lib.documents()?.into_iter().filter(|d| held.contains(&d.id)) {
         if built.contains(&d.key) {
-            if db.vectors(&d.id, model)?.is_none() {
+            if !kept.contains(&d.id) {
                 let pages: PageVectors =
                     lib.store().dense_doc(model, d.key)?.into_iter().map(|(page, dim, packed)| (page, crate::dense::unpack(&packed, dim))).collect();
                 if !db.put_vectors(&d.id, model, &pages)? {
@@ -251,7 +254,7 @@ pub fn sync_vectors(lib: &mut Library, db: &dyn Filings, model: &str) -> Result<
                 }
                 put += 1;
             }
-        } else if let Some(pages) = db.vectors(&d.id, model)? {
+        } else if let Some(pages) = kept.contains(&d.id).then(|| db.vectors(&d.id, model)).transpose()?.flatten() {
             let dim = pages.iter().flat_map(|(_, w)| w.first()).map(Vec::len).next().unwrap_or(0);
             let packed: Vec<(u32, Vec<u8>)> = pages.iter().map(|(page, w)| (*page, crate::dense::pack(w))).collect();
             lib.put_dense_doc(model, d.key, dim, &packed)?;

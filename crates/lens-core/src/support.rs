@@ -18,6 +18,7 @@
 
 use crate::evidence::{numbers, same_number, FoundBy};
 use crate::figures::catalogue::{has_words, norm};
+use crate::figures::table::MONTHS;
 use crate::question::{Operation, Question, ValueType};
 use crate::text::tokenize;
 use regex::Regex;
@@ -165,8 +166,6 @@ pub fn is_parent_only_page(page: &str) -> bool {
 /// label, a sentence's opening; more is a table's column heads.
 const LEAD_WORDS: usize = 20;
 
-const MONTHS: &[&str] = &["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
-
 /// Words of a line that make its rate the law's, not the company's.
 const STATUTORY_WORDS: &[&str] =
     &["statutory", "u.s. tax rate", "federal tax rate", "federal income tax rate", "corporate tax rate", "corporate income tax rate"];
@@ -289,9 +288,12 @@ fn measure_phrase(q: &Question) -> Vec<String> {
         .collect()
 }
 
-/// The subject of a line that states a figure ("Other operating expense, net was $171 million
-/// ..." -> "Other operating expense, net"), when it says "was", "were", "totaled" or "amounted
-/// to" before its first figure.
+/// Whether a word is a year a filing's columns head ("2018"): neither a figure nor a label's
+/// word.
+fn is_year(t: &str) -> bool {
+    t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y))
+}
+
 /// A table row's label: the words before its figures, when two figures of its columns follow
 /// them ("Total liabilities and equity $ 379,680 $ 366,596" -> "Total liabilities and equity").
 /// A sentence ("For the fiscal years ended May 31, 2023, 2022 ...") is no row: a year is not a
@@ -301,16 +303,15 @@ fn row_label(line: &str) -> Option<&str> {
         Regex::new(r"^([A-Za-z][^\d$()]*?)\s+(\(?\$?\s?\d[\d,]*(?:\.\d+)?\)?)\s+(\(?\$?\s?\d[\d,]*(?:\.\d+)?\)?)(?:\s|$)").expect("valid regex")
     });
     let c = RE.captures(line.trim())?;
-    let year = |m: Option<regex::Match>| {
-        let t = m.map_or("", |m| m.as_str()).trim_end_matches(',');
-        t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y))
-    };
-    if year(c.get(2)) || year(c.get(3)) {
+    if [2, 3].iter().any(|&i| c.get(i).is_some_and(|m| is_year(m.as_str().trim_end_matches(',')))) {
         return None;
     }
     c.get(1).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 10)
 }
 
+/// The subject of a line that states a figure ("Other operating expense, net was $171 million
+/// ..." -> "Other operating expense, net"), when it says "was", "were", "totaled" or "amounted
+/// to" before its first figure.
 fn subject_of(line: &str) -> Option<&str> {
     static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)^(.*?)\s+(?:was|were|totaled|totalled|amounted to)\s+\(?\$?\s?\d").expect("valid regex"));
     RE.captures(line).and_then(|c| c.get(1)).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 40)
@@ -326,8 +327,7 @@ fn rows_run_over(line: &str) -> usize {
     let mut figures = 0;
     for t in &toks {
         // a year is a column's head, neither a figure nor a label's word
-        let year = t.text.len() == 4 && t.text.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y));
-        if year {
+        if is_year(&t.text) {
             continue;
         }
         if t.is_number {
@@ -488,7 +488,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     // over several table rows (which figure answers?), one whose figure is not yet reported
     // ("compensation expense that has yet to be recognized" for the year's expense)
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
-        let words: HashSet<String> = tokenize(line).into_iter().filter(|t| !t.is_number).map(|t| t.text).collect();
+        let toks = tokenize(line);
+        let words: HashSet<String> = toks.iter().filter(|t| !t.is_number).map(|t| t.text.clone()).collect();
         // (six letters: "interest" is not "International")
         let stem = |w: &str| -> String { w.chars().take(6).collect() };
         let phrase = measure_phrase(c.question);
@@ -524,12 +525,10 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         // Gain (Loss) on Hedged Item Year ended December 31, 2018 Recognized in ..."): many
         // words before any figure that is not a date's, in a text that is no sentence (a long
         // sentence may state its figure late)
-        let toks = tokenize(line);
         let date_part = |i: usize| {
             let t = &toks[i].text;
-            let year = t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y));
             let day = i > 0 && MONTHS.contains(&toks[i - 1].text.to_lowercase().as_str()) && t.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d));
-            year || day
+            is_year(t) || day
         };
         let lead = (0..toks.len()).take_while(|&i| !toks[i].is_number || date_part(i)).filter(|&i| !toks[i].is_number).count();
         if lead > LEAD_WORDS && !line.trim_end().ends_with(['.', ';']) {

@@ -431,6 +431,13 @@ impl Filings for PgRecords {
         Ok(())
     }
 
+    fn vector_ids(&self, model: &str) -> Result<std::collections::HashSet<String>> {
+        if !self.keeps_vectors()? {
+            return Ok(Default::default());
+        }
+        Ok(self.with(|c| c.query("SELECT DISTINCT filing FROM filing_vectors WHERE model=$1", &[&model]))?.iter().map(|r| r.get(0)).collect())
+    }
+
     fn team_settings(&self) -> Result<Option<String>> {
         Ok(self.with(|c| c.query_opt("SELECT value FROM team_settings WHERE id = 1", &[]))?.map(|r| r.get(0)))
     }

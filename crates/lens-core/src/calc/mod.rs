@@ -150,7 +150,7 @@ fn label_score(label: &str, item: &catalogue::ItemDef, filer: &[String]) -> Opti
         return None;
     }
     let l = norm(label);
-    if item.excludes.iter().any(|x| l.contains(&norm(x))) {
+    if item.excluded_in(&l) {
         return None;
     }
     if let Some(i) = company_share(label, &item.labels, filer) {

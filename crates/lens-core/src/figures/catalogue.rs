@@ -68,6 +68,14 @@ pub struct ItemDef {
     pub absent_is_zero: bool,
 }
 
+impl ItemDef {
+    /// Whether a text (normalised, [`norm`]) says words that make it another line item than
+    /// this one (the item's `excludes`): a row so labelled, or a question so worded.
+    pub fn excluded_in(&self, normed: &str) -> bool {
+        self.excludes.iter().any(|x| normed.contains(&norm(x)))
+    }
+}
+
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct MetricDef {
     pub names: Vec<String>,
@@ -170,7 +178,7 @@ impl Catalogue {
         for (id, it) in &self.items {
             // words that make a row another line item make a question about another one too
             // ("net income attributable to noncontrolling interests" is not the net income)
-            if it.excludes.iter().any(|x| t.contains(&norm(x))) {
+            if it.excluded_in(&t) {
                 continue;
             }
             for n in it.names.iter().chain(&it.labels) {
