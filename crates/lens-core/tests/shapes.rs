@@ -214,3 +214,16 @@ fn a_known_company_the_library_holds_no_filing_of_is_not_found_and_said() {
     let r = ask("What was Adobe's Digital Media revenue in FY2022?");
     assert!(!r.answer.support_reasons.iter().any(|w| w.contains("no filing of")), "{:?}", r.answer.support_reasons);
 }
+
+/// "Net interest expense" is the interest expense less the interest income, both boxed, never
+/// the gross expense alone; "interest expense" stays the gross row.
+#[test]
+fn net_interest_expense_takes_off_the_interest_income() {
+    let r = ask("What was Verizon's net interest expense in FY2022, in USD millions?");
+    assert!(r.answer.answer.starts_with("$3,467 million"), "{}", r.answer.answer);
+    let c = r.answer.calculation.as_ref().unwrap();
+    assert_eq!(c.operands.len(), 2, "{c:#?}");
+    assert!(c.operands.iter().any(|o| o.read.row == "Interest income"), "{c:#?}");
+    let r = ask("What was Verizon's interest expense in FY2022, in USD millions?");
+    assert!(r.answer.answer.starts_with("$3,613 million"), "{}", r.answer.answer);
+}

@@ -248,6 +248,26 @@ mod tests {
         assert_eq!(c.item_in("What was 3M's net income attributable to 3M in FY2018?"), Some("net_income"));
     }
 
+    /// "Net interest expense" is the interest expense less the interest income (Coca-Cola's 841
+    /// less 677), or the row that prints it net ("Interest, net 521.8"), never the gross expense;
+    /// a bank's "net interest income" is not its interest income.
+    #[test]
+    fn net_interest_expense_is_not_the_gross_expense() {
+        let c = Catalogue::builtin();
+        let (id, m) = c.metric_in("What was Coca-Cola's net interest expense in FY2017, in USD millions?").unwrap();
+        assert_eq!(id, "net_interest_expense");
+        assert_eq!(m.printed.as_deref(), Some("net_interest_expense_printed"));
+        assert!(c.formula(&m.formula).is_ok());
+        assert_eq!(c.metric_in("What was Nike's interest expense, net in FY2021?").unwrap().0, "net_interest_expense");
+        assert!(c.metric_in("What was Coca-Cola's interest expense in FY2017?").is_none());
+        assert_eq!(c.item_in("What was Amazon's interest income in FY2019?"), Some("interest_income"));
+        assert_ne!(c.item_in("What was JPMorgan's net interest income in 2022?"), Some("interest_income"));
+        // a row that nets the two is not the interest income
+        let income = &c.items["interest_income"];
+        assert!(income.excluded_in(&norm("Interest income (expense), net")));
+        assert!(!income.excluded_in(&norm("Interest income")));
+    }
+
     /// Every catalogue metric on one hand-made set of statements (FY2019, with FY2018 balances).
     #[test]
     fn every_metric_on_hand_checkable_numbers() {
@@ -261,6 +281,7 @@ mod tests {
                 "pretax_income" => (130, 0),
                 "income_tax" => (-30, 0),
                 "interest_expense" => (-10, 0),
+                "interest_income" => (4, 0),
                 "depreciation_amortization" => (50, 0),
                 "capex" => (-80, 0),
                 "operating_cash_flow" => (200, 0),
@@ -305,6 +326,7 @@ mod tests {
             ("working_capital", "100.0000"),
             ("revenue_growth", "0.2500"),
             ("fcf_conversion", "1.2000"),
+            ("net_interest_expense", "6.0000"),
         ];
         let c = Catalogue::builtin();
         assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");

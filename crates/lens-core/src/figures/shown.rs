@@ -67,8 +67,11 @@ pub fn figure(t: &Table, row: &Row, col: usize, money: bool) -> Option<String> {
     if label_t.ends_with(" rate") || label.contains("tax rate") || label.contains("percent") || label.contains('%') || label.ends_with("margin") {
         return Some(format!("{}%", grouped(&cell.value.to_string())));
     }
-    let per_share = label.contains("per share") || label.contains("per common share") || label.contains("per diluted") || label.contains("per basic");
-    let shares = !per_share && label.contains("shares");
+    // a count of shares names them ("Weighted-average shares used to compute basic net income
+    // per share" is a number of shares, not an amount per share)
+    let shares = label.split(|c: char| !c.is_alphanumeric()).any(|w| w == "shares");
+    let per_share =
+        !shares && (label.contains("per share") || label.contains("per common share") || label.contains("per diluted") || label.contains("per basic"));
     let money = money && !shares;
     let v = grouped(&cell.value.to_string());
     let (sign, v) = match v.strip_prefix('-') {
@@ -135,7 +138,10 @@ mod tests {
             &[("Revenues", 50.0), ("$", 390.0), ("39,117", 400.0), ("$", 470.0), ("36,397", 480.0)],
             &[("Diluted earnings per common share", 50.0), ("2.49", 400.0), ("1.17", 480.0)],
             &[("Weighted average common shares outstanding", 50.0), ("1,618.4", 400.0), ("1,659.1", 480.0)],
+            &[("Shares used in per share amounts", 50.0), ("443,126", 400.0), ("424,999", 480.0)],
         ]);
+        let (t, r) = row_of(&tables, "Shares used in per share amounts 443,126 424,999").unwrap();
+        assert_eq!(row_with_periods(t, r, &[], true), "Shares used in per share amounts — FY2019: 443,126 million; FY2018: 424,999 million");
         let (t, r) = row_of(&tables, "Diluted earnings per common share 2.49 1.17").unwrap();
         assert_eq!(row_with_periods(t, r, &[], true), "Diluted earnings per common share — FY2019: $2.49; FY2018: $1.17");
         let (t, r) = row_of(&tables, "Weighted average common shares outstanding 1,618.4 1,659.1").unwrap();
