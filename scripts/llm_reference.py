@@ -5,8 +5,14 @@
                          Q8_0 GGUF of the Qwen2 one with a byte-level tokenizer in its metadata;
                          with each, the reference logits of a prompt and 10 greedy tokens
                          decoded with the KV cache. CI uses the committed files; it never runs this.
-  speed GGUF IDS N T     prefill the token ids in the JSON file IDS, decode N greedy tokens, on T
+  speed MODEL IDS N T    prefill the token ids in the JSON file IDS, decode N greedy tokens, on T
                          threads, in f32 on the CPU; prints one JSON line (tokens/s, peak RSS).
+                         MODEL is a GGUF file or a model folder; with LENS_REF_DEVICE=cuda the
+                         model runs in bf16 on the GPU instead (after one untimed warm-up pass, as
+                         lens's GPU run has), timed with the device synchronised.
+  random-folder OUT TOK  a model folder at Qwen2.5-0.5B's real shape (24 layers, 896 wide, 151,936
+                         tokens) with random bf16 weights, and the tokenizer files of folder TOK:
+                         for GPU speed runs where the real weights cannot be carried.
 
 Setup (outside the repo, ~5 GB): python3 -m venv ~/pyref && ~/pyref/bin/pip install \
     torch==2.15.0 transformers safetensors gguf numpy
@@ -204,40 +210,86 @@ def bf16_unit():
     return "amx" if "amx_bf16" in flags else "avx512_bf16" if "avx512_bf16" in flags else None
 
 
-def speed(gguf_path, ids_path, n, threads):
+def speed(model_path, ids_path, n, threads):
     """Prefill and decode speed in f32 and, where the CPU has a bf16 matrix unit, again under
-    torch.autocast("cpu", torch.bfloat16); one JSON line."""
+    torch.autocast("cpu", torch.bfloat16); on the GPU (LENS_REF_DEVICE=cuda) in bf16. One JSON line."""
     from transformers import AutoModelForCausalLM
 
     torch.set_num_threads(int(threads))
     ids = json.load(open(ids_path))
-    d, f = os.path.split(os.path.abspath(gguf_path))
-    model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, torch_dtype=torch.float32)
+    on_gpu = os.environ.get("LENS_REF_DEVICE") == "cuda"
+    dtype = torch.bfloat16 if on_gpu else torch.float32
+    if os.path.isdir(model_path):
+        model = AutoModelForCausalLM.from_pretrained(model_path, torch_dtype=dtype)
+    else:
+        d, f = os.path.split(os.path.abspath(model_path))
+        model = AutoModelForCausalLM.from_pretrained(d, gguf_file=f, torch_dtype=dtype)
     model.eval()
+    dev = "cuda" if on_gpu else "cpu"
+    model.to(dev)
 
-    def run():
+    def sync():
+        if on_gpu:
+            torch.cuda.synchronize()
+
+    def run(prompt, steps):
         with torch.no_grad():
+            sync()
             t0 = time.time()
-            out = model(torch.tensor([ids]), use_cache=True)
-            prefill = time.time() - t0
+            out = model(torch.tensor([prompt], device=dev), use_cache=True)
             past = out.past_key_values
             nxt = int(out.logits[0, -1].argmax())
+            prefill = time.time() - t0
             t1 = time.time()
-            for _ in range(int(n) - 1):
-                out = model(torch.tensor([[nxt]]), past_key_values=past, use_cache=True)
+            for _ in range(int(steps) - 1):
+                out = model(torch.tensor([[nxt]], device=dev), past_key_values=past, use_cache=True)
                 past = out.past_key_values
                 nxt = int(out.logits[0, -1].argmax())
+            sync()
             decode = time.time() - t1
-        return {"prefill_tps": len(ids) / prefill, "decode_tps": (int(n) - 1) / max(decode, 1e-9), "prefill_s": prefill}
+        return {"prefill_tps": len(prompt) / prefill, "decode_tps": (int(steps) - 1) / max(decode, 1e-9), "prefill_s": prefill}
 
-    result = run()
-    unit = bf16_unit()
-    result["bf16_unit"] = unit
-    if unit:
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            result["bf16"] = run()
+    if on_gpu:
+        run(ids[:16], 2)
+        result = run(ids, n)
+        result["device"] = torch.cuda.get_device_name(0)
+        result["precision"] = "bf16"
+        result["peak_gpu_mib"] = torch.cuda.max_memory_allocated() / 2**20
+    else:
+        result = run(ids, n)
+        unit = bf16_unit()
+        result["bf16_unit"] = unit
+        if unit:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                result["bf16"] = run(ids, n)
     result["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(json.dumps(result))
+
+
+def random_folder(out, tok_dir):
+    """Qwen2.5-0.5B's shape with random bf16 weights, and TOK's tokenizer files."""
+    import shutil
+
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(7)
+    cfg = Qwen2Config(
+        vocab_size=151936,
+        hidden_size=896,
+        intermediate_size=4864,
+        num_hidden_layers=24,
+        num_attention_heads=14,
+        num_key_value_heads=2,
+        max_position_embeddings=32768,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=True,
+        rope_parameters={"rope_type": "default", "rope_theta": 1000000.0},
+    )
+    model = Qwen2ForCausalLM(cfg).to(torch.bfloat16)
+    model.save_pretrained(out, safe_serialization=True)
+    for name in os.listdir(tok_dir):
+        shutil.copy(os.path.join(tok_dir, name), os.path.join(out, name))
+    print(json.dumps({"folder": out, "parameters": sum(p.numel() for p in model.parameters())}))
 
 
 if __name__ == "__main__":
@@ -245,5 +297,7 @@ if __name__ == "__main__":
         fixtures(sys.argv[2])
     elif len(sys.argv) == 6 and sys.argv[1] == "speed":
         speed(*sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "random-folder":
+        random_folder(*sys.argv[2:])
     else:
         sys.exit(__doc__)

@@ -216,25 +216,45 @@ def speed(edge, runs, threads):
     ids[0, img_pos] = 50407
     pix = torch.randn(1, n_tiles, 3, 512, 512)
     mask = torch.ones_like(ids)
-    spent = stage_timer(model, text["global_attn_every_n_layers"])
-    unit = bf16_unit()
+    # LENS_REF_DEVICE=cuda: on the GPU, f32 and bf16 under autocast, timed with the device
+    # synchronised and no per-stage hooks (they would synchronise inside the pass)
+    on_gpu = os.environ.get("LENS_REF_DEVICE") == "cuda"
+    dev = "cuda" if on_gpu else "cpu"
+    if on_gpu:
+        model.to(dev)
+        ids, mask, pix = ids.to(dev), mask.to(dev), pix.to(dev)
+        spent = {}
+    else:
+        spent = stage_timer(model, text["global_attn_every_n_layers"])
+
+    def sync():
+        if on_gpu:
+            torch.cuda.synchronize()
+
+    unit = "cuda" if on_gpu else bf16_unit()
     out = {"edge": edge, "tiles": n_tiles, "tokens": tokens, "threads": threads, "bf16_unit": unit}
+    if on_gpu:
+        out["device"] = torch.cuda.get_device_name(0)
     for precision in ["f32", "bf16"] if unit else ["f32"]:
-        ctx = torch.autocast("cpu", dtype=torch.bfloat16) if precision == "bf16" else torch.autocast("cpu", enabled=False)
+        ctx = torch.autocast(dev, dtype=torch.bfloat16) if precision == "bf16" else torch.autocast(dev, enabled=False)
         times = []
         with torch.no_grad(), ctx:
             model(input_ids=ids, attention_mask=mask, pixel_values=pix)
+            sync()
             for k in spent:
                 spent[k] = 0.0
             for _ in range(runs):
                 t = time.perf_counter()
                 model(input_ids=ids, attention_mask=mask, pixel_values=pix)
+                sync()
                 times.append(time.perf_counter() - t)
             stages = {k: v / runs for k, v in spent.items()}
-            q = torch.randint(0, 50000, (1, 20))
+            q = torch.randint(0, 50000, (1, 20), device=dev)
             model(input_ids=q, attention_mask=torch.ones_like(q))
+            sync()
             t = time.perf_counter()
             model(input_ids=q, attention_mask=torch.ones_like(q))
+            sync()
             qms = (time.perf_counter() - t) * 1000
         times.sort()
         out[precision] = {"s_per_page": times[len(times) // 2], "query_ms": qms, "stages": stages}

@@ -138,6 +138,21 @@ pub enum BenchCmd {
     },
 }
 
+/// A reference script of the repository's `scripts/`: where this binary was built, else under
+/// the working directory (a binary carried to another machine, run from the repository's copy
+/// there).
+pub fn reference_script(name: &str) -> PathBuf {
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts").join(name);
+    if built.is_file() {
+        return built;
+    }
+    let here = Path::new("scripts").join(name);
+    if here.is_file() {
+        return here;
+    }
+    built
+}
+
 /// Peak resident set size of this process, in MiB (Linux: VmHWM).
 pub fn peak_rss_mib() -> f64 {
     peak_rss_at("/proc/self/status")
@@ -182,6 +197,12 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
         ids.extend_from_slice(&unit);
     }
     ids.truncate(prompt_tokens);
+    let on_gpu = lm.model.gpu_name().is_some();
+    if on_gpu {
+        // one untimed pass first: the device's kernels load on their first use (the reference
+        // on the GPU warms up the same way)
+        lm.model.generate(&ids[..ids.len().min(16)], 1, &[], &mut || true, &mut |_| true)?;
+    }
     let (_, st) = lm.model.generate(&ids, new_tokens, &[], &mut || true, &mut |_| true)?;
     let rss = peak_rss_mib();
     println!(
@@ -210,17 +231,26 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
     let mut ids_file = None;
     for (label, script, py) in refs {
         let Some(py) = py else { continue };
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts").join(script);
+        let script = reference_script(script);
         let ids_path: &PathBuf = ids_file.get_or_insert_with(|| std::env::temp_dir().join(format!("lens-bench-ids-{}.json", std::process::id())));
         std::fs::write(ids_path, serde_json::to_string(&ids)?)?;
-        let out =
-            std::process::Command::new(py).arg(&script).arg("speed").arg(model).arg(ids_path).arg(new_tokens.to_string()).arg(threads.to_string()).output()?;
+        let mut cmd = std::process::Command::new(py);
+        cmd.arg(&script).arg("speed").arg(model).arg(ids_path).arg(new_tokens.to_string()).arg(threads.to_string());
+        if on_gpu && script.ends_with("llm_reference.py") {
+            // transformers on the same GPU, in bf16 as the folder pass holds its matrices
+            cmd.env("LENS_REF_DEVICE", "cuda");
+        }
+        let out = cmd.output()?;
         if !out.status.success() {
             let _ = std::fs::remove_file(ids_path);
             anyhow::bail!("the {label} run ({}) failed: {}", script.display(), String::from_utf8_lossy(&out.stderr));
         }
         let v: serde_json::Value = serde_json::from_slice(out.stdout.split(|b| *b == b'\n').rfind(|l| !l.is_empty()).unwrap_or(b"{}"))?;
         let f = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+        let label = match v["device"].as_str() {
+            Some(d) => format!("transformers ({}, {d})", v["precision"].as_str().unwrap_or("?")),
+            None => label.to_string(),
+        };
         println!(
             "  {label:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s  peak RSS {:>6.0} MiB",
             f("prefill_tps"),
@@ -235,7 +265,7 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
             let name = format!("{} (bf16, {unit})", label.trim_end_matches(" (f32)"));
             println!("  {name:<18} prefill {:>7.1} tok/s  decode {:>6.1} tok/s  first token {:>6.2} s", g("prefill_tps"), g("decode_tps"), g("prefill_s"));
             println!("  ratio lens / {name}: prefill {:.2}x, decode {:.2}x", st.prefill_tps() / g("prefill_tps"), st.decode_tps() / g("decode_tps"));
-        } else if script.ends_with("llm_reference.py") {
+        } else if script.ends_with("llm_reference.py") && !on_gpu {
             println!("  (no bf16 run of {label}: this CPU has no AMX or AVX-512 BF16)");
         }
     }
@@ -467,7 +497,7 @@ fn dense_beside_pytorch(py: &Path, model_dir: &Path, windows: &[Vec<u32>], lens_
     let wj = tmp.path().join("windows.json");
     std::fs::write(&wj, serde_json::to_vec(windows)?)?;
     let prefix = tmp.path().join("torch");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/dense_reference.py");
+    let script = reference_script("dense_reference.py");
     let o =
         std::process::Command::new(py).arg(&script).arg("speed").arg(model_dir).arg(&wj).arg(&prefix).arg(rayon::current_num_threads().to_string()).output()?;
     if !o.status.success() {

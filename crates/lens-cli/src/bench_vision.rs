@@ -75,14 +75,13 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm
         );
         let mut reference = serde_json::Value::Null;
         if let Some(py) = python {
-            let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/vision_reference.py");
-            let o = std::process::Command::new(py)
-                .arg(&script)
-                .arg("speed")
-                .arg(edge.to_string())
-                .arg(runs.max(1).to_string())
-                .arg(threads.to_string())
-                .output()?;
+            let script = crate::bench::reference_script("vision_reference.py");
+            let mut cmd = std::process::Command::new(py);
+            if chosen.is_gpu() {
+                // PyTorch on the same GPU (f32, and bf16 under autocast)
+                cmd.env("LENS_REF_DEVICE", "cuda");
+            }
+            let o = cmd.arg(&script).arg("speed").arg(edge.to_string()).arg(runs.max(1).to_string()).arg(threads.to_string()).output()?;
             if !o.status.success() {
                 anyhow::bail!("the PyTorch reference failed: {}", String::from_utf8_lossy(&o.stderr));
             }

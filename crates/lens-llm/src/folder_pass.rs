@@ -305,11 +305,20 @@ impl FolderPass {
         // [n][1][half]: broadcast over heads
         let (cos, sin) = (angles.cos()?.unsqueeze(1)?, angles.sin()?.unsqueeze(1)?);
         let eps = self.cfg.eps as f64;
+        // the causal mask of these tokens over every position held, made and put on the device
+        // once per pass, not once per layer; one token sees every position and needs none
+        let mask = if n > 1 {
+            let (past, total) = (self.len, self.len + n);
+            let m: Vec<f32> = (0..n).flat_map(|i| (0..total).map(move |j| if j <= past + i { 0.0 } else { f32::NEG_INFINITY })).collect();
+            Some(Tensor::from_vec(m, (n, total), &self.device)?)
+        } else {
+            None
+        };
         let mut state = std::mem::take(&mut self.state);
         for (l, st) in self.layers.iter().zip(state.iter_mut()) {
             let t = rms_norm(&x, &l.attn_norm, eps)?;
             let o = match (&l.mixer, st) {
-                (Mixer::Attention(a), LayerState::Kv(kv)) => self.attention(a, &t, &cos, &sin, kv)?,
+                (Mixer::Attention(a), LayerState::Kv(kv)) => self.attention(a, &t, &cos, &sin, mask.as_ref(), kv)?,
                 (Mixer::Delta(d), LayerState::Delta { conv, state }) => self.delta(d, &t, conv, state)?,
                 _ => candle_core::bail!("a layer's state does not match its kind"),
             };
@@ -338,7 +347,7 @@ impl FolderPass {
         }
     }
 
-    fn attention(&self, a: &Attention, t: &Tensor, cos: &Tensor, sin: &Tensor, kv: &mut Option<(Tensor, Tensor)>) -> CResult<Tensor> {
+    fn attention(&self, a: &Attention, t: &Tensor, cos: &Tensor, sin: &Tensor, mask: Option<&Tensor>, kv: &mut Option<(Tensor, Tensor)>) -> CResult<Tensor> {
         let c = &self.cfg;
         let (n, hd) = (t.dim(0)?, c.head_dim);
         let qg = a.q.forward(t)?;
@@ -372,9 +381,12 @@ impl FolderPass {
         let (k, v) = (expand(&k)?, expand(&v)?);
         let q = q.transpose(0, 1)?.to_dtype(dt)?.contiguous()?;
         let scores = (q.matmul(&k.t()?)?.to_dtype(DType::F32)? * (1.0 / (hd as f64).sqrt()))?;
-        let past = total - n;
-        let mask: Vec<f32> = (0..n).flat_map(|i| (0..total).map(move |j| if j <= past + i { 0.0 } else { f32::NEG_INFINITY })).collect();
-        let scores = scores.broadcast_add(&Tensor::from_vec(mask, (n, total), &self.device)?)?;
+        let scores = match mask {
+            Some(m) if m.dims() == [n, total] => scores.broadcast_add(m)?,
+            Some(m) => candle_core::bail!("the causal mask is {:?}, the scores {n} x {total}", m.dims()),
+            None if n == 1 => scores,
+            None => candle_core::bail!("{n} tokens need a causal mask"),
+        };
         let p = candle_nn::ops::softmax_last_dim(&scores)?;
         let att = p.to_dtype(dt)?.matmul(&v)?.to_dtype(DType::F32)?.transpose(0, 1)?.reshape((n, c.heads * hd))?;
         let att = match gate {
@@ -418,7 +430,10 @@ impl FolderPass {
         let mut t0 = 0;
         while t0 < n {
             let l = chunk.min(n - t0);
-            let (o, s1) = delta_chunk(&q.narrow(1, t0, l)?, &k.narrow(1, t0, l)?, &v.narrow(1, t0, l)?, &g.narrow(1, t0, l)?, &beta.narrow(1, t0, l)?, &s)?;
+            // a chunk of a longer prompt is a strided view: made contiguous, since a GPU's batched
+            // matmul (cuBLAS) takes only contiguous batches (the CPU takes either)
+            let part = |x: &Tensor| x.narrow(1, t0, l).and_then(|p| if l == n { Ok(p) } else { p.contiguous() });
+            let (o, s1) = delta_chunk(&part(&q)?, &part(&k)?, &part(&v)?, &part(&g)?, &part(&beta)?, &s)?;
             outs.push(o);
             s = s1;
             t0 += l;

@@ -876,6 +876,14 @@ impl ColModernVBert {
         let (gcos, gsin) = self.rotary(len, tc.global_theta)?;
         let (lcos, lsin) = self.rotary(len, tc.local_theta)?;
         let hidden = tc.hidden;
+        // on a device: the rotary tables and the sliding window's mask put there once per pass,
+        // not once per layer (each upload waits for the device's queue)
+        let on_device = if self.ops() {
+            let up = |t: &[f32]| Tensor::from_slice(t, (len, hd), &self.device).ctx();
+            Some(((up(&gcos)?, up(&gsin)?), (up(&lcos)?, up(&lsin)?), window_mask(len, tc.window, &self.device)?))
+        } else {
+            None
+        };
         for l in &self.tlayers {
             let clock = stages::clock();
             let n = match &l.attn_norm {
@@ -884,14 +892,15 @@ impl ColModernVBert {
             };
             let (cos, sin) = if l.sliding { (&lcos, &lsin) } else { (&gcos, &gsin) };
             let window = l.sliding.then_some(tc.window);
-            let a = if self.ops() {
+            let a = if let Some((global, local, mask)) = &on_device {
                 // Wqkv columns are [q | k | v], each heads × hd
                 let qkv = l.wqkv.forward(&n)?;
                 let part = |i: usize| qkv.narrow(1, i * hidden, hidden);
                 let (q, k, v) = (part(0).ctx()?, part(1).ctx()?, part(2).ctx()?);
-                let (c, s_) = (Tensor::from_slice(cos, (len, hd), &self.device).ctx()?, Tensor::from_slice(sin, (len, hd), &self.device).ctx()?);
-                let (q, k) = (rope_ops(&q, heads, hd, &c, &s_)?, rope_ops(&k, heads, hd, &c, &s_)?);
-                attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, window)?.squeeze(0).ctx()?
+                let (c, s_) = if l.sliding { local } else { global };
+                let (q, k) = (rope_ops(&q, heads, hd, c, s_)?, rope_ops(&k, heads, hd, c, s_)?);
+                let mask = if l.sliding { Some(mask) } else { None };
+                attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, mask)?.squeeze(0).ctx()?
             } else {
                 // Wqkv rows are [q | k | v], each heads × hd
                 let qkv = l.wqkv.forward(&n)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
@@ -925,17 +934,23 @@ impl ColModernVBert {
     }
 }
 
+/// The sliding window's additive mask `[len, len]` on `device`: 0 where |i − j| ≤ window, −∞
+/// elsewhere.
+fn window_mask(len: usize, window: usize, device: &Device) -> Result<Tensor> {
+    let mask: Vec<f32> = (0..len * len).map(|x| if (x / len).abs_diff(x % len) > window { f32::NEG_INFINITY } else { 0.0 }).collect();
+    Tensor::from_vec(mask, (len, len), device).ctx()
+}
+
 /// `softmax(q kᵀ / √hd) v` from candle's ops, for `q, k, v` `[batch, len, heads × hd]`; with
-/// `window`, token i sees only tokens j with |i − j| ≤ window. The device-generic counterpart of
-/// [`lens_ml::attention::attention`].
-fn attention_ops(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize, hd: usize, window: Option<usize>) -> Result<Tensor> {
+/// `mask` ([`window_mask`]), token i sees only tokens j within the sliding window. The
+/// device-generic counterpart of [`lens_ml::attention::attention`].
+fn attention_ops(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize, hd: usize, mask: Option<&Tensor>) -> Result<Tensor> {
     let (b, len, hidden) = q.dims3().ctx()?;
     let split = |t: &Tensor| -> Result<Tensor> { t.reshape((b, len, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx() };
     let (q, k, v) = (split(q)?, split(k)?, split(v)?);
     let mut s = (q.matmul(&k.t().ctx()?).ctx()? * (hd as f64).powf(-0.5)).ctx()?;
-    if let Some(w) = window {
-        let mask: Vec<f32> = (0..len * len).map(|x| if (x / len).abs_diff(x % len) > w { f32::NEG_INFINITY } else { 0.0 }).collect();
-        s = s.broadcast_add(&Tensor::from_vec(mask, (len, len), q.device()).ctx()?).ctx()?;
+    if let Some(m) = mask {
+        s = s.broadcast_add(m).ctx()?;
     }
     let p = candle_nn::ops::softmax_last_dim(&s).ctx()?;
     p.matmul(&v).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx()?.reshape((b, len, hidden)).ctx()
