@@ -321,7 +321,12 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         (None, None) => {
             let item = cat.item_in(&l).or_else(|| cat.item_in(&expanded))?;
             let one = Expr::Item(item.to_string(), Year::Rel(0));
-            if has_words(&l, "margin") && item != "revenue" {
+            if averaged_balance(cat, item, &l) {
+                // "average inventory in FY2022": the mean of the year's two year-end balances,
+                // not the balance at its end
+                let e = Expr::Avg(item.to_string(), Year::Rel(-1), Year::Rel(0));
+                (format!("average {}", cat.item_name(item)), e, Unit::Amount, Some(item.to_string()))
+            } else if has_words(&l, "margin") && item != "revenue" {
                 // "<line item> % margin": the item over revenue
                 let e = Expr::Bin('/', Box::new(one), Box::new(Expr::Item("revenue".into(), Year::Rel(0))));
                 (format!("{} margin", cat.item_name(item)), e, Unit::Percent, Some(format!("{item}_margin")))
@@ -384,6 +389,15 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         } else {
             Shape::Difference(from, to)
         }
+    } else if !span && matches!(expr, Expr::Item(..)) && (l.contains("year over year") || l.contains("year-over-year")) {
+        // "How much did net income change year over year in FY2018?": FY2018 against FY2017
+        if unit == Unit::Percent && !percent_asked {
+            Shape::Difference(to - 1, to)
+        } else if percent_asked || unit != Unit::Amount {
+            Shape::Growth(to - 1, to)
+        } else {
+            Shape::Difference(to - 1, to)
+        }
     } else {
         Shape::One(to)
     };
@@ -405,6 +419,17 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         defined: !defs.is_empty(),
         unread,
     }))
+}
+
+/// Whether `l` (the question, normalised) asks for the average of the balance `item` over a
+/// year ("average inventory in FY2022", "average total assets"): "average" just before one of
+/// the item's names or labels, and no span of years to average over ("3 year average").
+fn averaged_balance(cat: &Catalogue, item: &str, l: &str) -> bool {
+    let Some(def) = cat.items.get(item).filter(|d| d.balance) else { return false };
+    if l.contains("year average") || l.contains("-year") {
+        return false;
+    }
+    def.names.iter().chain(&def.labels).any(|n| has_words(l, &format!("average {}", norm(n))))
 }
 
 /// The measure a question names after its possessor ("What was 3M's net cash used in investing
@@ -519,6 +544,30 @@ mod tests {
             assert_eq!(p(q).id.as_deref(), Some("net_income"), "{q}");
         }
         assert_eq!(p("How much did Verizon earn in revenue in 2022?").id.as_deref(), Some("revenue"));
+    }
+
+    /// "Average inventory in FY2022" is the mean of the two year-end balances (the year's end
+    /// alone was green: eight in the twentieth battery); a flow is not averaged, nor a span.
+    #[test]
+    fn an_average_balance_is_the_mean_of_two_year_ends() {
+        let a = p("What was 3M's average inventory in FY2022, in USD millions?");
+        assert_eq!(a.expr.show(2022, &|s| s.to_string()), "average inventory FY2021–FY2022");
+        assert_eq!((a.metric.as_str(), a.shape), ("average inventory", Shape::One(2022)));
+        let t = p("What were 3M's average total assets in FY2022?");
+        assert_eq!(t.expr.show(2022, &|s| s.to_string()), "average total_assets FY2021–FY2022");
+        assert_eq!(p("What was 3M's inventory at the end of FY2022?").expr.show(2022, &|s| s.to_string()), "inventory FY2022");
+        // revenue is no balance
+        assert_eq!(p("What was 3M's average revenue in FY2022?").expr.show(2022, &|s| s.to_string()), "revenue FY2022");
+    }
+
+    /// "Change year over year in FY2018" of one year is FY2018 against FY2017: in percent when
+    /// a percent is asked, the difference otherwise.
+    #[test]
+    fn a_year_over_year_change_of_one_year_is_against_the_year_before() {
+        let g = p("How much did 3M's net income change year over year in FY2018, in percent?");
+        assert_eq!((g.shape, g.format.percent), (Shape::Growth(2017, 2018), true));
+        let d = p("How much did 3M's net income change year-over-year in FY2018, in USD millions?");
+        assert_eq!(d.shape, Shape::Difference(2017, 2018));
     }
 
     #[test]

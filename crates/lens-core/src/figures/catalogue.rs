@@ -282,6 +282,7 @@ mod tests {
                 "income_tax" => (-30, 0),
                 "interest_expense" => (-10, 0),
                 "interest_income" => (4, 0),
+                "dividends_paid" => (-40, 0),
                 "depreciation_amortization" => (50, 0),
                 "capex" => (-80, 0),
                 "operating_cash_flow" => (200, 0),
@@ -327,6 +328,10 @@ mod tests {
             ("revenue_growth", "0.2500"),
             ("fcf_conversion", "1.2000"),
             ("net_interest_expense", "6.0000"),
+            ("receivables_turnover", "10.0000"),
+            ("dividend_payout", "0.4000"),
+            ("cash_and_short_term_investments", "100.0000"),
+            ("ocf_to_net_income", "2.0000"),
         ];
         let c = Catalogue::builtin();
         assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");
