@@ -852,6 +852,13 @@ mod tests {
 
         let q = Question::parse("Is 3M a capital-intensive business based on FY2022 data?");
         assert_eq!((q.operation, q.rule.as_deref()), (Operation::Judgement, Some("capital_intensive")));
+        // "Did Coca-Cola make a profit in 2017?": net income above zero, not a sentence that
+        // says "profit" (one about another company's payments was green)
+        for t in ["Did Coca-Cola make a profit in 2017?", "Was Block profitable in 2016?"] {
+            let q = Question::parse(t);
+            assert_eq!((q.operation, q.rule.as_deref()), (Operation::Judgement, Some("profitable")), "{t}");
+        }
+        assert_ne!(Question::parse("How profitable was 3M in 2018?").operation, Operation::Judgement);
         let q = Question::parse("Does Verizon have a reasonably healthy liquidity profile based on its quick ratio for FY 2022?");
         assert_eq!((q.operation, q.rule.as_deref()), (Operation::Judgement, Some("healthy_quick_ratio")));
 

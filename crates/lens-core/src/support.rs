@@ -140,6 +140,14 @@ pub fn off_topic(named: bool, question: &Question, line: &str) -> bool {
 
 /// Whether a paragraph is legal boilerplate (a form of note, an indenture's standard terms, a
 /// signature block): such text never supports a figure or a fact asked about.
+/// Whether the number at byte `at` of `text` is the day of a date: right after a month's name
+/// ("June 15, 2020", "Dec. 31").
+fn is_date_day(text: &str, at: usize) -> bool {
+    let before = text[..at].trim_end().trim_end_matches('.').to_lowercase();
+    let word = before.rsplit(|c: char| !c.is_alphabetic()).next().unwrap_or("");
+    word.len() >= 3 && crate::figures::table::MONTHS.iter().any(|m| m.starts_with(word))
+}
+
 pub fn is_boilerplate(text: &str) -> bool {
     let markers = boilerplate_markers(text);
     markers >= 2 || (markers >= 1 && text.split_whitespace().count() > 60)
@@ -383,7 +391,8 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let years_count = c.question.text.to_lowercase().contains("year");
         // a number that is part of a code ("101.INS", an exhibit's number) is not a figure
         let in_code = |end: usize| c.answer[end..].strip_prefix('.').is_some_and(|r| r.starts_with(char::is_alphabetic));
-        if !numbers(c.answer).iter().any(|(n, _, end)| (!n.is_year || years_count) && !in_code(*end)) {
+        // nor is a date's day ("On June 15, 2020, the Comptroller informed ..." states no tax paid)
+        if !numbers(c.answer).iter().any(|(n, at, end)| (!n.is_year || years_count) && !in_code(*end) && !is_date_day(c.answer, *at)) {
             why.push("the question asks for a figure and the answer states none".to_string());
         }
     }
@@ -574,6 +583,11 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
             why.push("the quoted line is a person's words quoted in the document, not a statement of the figure".to_string());
         }
     }
+    // cash burned asked ("How much cash did Verizon burn in 2022?"), a line that never says a
+    // burn quoted: a payment or a balance is not the cash burned
+    if c.found_by != FoundBy::Calculation && ["burn", "burned", "burnt", "burning"].iter().any(|w| has_words(&q, w)) && !l.contains("burn") {
+        why.push("the question asks how much was burned and the quoted line does not say a burn".to_string());
+    }
     if c.found_by != FoundBy::Calculation && is_boilerplate(line) {
         why.push("the quoted paragraph is legal boilerplate (a form or standard terms), not a statement of what was asked".to_string());
     }
@@ -677,6 +691,13 @@ mod tests {
         c.answer = "2015 491";
         c.quote = Some("2015 491");
         assert!(!judge(&c).1.iter().any(|w| w.contains("asks for a figure")));
+        // a date's day is no figure of the tax paid (this sentence was green in the
+        // twenty-first battery)
+        c.question = q("How much tax did Block pay in 2020?");
+        c.answer = "On June 15, 2020, the Texas Comptroller's Office informed the Company that it had completed its sales and use tax audit for the period from January 1, 2015 through April 30, 2018";
+        c.quote = Some(c.answer);
+        assert!(judge(&c).1.iter().any(|w| w.contains("asks for a figure")), "{:?}", judge(&c).1);
+        assert!(is_date_day("on Dec. 31, 2020", 8) && is_date_day("June 15", 5) && !is_date_day("paid 15", 5));
     }
 
     #[test]

@@ -16,11 +16,12 @@ const DOCS: &[&str] = &[
     "ADOBE_2022_10K",
     "VERIZON_2022_10K",
     "3M_2018_10K",
+    "BOEING_2022_10K",
     "ULTABEAUTY_2023Q4_EARNINGS",
     "PEPSICO_2023_8K_dated-2023-05-30",
 ];
 
-/// One library of seven companies' filings, ingested once; each test opens it.
+/// One library of eight companies' filings, ingested once; each test opens it.
 fn lib() -> Library {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
@@ -121,7 +122,7 @@ fn a_question_naming_no_company_in_a_library_of_several_is_never_shown_as_suppor
     let r = ask("How did the company do last year?");
     assert_ne!(r.answer.support, Support::Strong);
     let why = r.answer.support_reasons.join(" ");
-    assert!(why.contains("which company?") && why.contains("7 companies"), "{why}");
+    assert!(why.contains("which company?") && why.contains("8 companies"), "{why}");
 }
 
 #[test]
@@ -226,4 +227,18 @@ fn net_interest_expense_takes_off_the_interest_income() {
     assert!(c.operands.iter().any(|o| o.read.row == "Interest income"), "{c:#?}");
     let r = ask("What was Verizon's interest expense in FY2022, in USD millions?");
     assert!(r.answer.answer.starts_with("$3,613 million"), "{}", r.answer.answer);
+}
+
+/// A loss is read under "Net loss attributable to ..." as negative; its growth is read over its
+/// size (a widening loss is a fall) and never shown as supported; "Did Boeing make a profit" is
+/// net income against zero.
+#[test]
+fn a_loss_is_negative_and_its_growth_is_never_green() {
+    let r = ask("What was Boeing's net income growth from FY2021 to FY2022, in percent?");
+    assert!(r.answer.answer.starts_with("-17.4%"), "{}", r.answer.answer);
+    assert_eq!(values(&r), ["-4202", "-4935"]);
+    assert_eq!(r.answer.support, Support::Weak, "{:?}", r.answer.support_reasons);
+    assert!(r.answer.support_reasons.iter().any(|w| w.contains("negative (a loss)")), "{:?}", r.answer.support_reasons);
+    let r = ask("Did Boeing make a profit in 2022?");
+    assert!(r.answer.answer.starts_with("No: net income -$4,935 million in FY2022"), "{}", r.answer.answer);
 }

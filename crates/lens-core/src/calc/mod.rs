@@ -231,6 +231,13 @@ fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
     best
 }
 
+/// A row label naming a loss and no income ("Net loss", "Net loss attributable to Block"), as
+/// against "Net income (loss)" or "Net (loss) income", whose figure carries its own sign.
+fn names_only_a_loss(label: &str) -> bool {
+    let l = norm(label);
+    l.starts_with("net loss") && !l.contains("income") && !l.contains("earnings") && !l.contains("profit")
+}
+
 /// Finds operands on the candidate pages.
 struct Finder<'a, 'b> {
     lib: &'a Context<'a>,
@@ -535,6 +542,14 @@ impl Finder<'_, '_> {
                     // a printed rate is a percentage whatever the table's unit
                     let value = if def.unit == Some(Unit::Percent) { cell.value.checked_div(Ratio::int(100)) } else { cell.value.checked_mul(t.scale) };
                     let Some(mut value) = value else { continue };
+                    // a row that names only a loss ("Net loss (171,590)", or "Net loss 171,590" in
+                    // a table of losses) is a loss whichever way it is printed
+                    if names_only_a_loss(&r.label) && value.to_f64() > 0.0 {
+                        match Ratio::ZERO.checked_sub(value) {
+                            Some(v) => value = v,
+                            None => continue,
+                        }
+                    }
                     // an expense the statement prints in parentheses is subtracted there: its
                     // size is the cost
                     if def.cost && value.to_f64() < 0.0 {
@@ -956,7 +971,12 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
                 Ok(sum.and_then(|s| s.checked_div(Ratio::int(values.len() as i64))))
             }
             Shape::Growth(..) if values[0].is_zero() => Err("division by zero: the first year's value is 0".into()),
-            Shape::Growth(..) => Ok(values[1].checked_sub(values[0]).and_then(|d| d.checked_div(values[0]))),
+            // over a negative base (a loss) the change is read over its size: a loss that
+            // widens is a fall ([`negative_base`] says so under the answer)
+            Shape::Growth(..) => {
+                let base = if values[0].to_f64() < 0.0 { Ratio::ZERO.checked_sub(values[0]) } else { Some(values[0]) };
+                Ok(values[1].checked_sub(values[0]).and_then(|d| base.and_then(|b| d.checked_div(b))))
+            }
             Shape::Difference(..) => Ok(values[1].checked_sub(values[0])),
             Shape::Cagr(..) | Shape::Compare(..) | Shape::Series(..) => Ok(None),
         };
@@ -1012,7 +1032,12 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
             let chosen = |w: &String| f.found.iter().any(|o| w.contains(&format!("\"{}\" on {}", o.read.row, o.page)));
             f.sign_unread.iter().find(|w| chosen(w)).cloned().filter(|_| result.is_some())
         })
-        .or_else(|| (result.is_some() && !f.zeroed.is_empty()).then(|| f.zeroed.join("; ")));
+        .or_else(|| (result.is_some() && !f.zeroed.is_empty()).then(|| f.zeroed.join("; ")))
+        .or_else(|| {
+            (result.is_some() && matches!(plan.shape, Shape::Growth(..) | Shape::Cagr(..)) && values.first().is_some_and(|v| v.to_f64() < 0.0)).then(|| {
+                "the first year's value is negative (a loss): a percent change of it is read over its size and says little; compare the figures".to_string()
+            })
+        });
     let shape = match plan.shape {
         Shape::One(_) => "one",
         Shape::Average(..) => "average",
@@ -1144,6 +1169,16 @@ impl Calculation {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_row_naming_only_a_loss_is_a_loss() {
+        assert!(names_only_a_loss("Net loss") && names_only_a_loss("Net loss attributable to common stockholders"));
+        assert!(
+            !names_only_a_loss("Net income (loss)")
+                && !names_only_a_loss("Net (loss) income")
+                && !names_only_a_loss("Net loss per share, basic and diluted and earnings")
+        );
+    }
     use super::*;
     use crate::store::NewPage;
 

@@ -189,6 +189,10 @@ type Measure = (String, Expr, Unit, Option<String>);
 /// The metric a compare or judgement is about: the rule's, else the one the question names,
 /// else a line item.
 fn metric_expr(cat: &Catalogue, q: &Question, id: Option<&str>, text: &str) -> Option<Result<Measure, String>> {
+    // a rule over a line item itself ("profitable": net income above zero)
+    if let Some((id, def)) = id.and_then(|id| cat.items.get_key_value(id)).filter(|(id, _)| !cat.metrics.contains_key(*id)) {
+        return Some(Ok((cat.item_name(id), Expr::Item(id.clone(), Year::Rel(0)), def.unit.unwrap_or(Unit::Amount), Some(id.clone()))));
+    }
     if let Some(m) = id.and_then(|id| cat.metrics.get(id).map(|m| (id, m))).or_else(|| cat.metric_in(&q.text)).or_else(|| cat.metric_in(text)) {
         return Some(
             cat.formula(&m.1.formula)
@@ -319,7 +323,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
             Err(err) => return Some(Err(format!("metric `{id}`: {err}"))),
         },
         (None, None) => {
-            let item = cat.item_in(&l).or_else(|| cat.item_in(&expanded))?;
+            let item = cat.item_in(&l).or_else(|| cat.item_in(&expanded)).or_else(|| tax_paid(cat, &l))?;
             let one = Expr::Item(item.to_string(), Year::Rel(0));
             if averaged_balance(cat, item, &l) {
                 // "average inventory in FY2022": the mean of the year's two year-end balances,
@@ -347,6 +351,14 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 // activities" holds "cash"): another line item, not this one
                 if let Some(extra) = uncovered(cat, item, &q.text) {
                     return Some(Err(format!("the question asks for \"{extra}\"; the line item {} names only part of it", cat.item_name(item))));
+                }
+                // "How much cash did Amazon burn in 2019?" asks for a flow over the year, not the
+                // balance at its end
+                if let Some(verb) = flow_verb(cat, item, &l) {
+                    return Some(Err(format!(
+                        "the question asks how much {} the company {verb} during the year, a flow, not the balance at its end",
+                        cat.item_name(item)
+                    )));
                 }
                 (cat.item_name(item), one, cat.items.get(item).and_then(|i| i.unit).unwrap_or(Unit::Amount), Some(item.to_string()))
             }
@@ -430,6 +442,43 @@ fn averaged_balance(cat: &Catalogue, item: &str, l: &str) -> bool {
         return false;
     }
     def.names.iter().chain(&def.labels).any(|n| has_words(l, &format!("average {}", norm(n))))
+}
+
+/// "How much tax did Block pay in 2020?": the income taxes it paid in cash, when the question
+/// names tax and paying and no other line item.
+fn tax_paid<'a>(cat: &'a Catalogue, l: &str) -> Option<&'a str> {
+    let taxed = has_words(l, "tax") || has_words(l, "taxes");
+    let paid = ["pay", "paid", "pays"].iter().any(|w| has_words(l, w));
+    let other = ["sales", "property", "payroll", "excise", "deferred", "rate", "use"].iter().any(|w| has_words(l, w));
+    (taxed && paid && !other).then(|| cat.items.get_key_value("income_taxes_paid").map(|(k, _)| k.as_str())).flatten()
+}
+
+/// Verbs that make a balance's name a flow: cash burned, generated, spent or raised in a year
+/// is not the cash held at its end.
+const FLOW_VERBS: [&str; 16] = [
+    "burn",
+    "burned",
+    "burnt",
+    "burning",
+    "burns",
+    "generate",
+    "generated",
+    "generates",
+    "spend",
+    "spent",
+    "use",
+    "used",
+    "consume",
+    "consumed",
+    "raise",
+    "raised",
+];
+
+/// The verb of `l` (the question, normalised) that asks for a flow of the balance `item`
+/// ([`FLOW_VERBS`]), if any.
+fn flow_verb(cat: &Catalogue, item: &str, l: &str) -> Option<&'static str> {
+    cat.items.get(item).filter(|d| d.balance)?;
+    FLOW_VERBS.into_iter().find(|v| has_words(l, v))
 }
 
 /// The measure a question names after its possessor ("What was 3M's net cash used in investing
@@ -558,6 +607,27 @@ mod tests {
         assert_eq!(p("What was 3M's inventory at the end of FY2022?").expr.show(2022, &|s| s.to_string()), "inventory FY2022");
         // revenue is no balance
         assert_eq!(p("What was 3M's average revenue in FY2022?").expr.show(2022, &|s| s.to_string()), "revenue FY2022");
+    }
+
+    /// "How much cash did Amazon burn in 2019?" is no balance: the cash at the year's end was
+    /// green for it (sixteen in the twenty-first battery).
+    #[test]
+    fn cash_burned_is_not_the_cash_held() {
+        for q in ["How much cash did Amazon burn in 2019?", "How much cash did Boeing generate in 2022?", "How much cash did Verizon spend in 2022?"] {
+            let e = plan_of(q).unwrap().unwrap_err();
+            assert!(e.contains("a flow, not the balance"), "{q}: {e}");
+        }
+        assert_eq!(p("How much cash did Amazon have at the end of 2019?").id.as_deref(), Some("cash"));
+    }
+
+    /// "How much tax did Block pay in 2020?" is the income taxes paid in cash (a sentence about a
+    /// sales tax audit was green for it).
+    #[test]
+    fn tax_paid_is_the_income_taxes_paid() {
+        assert_eq!(p("How much tax did Block pay in 2020?").id.as_deref(), Some("income_taxes_paid"));
+        assert_eq!(p("How much in taxes did Walmart pay in 2020?").id.as_deref(), Some("income_taxes_paid"));
+        let sales = plan_of("How much sales tax did Block pay in 2020?");
+        assert!(!matches!(sales, Some(Ok(ref p)) if p.id.as_deref() == Some("income_taxes_paid")), "{sales:?}");
     }
 
     /// "Change year over year in FY2018" of one year is FY2018 against FY2017: in percent when

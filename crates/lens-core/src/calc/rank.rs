@@ -40,6 +40,74 @@ fn section<'a>(t: &'a Table, words: &[String]) -> Option<Vec<&'a Row>> {
     Some(t.rows[start..at].iter().filter(|r| !is_total(&r.label)).collect())
 }
 
+/// Words of a table's title or total row that make its rows part of something narrower than a
+/// ranking asks about ("biggest expense" answered from a table of restructuring charges by
+/// segment, or of research and development by segment, or of non-operating items).
+const NARROWING: [&str; 16] = [
+    "restructuring",
+    "research and development",
+    "amortization",
+    "impairment",
+    "acquisition",
+    "integration",
+    "litigation",
+    "severance",
+    "lease",
+    "stock-based",
+    "share-based",
+    "pension",
+    "income tax",
+    "non-operating",
+    "nonoperating",
+    "other (income)",
+];
+
+/// The narrowing word ([`NARROWING`]) of `t`'s title or total rows that the question `q`
+/// (lower case) does not say, if any; or a word of the total naming what is ranked (`measure`)
+/// beyond the measure itself ("Total selling and administrative expense" for "the biggest
+/// expense": a part of the expenses).
+fn narrowed(t: &Table, q: &str, measure: &[String]) -> Option<String> {
+    let title = t.title.to_lowercase();
+    let totals: Vec<String> = t.rows.iter().filter(|r| is_total(&r.label)).map(|r| r.label.to_lowercase()).collect();
+    if let Some(w) = NARROWING.into_iter().find(|w| !q.contains(w) && (title.contains(w) || totals.iter().any(|l| l.contains(w)))) {
+        return Some(w.to_string());
+    }
+    const PLAIN: [&str; 10] = ["total", "and", "cost", "costs", "expense", "expenses", "operating", "net", "other", "of"];
+    let named = totals.iter().find(|l| measure.iter().any(|m| m.len() > 3 && l.contains(&stem(m))))?;
+    named
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty() && !PLAIN.contains(w) && !measure.iter().any(|m| stem(m) == stem(w)) && !q.contains(*w))
+        .map(str::to_string)
+        .next()
+}
+
+/// Whether ranking `measure` ("expense", "cost") leaves out a row of income (a statement's
+/// "Operating revenues" above its expenses): costs are not ranked beside revenues.
+fn other_side(measure: &[String], label: &str) -> bool {
+    let l = label.to_lowercase();
+    let costs = measure.iter().any(|m| ["expense", "expenses", "cost", "costs", "spending"].contains(&m.as_str()));
+    if !costs || ["cost", "expense"].iter().any(|w| l.contains(w)) {
+        return false;
+    }
+    // "Operating revenues", "Net sales", "Interest income", not "Sales and marketing"
+    let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let first = words.iter().position(|w| !["net", "total", "operating", "other", "interest"].contains(w));
+    let head = first.and_then(|i| words.get(i)).copied().unwrap_or("");
+    ["revenue", "revenues", "sales", "income", "gain", "gains"].contains(&head) && !words.contains(&"and")
+}
+
+/// A row of shares of something ("Percentage of total revenue", "% of sales") or of percents:
+/// not an amount to rank beside amounts.
+fn is_share_row(r: &Row) -> bool {
+    let l = r.label.to_lowercase();
+    l.starts_with("percentage")
+        || l.starts_with("percent ")
+        || l.starts_with("% ")
+        || l.contains("as a percent")
+        || l.contains("% of")
+        || r.cells.iter().flatten().any(|c| c.text.trim_end().ends_with('%'))
+}
+
 /// The ranking a question asks for over `pages`, or a calculation naming why there is none.
 pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
     let extreme = q.extreme?;
@@ -115,6 +183,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let rows: Vec<Row> = rows
                 .into_iter()
                 .filter(|r| r.cells.get(col).is_some_and(Option::is_some) && !r.label.trim().is_empty() && r.label.split_whitespace().count() <= 10)
+                .filter(|r| !is_share_row(r) && !other_side(measure, &r.label))
                 .filter(|r| !by_change || prior.and_then(|c| r.cells.get(c)).is_some_and(|c| c.as_ref().is_some_and(|c| c.value.to_f64() != 0.0)))
                 // a footnote the reader took in ("(2)Three months ended December 31, $5")
                 .filter(|r| {
@@ -163,7 +232,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let measure_unnamed = !measure.is_empty() && in_title == 0.0 && holds(&labels, measure) == 0 && !measure_total;
             // the kind of row asked for ("which region": "Regional Operations")
             let kind_rows = kinds.iter().any(|k| labels.contains(k.as_str()) || title.contains(k.as_str()));
-            let total_of_measure = measure_total && !asks_which;
+            let total_of_measure = measure_total && !asks_which && narrowed(t, &q.text.to_lowercase(), measure).is_none();
             let score = 0.5 * on_page
                 + in_rows
                 + if named_total { 1.0 } else { 0.0 }
@@ -225,6 +294,12 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             }
         })
         .collect();
+    // costs a statement prints in parentheses ("Cost of products (53,969)") rank by their size
+    if !by_change && ranked.iter().all(|r| r.3 <= 0.0) {
+        for r in &mut ranked {
+            r.3 = r.3.abs();
+        }
+    }
     ranked.sort_by(|a, b| a.3.partial_cmp(&b.3).unwrap_or(std::cmp::Ordering::Equal));
     if extreme == Extreme::Largest {
         ranked.reverse();
@@ -275,4 +350,17 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
 /// A cell's figure as printed, without currency signs.
 fn c_text(c: &crate::figures::table::Cell) -> String {
     c.text.trim_start_matches('$').trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn costs_are_not_ranked_beside_revenues() {
+        let m = vec!["expense".to_string()];
+        assert!(other_side(&m, "Operating revenues") && other_side(&m, "Net sales") && other_side(&m, "Interest income"));
+        assert!(!other_side(&m, "Sales and marketing") && !other_side(&m, "Cost of sales") && !other_side(&m, "Operation and maintenance"));
+        assert!(!other_side(&["liability".to_string()], "Operating revenues"));
+    }
 }
