@@ -376,6 +376,8 @@ struct Linear {
 enum Weight {
     F32(Tensor),
     Bf16(lens_ml::bf16::Kernel, lens_ml::bf16::Packed, Option<Vec<f32>>),
+    /// bf16 `[in, out]` on the device ([`ColModernVBert::half_matrices`])
+    Half(Tensor),
 }
 
 impl Linear {
@@ -385,7 +387,7 @@ impl Linear {
             .iter()
             .map(|p| match &p.w {
                 Weight::F32(w) => Ok(w),
-                Weight::Bf16(..) => Err(LensError::Model("only f32 weights are fused".into())),
+                Weight::Bf16(..) | Weight::Half(_) => Err(LensError::Model("only f32 weights are fused".into())),
             })
             .collect::<Result<_>>()?;
         let w = Tensor::cat(&ws, 1).ctx()?;
@@ -409,7 +411,7 @@ impl Linear {
                 lens_ml::bf16::matmul(*kernel, x, m, p, bias.as_deref(), out);
                 Ok(())
             }
-            Weight::F32(w) => {
+            Weight::F32(w) | Weight::Half(w) => {
                 let k = w.dims2().ctx()?.0;
                 let t = Tensor::from_slice(x, (m, k), &Device::Cpu).ctx()?;
                 *out = self.forward(&t)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
@@ -422,6 +424,13 @@ impl Linear {
         match &self.w {
             Weight::F32(w) => {
                 let y = x.broadcast_matmul(w).ctx()?;
+                match &self.b {
+                    Some(b) => y.broadcast_add(b).ctx(),
+                    None => Ok(y),
+                }
+            }
+            Weight::Half(w) => {
+                let y = x.to_dtype(DType::BF16).ctx()?.broadcast_matmul(w).ctx()?.to_dtype(DType::F32).ctx()?;
                 match &self.b {
                     Some(b) => y.broadcast_add(b).ctx(),
                     None => Ok(y),
@@ -443,7 +452,9 @@ impl Linear {
     fn f32_mut(&mut self) -> Result<&mut Tensor> {
         match &mut self.w {
             Weight::F32(w) => Ok(w),
-            Weight::Bf16(..) => Err(LensError::Model("the model's weights were packed for the CPU's bf16 kernel: load it again to move it".into())),
+            Weight::Bf16(..) | Weight::Half(_) => {
+                Err(LensError::Model("the model's weights were converted to bf16 (for the CPU's kernel or a device): load it again to move it".into()))
+            }
         }
     }
 
@@ -526,6 +537,10 @@ pub struct ColModernVBert {
     generic: bool,
     /// the bf16 kernel the linear layers were packed for (CPU kernels only)
     bf16: Option<lens_ml::bf16::Kernel>,
+    /// The device pass's matrix products in bf16 (weights held in bf16 on the device, the
+    /// activations rounded to bf16 for each product; norms, softmax and sums stay f32), as
+    /// PyTorch's autocast does: the default on a GPU ([`Self::to_device`]).
+    half: bool,
 }
 
 impl ColModernVBert {
@@ -535,7 +550,36 @@ impl ColModernVBert {
     /// AMX or AVX-512 BF16), else in f32.
     pub fn to_device(self, device: &Device, generic: bool) -> Result<ColModernVBert> {
         let bf16 = if device.is_cpu() && !generic { lens_ml::bf16::kernel() } else { None };
-        self.placed(device, generic, bf16)
+        let m = self.placed(device, generic, bf16)?;
+        // a GPU's pass multiplies in bf16 (its tensor cores), as PyTorch's autocast does
+        if device.is_cpu() {
+            Ok(m)
+        } else {
+            m.half_matrices(true)
+        }
+    }
+
+    /// The device pass's matrix products in bf16 (`true`; the linear layers' weights are
+    /// converted once on the device), or kept in f32 (`false`, refused once rounded). The CPU
+    /// kernels' pass has its own bf16 form ([`Self::placed`]) and refuses this.
+    pub fn half_matrices(mut self, on: bool) -> Result<ColModernVBert> {
+        if !self.ops() {
+            return Err(LensError::Model("bf16 matrices are the device pass's; the CPU kernels pack their own".into()));
+        }
+        if !on {
+            // weights rounded to bf16 do not come back: f32 is the model as loaded
+            if self.half {
+                return Err(LensError::Model("the weights were rounded to bf16: load the model again for f32 (placed, not to_device)".into()));
+            }
+            return Ok(self);
+        }
+        for l in self.linears_mut() {
+            if let Weight::F32(w) = &l.w {
+                l.w = Weight::Half(w.to_dtype(DType::BF16).ctx()?);
+            }
+        }
+        self.half = true;
+        Ok(self)
     }
 
     /// [`Self::to_device`] with the linear layers' kernel chosen by the caller: `Some` packs
@@ -558,6 +602,7 @@ impl ColModernVBert {
     pub fn precision(&self) -> String {
         match self.bf16 {
             Some(k) => format!("bf16 ({})", k.name()),
+            None if self.half => "bf16 matrices (device)".into(),
             None => "f32".into(),
         }
     }
@@ -722,6 +767,7 @@ impl ColModernVBert {
             device: Device::Cpu,
             generic: false,
             bf16: None,
+            half: false,
         })
     }
 
@@ -757,7 +803,7 @@ impl ColModernVBert {
                 let n = l.ln1.forward(&h)?;
                 let qkv = l.qkv.forward(&n)?;
                 let part = |i: usize| qkv.narrow(2, i * hidden, hidden);
-                let a = attention_ops(&part(0).ctx()?, &part(1).ctx()?, &part(2).ctx()?, heads, hd, None)?;
+                let a = attention_ops(&part(0).ctx()?, &part(1).ctx()?, &part(2).ctx()?, heads, hd, None, self.half)?;
                 h = (h + l.o.forward(&a)?).ctx()?;
                 let n = l.ln2.forward(&h)?;
                 h = (&h + l.fc2.forward(&l.fc1.forward(&n)?.gelu().ctx()?)?).ctx()?;
@@ -900,7 +946,7 @@ impl ColModernVBert {
                 let (c, s_) = if l.sliding { local } else { global };
                 let (q, k) = (rope_ops(&q, heads, hd, c, s_)?, rope_ops(&k, heads, hd, c, s_)?);
                 let mask = if l.sliding { Some(mask) } else { None };
-                attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, mask)?.squeeze(0).ctx()?
+                attention_ops(&q.unsqueeze(0).ctx()?, &k.unsqueeze(0).ctx()?, &v.unsqueeze(0).ctx()?, heads, hd, mask, self.half)?.squeeze(0).ctx()?
             } else {
                 // Wqkv rows are [q | k | v], each heads × hd
                 let qkv = l.wqkv.forward(&n)?.flatten_all().ctx()?.to_vec1::<f32>().ctx()?;
@@ -944,16 +990,18 @@ fn window_mask(len: usize, window: usize, device: &Device) -> Result<Tensor> {
 /// `softmax(q kᵀ / √hd) v` from candle's ops, for `q, k, v` `[batch, len, heads × hd]`; with
 /// `mask` ([`window_mask`]), token i sees only tokens j within the sliding window. The
 /// device-generic counterpart of [`lens_ml::attention::attention`].
-fn attention_ops(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize, hd: usize, mask: Option<&Tensor>) -> Result<Tensor> {
+fn attention_ops(q: &Tensor, k: &Tensor, v: &Tensor, heads: usize, hd: usize, mask: Option<&Tensor>, half: bool) -> Result<Tensor> {
     let (b, len, hidden) = q.dims3().ctx()?;
-    let split = |t: &Tensor| -> Result<Tensor> { t.reshape((b, len, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx() };
+    // with `half`, the two products in bf16; the scores, mask and softmax in f32
+    let dt = if half { DType::BF16 } else { DType::F32 };
+    let split = |t: &Tensor| -> Result<Tensor> { t.reshape((b, len, heads, hd)).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx()?.to_dtype(dt).ctx() };
     let (q, k, v) = (split(q)?, split(k)?, split(v)?);
-    let mut s = (q.matmul(&k.t().ctx()?).ctx()? * (hd as f64).powf(-0.5)).ctx()?;
+    let mut s = (q.matmul(&k.t().ctx()?).ctx()?.to_dtype(DType::F32).ctx()? * (hd as f64).powf(-0.5)).ctx()?;
     if let Some(m) = mask {
         s = s.broadcast_add(m).ctx()?;
     }
     let p = candle_nn::ops::softmax_last_dim(&s).ctx()?;
-    p.matmul(&v).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx()?.reshape((b, len, hidden)).ctx()
+    p.to_dtype(dt).ctx()?.matmul(&v).ctx()?.to_dtype(DType::F32).ctx()?.transpose(1, 2).ctx()?.contiguous().ctx()?.reshape((b, len, hidden)).ctx()
 }
 
 /// Rotary embedding in the half-split layout from candle's ops, for `x` `[len, heads × hd]` and

@@ -203,7 +203,10 @@ fn the_device_generic_pass_matches_transformers() {
         Ok("cuda") => Device::new_cuda(0).unwrap(),
         _ => Device::Cpu,
     };
-    let enc = VisionEncoder::load_on(&dir(), 64, &device, true).unwrap();
+    let mut enc = VisionEncoder::load_on(&dir(), 64, &device, true).unwrap();
+    // f32 here; a GPU multiplies in bf16 by default (checked below)
+    enc.model = lens_vision::model::ColModernVBert::load(&dir()).unwrap().placed(&device, true, None).unwrap();
+    assert_eq!(enc.model.precision(), "f32");
     let kernels = encoder(None);
     let m = meta();
     for d in m["docs"].as_array().unwrap() {
@@ -219,5 +222,19 @@ fn the_device_generic_pass_matches_transformers() {
         let e = enc.embed_query(q["text"].as_str().unwrap()).unwrap();
         let want = reference(&format!("query{i}.embeddings"));
         assert!(max_abs(&e, &want) <= 1e-4, "query {i}: generic pass differs by {}", max_abs(&e, &want));
+    }
+    // the matrix products in bf16 (a GPU's default): the unit vectors within 0.03 of the
+    // reference's, as PyTorch's autocast gives
+    enc.model = lens_vision::model::ColModernVBert::load(&dir()).unwrap().placed(&device, true, None).unwrap().half_matrices(true).unwrap();
+    assert!(enc.model.half_matrices(false).is_err_and(|e| e.to_string().contains("rounded to bf16")));
+    enc.model = lens_vision::model::ColModernVBert::load(&dir()).unwrap().placed(&device, true, None).unwrap().half_matrices(true).unwrap();
+    assert!(enc.model.precision().starts_with("bf16"));
+    for d in m["docs"].as_array().unwrap() {
+        let name = d["name"].as_str().unwrap();
+        let input = preprocess::page_input(&png(&format!("{name}.png")), d["edge"].as_u64().unwrap() as usize, enc.tile());
+        let e = enc.embed_input(&input).unwrap();
+        let want = reference(&format!("{name}.embeddings"));
+        eprintln!("{name} on {device:?}, bf16 matrices: max diff {:e}", max_abs(&e, &want));
+        assert!(max_abs(&e, &want) <= 0.03, "{name}: bf16 generic pass differs by {}", max_abs(&e, &want));
     }
 }
