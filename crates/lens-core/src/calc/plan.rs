@@ -369,6 +369,10 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     if unit == Unit::Amount && has_words(&l, "ratio") {
         return None;
     }
+    // ... nor an amount's margin ("free cash flow margin" is no free cash flow)
+    if unit == Unit::Amount && has_words(&l, &format!("{} margin", norm(&metric))) {
+        return None;
+    }
     let span = years.len() >= 2 && from < to;
     // "in percentage points" asks for points, not a percent change
     let percent_asked = !crate::question::points_asked(&l) && (l.contains('%') || l.contains("percent"));
@@ -618,6 +622,15 @@ mod tests {
             assert!(e.contains("a flow, not the balance"), "{q}: {e}");
         }
         assert_eq!(p("How much cash did Amazon have at the end of 2019?").id.as_deref(), Some("cash"));
+    }
+
+    /// "Free cash flow margin" is free cash flow over revenue, never the free cash flow (eight
+    /// were green in the twenty-third battery); an amount's margin the catalogue has no metric
+    /// for is no plan.
+    #[test]
+    fn an_amounts_margin_is_not_the_amount() {
+        assert_eq!(p("What was 3M's free cash flow margin in FY2018?").id.as_deref(), Some("fcf_margin"));
+        assert!(plan_of("What was 3M's EBITDA less capex margin in FY2018?").is_none());
     }
 
     /// "How much tax did Block pay in 2020?" is the income taxes paid in cash (a sentence about a

@@ -332,6 +332,7 @@ mod tests {
             ("dividend_payout", "0.4000"),
             ("cash_and_short_term_investments", "100.0000"),
             ("ocf_to_net_income", "2.0000"),
+            ("fcf_margin", "0.1200"),
         ];
         let c = Catalogue::builtin();
         assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");

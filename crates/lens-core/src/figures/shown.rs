@@ -64,8 +64,18 @@ pub fn figure(t: &Table, row: &Row, col: usize, money: bool) -> Option<String> {
     // a row of rates whose cells print no % ("Effective income tax rate 30.4 30.3"): a rate,
     // never an amount in the table's unit
     let label_t = label.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '%');
-    if label_t.ends_with(" rate") || label.contains("tax rate") || label.contains("percent") || label.contains('%') || label.ends_with("margin") {
+    if label_t.ends_with(" rate")
+        || label.contains("tax rate")
+        || label.contains("percent")
+        || label.contains('%')
+        || label.ends_with("margin")
+        || label.starts_with("return on")
+    {
         return Some(format!("{}%", grouped(&cell.value.to_string())));
+    }
+    // a ratio, a turnover or a coverage is a plain number, in no currency or unit
+    if ["ratio", "turnover", "coverage"].iter().any(|w| label.split(|c: char| !c.is_alphanumeric()).any(|x| x == *w)) {
+        return Some(grouped(&cell.value.to_string()));
     }
     // a count of shares names them ("Weighted-average shares used to compute basic net income
     // per share" is a number of shares, not an amount per share)
@@ -139,9 +149,15 @@ mod tests {
             &[("Diluted earnings per common share", 50.0), ("2.49", 400.0), ("1.17", 480.0)],
             &[("Weighted average common shares outstanding", 50.0), ("1,618.4", 400.0), ("1,659.1", 480.0)],
             &[("Shares used in per share amounts", 50.0), ("443,126", 400.0), ("424,999", 480.0)],
+            &[("Return on invested capital", 50.0), ("22.2", 400.0), ("21.3", 480.0)],
+            &[("Current ratio", 50.0), ("1.4", 400.0), ("1.9", 480.0)],
         ]);
         let (t, r) = row_of(&tables, "Shares used in per share amounts 443,126 424,999").unwrap();
         assert_eq!(row_with_periods(t, r, &[], true), "Shares used in per share amounts — FY2019: 443,126 million; FY2018: 424,999 million");
+        let (t, r) = row_of(&tables, "Return on invested capital 22.2 21.3").unwrap();
+        assert_eq!(row_with_periods(t, r, &[], true), "Return on invested capital — FY2019: 22.2%; FY2018: 21.3%");
+        let (t, r) = row_of(&tables, "Current ratio 1.4 1.9").unwrap();
+        assert_eq!(row_with_periods(t, r, &[], true), "Current ratio — FY2019: 1.4; FY2018: 1.9");
         let (t, r) = row_of(&tables, "Diluted earnings per common share 2.49 1.17").unwrap();
         assert_eq!(row_with_periods(t, r, &[], true), "Diluted earnings per common share — FY2019: $2.49; FY2018: $1.17");
         let (t, r) = row_of(&tables, "Weighted average common shares outstanding 1,618.4 1,659.1").unwrap();
