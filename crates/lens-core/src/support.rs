@@ -188,6 +188,13 @@ fn named_as_asked(q: &Question, l: &str) -> Vec<String> {
     why
 }
 
+/// A sentence that says tables follow ("The following tables show the significant transactions
+/// ... during the year ended December 31, 2022."): what it introduces answers, not it.
+fn introduces_tables(line: &str) -> bool {
+    let l = line.trim().to_lowercase();
+    ["the following table", "the tables below", "the table below", "the following schedule"].iter().any(|p| l.starts_with(p))
+}
+
 /// Whether the number at byte `at` of `text` is the day of a date: right after a month's name
 /// ("June 15, 2020", "Dec. 31").
 fn is_date_day(text: &str, at: usize) -> bool {
@@ -686,7 +693,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
         let on_line = term_share(&terms, line);
         if on_line < MIN_LINE_SHARE && !c.list_complete {
             why.push(format!("the quoted line holds {:.0}% of the question's words", on_line * 100.0));
-        } else if line.trim_end().ends_with(':') {
+        } else if line.trim_end().ends_with(':') || introduces_tables(line) {
             why.push("the quoted line introduces a list or table: the answer is in what follows it".to_string());
         } else if is_label(line) {
             why.push(format!("the quoted line (\"{}\") is a heading or label naming what was asked, not a statement of it", line.trim()));
@@ -1018,6 +1025,9 @@ mod tests {
         let (s, why) = judge(&c);
         assert_eq!(s, Support::Weak, "{why:?}");
         assert!(why.iter().any(|w| w.contains("introduces a list or table")), "{why:?}");
+        // ... or says tables follow (a "Yes" to "Did Verizon's debt go up?" rested on one)
+        assert!(introduces_tables("The following tables show the significant transactions involving the senior unsecured debt securities of Verizon."));
+        assert!(!introduces_tables("Total debt increased to $150.6 billion."));
     }
 
     #[test]

@@ -232,7 +232,9 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let measure_unnamed = !measure.is_empty() && in_title == 0.0 && holds(&labels, measure) == 0 && !measure_total;
             // the kind of row asked for ("which region": "Regional Operations")
             let kind_rows = kinds.iter().any(|k| labels.contains(k.as_str()) || title.contains(k.as_str()));
-            let total_of_measure = measure_total && !asks_which && narrowed(t, &q.text.to_lowercase(), measure).is_none();
+            // "the lowest quarterly revenue" ranks quarters (columns), not the rows of a table
+            let over_quarters = q.quarters.is_empty() && q.text.to_lowercase().contains("quarter");
+            let total_of_measure = measure_total && !asks_which && !over_quarters && narrowed(t, &q.text.to_lowercase(), measure).is_none();
             let score = 0.5 * on_page
                 + in_rows
                 + if named_total { 1.0 } else { 0.0 }
