@@ -138,21 +138,6 @@ pub enum BenchCmd {
     },
 }
 
-/// A reference script of the repository's `scripts/`: where this binary was built, else under
-/// the working directory (a binary carried to another machine, run from the repository's copy
-/// there).
-pub fn reference_script(name: &str) -> PathBuf {
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts").join(name);
-    if built.is_file() {
-        return built;
-    }
-    let here = Path::new("scripts").join(name);
-    if here.is_file() {
-        return here;
-    }
-    built
-}
-
 /// Peak resident set size of this process, in MiB (Linux: VmHWM).
 pub fn peak_rss_mib() -> f64 {
     peak_rss_at("/proc/self/status")
@@ -231,7 +216,7 @@ fn bench_llm(model: &Path, prompt_tokens: usize, new_tokens: usize, threads: usi
     let mut ids_file = None;
     for (label, script, py) in refs {
         let Some(py) = py else { continue };
-        let script = reference_script(script);
+        let script = crate::reference::script(script);
         let ids_path: &PathBuf = ids_file.get_or_insert_with(|| std::env::temp_dir().join(format!("lens-bench-ids-{}.json", std::process::id())));
         std::fs::write(ids_path, serde_json::to_string(&ids)?)?;
         let mut cmd = std::process::Command::new(py);
@@ -497,7 +482,7 @@ fn dense_beside_pytorch(py: &Path, model_dir: &Path, windows: &[Vec<u32>], lens_
     let wj = tmp.path().join("windows.json");
     std::fs::write(&wj, serde_json::to_vec(windows)?)?;
     let prefix = tmp.path().join("torch");
-    let script = reference_script("dense_reference.py");
+    let script = crate::reference::script("dense_reference.py");
     let o =
         std::process::Command::new(py).arg(&script).arg("speed").arg(model_dir).arg(&wj).arg(&prefix).arg(rayon::current_num_threads().to_string()).output()?;
     if !o.status.success() {

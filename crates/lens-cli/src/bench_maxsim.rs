@@ -185,7 +185,7 @@ pub fn run(runs: usize, json: bool, python: Option<&Path>, device: lens_llm::Dev
         write_npy(&rdir.join("offsets.npy"), "<i8", &[PAGES], &offs)?;
         let qb: Vec<u8> = q.iter().flat_map(|x| x.to_le_bytes()).collect();
         write_npy(&rdir.join("query.npy"), "<f4", &[QUERY, DIM], &qb)?;
-        let script = crate::bench::reference_script("maxsim_reference.py");
+        let script = crate::reference::script("maxsim_reference.py");
         let o = std::process::Command::new(py).arg(&script).arg(&rdir).arg(runs.to_string()).output()?;
         if !o.status.success() {
             anyhow::bail!("the numpy reference failed: {}", String::from_utf8_lossy(&o.stderr));

@@ -75,7 +75,7 @@ pub fn run(edges: &[usize], runs: usize, python: Option<&Path>, device: lens_llm
         );
         let mut reference = serde_json::Value::Null;
         if let Some(py) = python {
-            let script = crate::bench::reference_script("vision_reference.py");
+            let script = crate::reference::script("vision_reference.py");
             let mut cmd = std::process::Command::new(py);
             if chosen.is_gpu() {
                 // PyTorch on the same GPU (f32, and bf16 under autocast)

@@ -15,6 +15,7 @@ mod bench_maxsim;
 mod bench_vision;
 mod cmd;
 mod labels;
+mod reference;
 mod vision;
 
 #[derive(Parser)]
