@@ -140,6 +140,12 @@ pub fn off_topic(named: bool, question: &Question, line: &str) -> bool {
 
 /// Whether a paragraph is legal boilerplate (a form of note, an indenture's standard terms, a
 /// signature block): such text never supports a figure or a fact asked about.
+/// A word's first six letters: how a measure's words are matched ("interest" is not
+/// "International", "liabilities" is "liability").
+fn stem(w: &str) -> String {
+    w.chars().take(6).collect()
+}
+
 /// Words that, right after a measure's name, make it another item: "goodwill impairment" is a
 /// charge, not the goodwill held.
 const ANOTHER_ITEM_AFTER: [&str; 8] = ["impairment", "impairments", "amortization", "write-down", "write-off", "writedown", "charge", "charges"];
@@ -169,7 +175,6 @@ fn named_as_asked(q: &Question, l: &str) -> Vec<String> {
             why.push("the question asks when a period ends or begins and the quoted line names no month".to_string());
         }
     }
-    let stem = |w: &str| -> String { w.chars().take(6).collect() };
     // "What is AMD's credit rating?": the thing asked in words, named on the line
     if q.operation == crate::question::Operation::Narrative && text.starts_with("what is ") {
         let phrase = measure_phrase(q);
@@ -554,8 +559,6 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     if c.found_by != FoundBy::Calculation && c.question.asks == ValueType::Number {
         let toks = tokenize(line);
         let words: HashSet<String> = toks.iter().filter(|t| !t.is_number).map(|t| t.text.clone()).collect();
-        // (six letters: "interest" is not "International")
-        let stem = |w: &str| -> String { w.chars().take(6).collect() };
         let phrase = measure_phrase(c.question);
         let named: Vec<String> = if phrase.is_empty() { measure_head(c.question).into_iter().collect() } else { phrase };
         if let Some(w) = named.iter().find(|m| !words.iter().any(|w| w.starts_with(&stem(m)))) {
