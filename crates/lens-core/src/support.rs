@@ -182,6 +182,25 @@ fn named_as_asked(q: &Question, l: &str) -> Vec<String> {
             why.push(format!("the quoted line does not name \"{w}\", of what was asked"));
         }
     }
+    // "Which segment grew the fastest?" answered by a sentence: the sentence must make the
+    // comparison, not only name a segment (a ranking worked from a table is checked elsewhere)
+    if q.operation == crate::question::Operation::Narrative {
+        if let Some(sup) = q_words.iter().find(|w| SUPERLATIVES.contains(&w.as_str())).filter(|_| !text.contains("most recent")) {
+            if !line_words.iter().any(|w| SUPERLATIVES.contains(&w.as_str()) || COMPARING.contains(&w.as_str())) {
+                why.push(format!("the question asks which is {sup} and the quoted line compares nothing"));
+            }
+        }
+    }
+    // "Who are the primary customers of Boeing?": a line that says who they are ("revenues
+    // from a limited number of commercial airlines", "customers include"), not one that only
+    // mentions customers ("Boeing customers have the financing they need")
+    if text.starts_with("who ") {
+        if let Some((kind, says)) = WHO_SAYS.iter().find(|(k, _)| q_words.iter().any(|w| w.trim_end_matches('s') == *k)) {
+            if !says.iter().any(|p| l.contains(p)) {
+                why.push(format!("the question asks who the {kind}s are and the quoted line does not say"));
+            }
+        }
+    }
     if let Some(kind) = text.strip_prefix("which ").and_then(|r| r.split_whitespace().next()).map(|k| k.trim_matches(|c: char| !c.is_alphanumeric())) {
         if kind.len() > 3
             && !["of", "one", "the", "year", "years"].contains(&kind)
@@ -192,6 +211,43 @@ fn named_as_asked(q: &Question, l: &str) -> Vec<String> {
     }
     why
 }
+
+/// For "who are the customers / competitors / suppliers": the phrases of a line that says who.
+const WHO_SAYS: &[(&str, &[&str])] = &[
+    (
+        "customer",
+        &[
+            "customers include",
+            "customers are",
+            "customer is",
+            "customers consist",
+            "customers such as",
+            "customers were",
+            "sales to",
+            "revenues from",
+            "revenue from",
+            "accounted for",
+            "largest customer",
+            "major customer",
+            "principal customer",
+            "significant customer",
+            "sell to",
+            "sells to",
+            "sold to",
+        ],
+    ),
+    ("competitor", &["compete with", "competes with", "competitors include", "competitors are", "competition from", "compete against", "competitors such as"]),
+    (
+        "supplier",
+        &["suppliers include", "suppliers are", "supplied by", "purchase from", "purchases from", "sole source", "single source", "suppliers such as"],
+    ),
+];
+
+/// Words of a question that ask for the first or last of several.
+const SUPERLATIVES: &[&str] =
+    &["fastest", "slowest", "highest", "lowest", "largest", "biggest", "greatest", "smallest", "strongest", "weakest", "best", "worst", "most", "least"];
+/// Words of a line that compare (with the superlatives): "led by", "outpaced", "more than".
+const COMPARING: &[&str] = &["led", "leading", "outpaced", "outperformed", "exceeded", "ahead", "more", "less", "higher", "lower", "larger", "faster"];
 
 /// A sentence that says tables follow ("The following tables show the significant transactions
 /// ... during the year ended December 31, 2022."): what it introduces answers, not it.
@@ -790,6 +846,18 @@ mod tests {
         assert!(said("Which acquisitions did Adobe make in 2018?", "Our subsidiaries are listed in Exhibit 21")
             .iter()
             .any(|w| w.contains("which acquisitions")));
+        // the twenty-second battery's last green and wrong: a sentence naming segments, comparing none
+        let fastest = "Which segment of General Mills grew the fastest in 2019?";
+        let unallocated = "Unallocated corporate items include corporate overhead expenses and other items that are not part of our measurement of segment operating performance.";
+        assert!(said(fastest, unallocated).iter().any(|w| w.contains("compares nothing")), "{:?}", said(fastest, unallocated));
+        assert!(said(fastest, "Net sales for our Pet segment grew 8 percent, the fastest of our segments").is_empty());
+        assert!(said("What is Adobe's most recent acquisition?", "We completed our acquisition of Magento in 2018").is_empty());
+        // who the customers are: a line that says who, not one that mentions them
+        let who = "Who are the primary customers of Boeing as of FY2022?";
+        let financing = "BCC seeks to ensure that Boeing customers have the financing they need to buy and take delivery of their Boeing product";
+        assert!(said(who, financing).iter().any(|w| w.contains("who the customers are")), "{:?}", said(who, financing));
+        assert!(said(who, "We derive a significant portion of our revenues from a limited number of commercial airlines.").is_empty());
+        assert!(said(who, "The U.S. government accounted for 40% of our revenues in 2022").is_empty());
     }
 
     /// A flow asked by its verb (cash burned, stock bought back), a line that never says it.
