@@ -191,9 +191,11 @@ impl EvalOptions {
             "decompose" => self.filter.decompose = f()? != 0.0,
             "split_years" => self.filter.split_years = f()? != 0.0,
             "rrf_k" => self.fusion.k0 = f()?,
+            "topic_weight" => self.params.topic_weight = f()?,
+            "fusion_mix" => self.fusion.mix = f()? != 0.0,
             _ => {
                 return Err(LensError::BadInput(format!(
-                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, item_weight, boilerplate_weight, dense_weight, vision_weight, rrf_k, quarters, latest_first, tickers, decompose, split_years)"
+                    "unknown knob `{name}` (known: heading_boost, expansion_weight, drop_company_terms, rank_depth, statement_weight, numeric_weight, toc_weight, item_weight, boilerplate_weight, dense_weight, vision_weight, rrf_k, fusion_mix, topic_weight, quarters, latest_first, tickers, decompose, split_years)"
                 )))
             }
         }

@@ -238,6 +238,13 @@ impl Default for FilterOptions {
     }
 }
 
+/// Does the question ask what is expected, guided or forecast (not what was reported)?
+fn forward_looking(words: &[String]) -> bool {
+    words
+        .iter()
+        .any(|w| matches!(w.as_str(), "expected" | "expect" | "expects" | "guidance" | "outlook" | "forecast" | "forecasted" | "projected" | "anticipated"))
+}
+
 pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions) -> Option<DocFilter> {
     let words = plain_words(question);
     let mut companies: Vec<String> = Vec::new();
@@ -255,7 +262,13 @@ pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions
     if by_company.is_empty() {
         return None;
     }
-    let years = question_years(question);
+    let mut years = question_years(question);
+    // what a company expects for a year it says in the filings of the year before (guidance
+    // for 2023 is in the 2022 year-end release and 10-K): search those too
+    if forward_looking(&words) {
+        let before: Vec<i32> = years.iter().map(|y| y - 1).filter(|y| !years.contains(y)).collect();
+        years.extend(before);
+    }
     let forms = question_forms(question);
     let quarters = if opts.quarters { question_quarters(question) } else { Vec::new() };
     let mut groups: Vec<Vec<&DocInfo>> = Vec::new();
@@ -368,6 +381,20 @@ mod tests {
         let opts = FilterOptions { split_years: true, ..Default::default() };
         let f = detect_with("3M revenue in FY2018 vs FY2022", &docs(), &opts).unwrap();
         assert_eq!(f.key_groups, vec![vec![2], vec![1]]);
+    }
+
+    #[test]
+    fn what_is_expected_for_a_year_is_searched_in_the_year_before_too() {
+        let d = vec![
+            doc(1, "JOHNSON_JOHNSON_2022Q4_EARNINGS", "Johnson", 2022, "earnings", &["jnj"]),
+            doc(2, "JOHNSON_JOHNSON_2023Q2_EARNINGS", "Johnson", 2023, "earnings", &["jnj"]),
+            doc(3, "JOHNSON_JOHNSON_2021_10K", "Johnson", 2021, "10-K", &["jnj"]),
+        ];
+        let f = detect("Is growth in JnJ's adjusted EPS expected to accelerate in FY2023?", &d).unwrap();
+        assert_eq!(f.key_groups, vec![vec![2, 1]], "the 2023 filing first, the 2022 release's guidance beside it");
+        // what was reported in 2023 is searched in 2023's filings only
+        let f = detect("What was JnJ's adjusted EPS growth in FY2023?", &d).unwrap();
+        assert_eq!(f.key_groups, vec![vec![2]]);
     }
 
     #[test]

@@ -91,6 +91,11 @@ pub struct Topic {
     pub cues: Vec<String>,
     /// Words of the sections that answer it (lower case, matched in a section's name).
     pub sections: Vec<String>,
+    /// Words a page that answers it uses where the question's own may not ("litigation" for
+    /// "legal battles", "guidance" for "expected"): searched beside the question's, at a lower
+    /// weight ([`crate::index::Bm25Params::topic_weight`]).
+    #[serde(default)]
+    pub terms: Vec<String>,
 }
 
 /// A thing a narrative yes/no asks about ("any ongoing legal battles?") and how a filing's
@@ -127,6 +132,20 @@ impl Topics {
             for s in &t.says {
                 if !out.contains(s) {
                     out.push(s.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The words of every topic `question` asks about ([`Topic::terms`]), in order, once each.
+    pub fn terms_for(&self, question: &str) -> Vec<String> {
+        let q = format!(" {} ", question.to_lowercase());
+        let mut out: Vec<String> = Vec::new();
+        for t in self.topics.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))) {
+            for w in &t.terms {
+                if !out.contains(w) {
+                    out.push(w.clone());
                 }
             }
         }
@@ -215,5 +234,18 @@ mod tests {
         assert!(matches(&["Item 1. Business".to_string()], &customers), "{customers:?}");
         assert!(t.sections_for("What is 3M's FY2018 capital expenditure?").is_empty());
         assert!(!matches(&["Item 7. Management's Discussion".to_string()], &legal));
+    }
+
+    #[test]
+    fn a_topic_brings_the_words_its_pages_use() {
+        let t = Topics::builtin();
+        let legal = t.terms_for("Has CVS Health reported any materially important ongoing legal battles from 2022?");
+        assert!(legal.contains(&"litigation".to_string()) && legal.contains(&"lawsuits".to_string()), "{legal:?}");
+        let ahead = t.terms_for("Is growth in JnJ's adjusted EPS expected to accelerate in FY2023?");
+        assert!(ahead.contains(&"guidance".to_string()), "{ahead:?}");
+        // a figure asked for brings none; two topics bring the words of both
+        assert!(t.terms_for("What is 3M's FY2018 capital expenditure?").is_empty());
+        let both = t.terms_for("Which acquisitions and what legal proceedings did it have?");
+        assert!(both.contains(&"acquired".to_string()) && both.contains(&"litigation".to_string()), "{both:?}");
     }
 }

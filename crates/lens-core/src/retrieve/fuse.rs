@@ -13,6 +13,29 @@ pub fn fuse(lists: &[(&[IndexHit], f32)], k0: f32, k: usize) -> Vec<IndexHit> {
     rrf(lists, k0, k)
 }
 
+/// Weighted score fusion (CombSUM over min-max normalised scores): each list's scores mapped
+/// to 0..1 between its last and its first page, a page missing from a list scoring 0 there.
+/// Unlike [`rrf`], how far apart two pages score in a list counts, not only their order.
+pub fn mix(lists: &[(&[IndexHit], f32)], k: usize) -> Vec<IndexHit> {
+    let mut acc: HashMap<(i64, u32), f32> = HashMap::new();
+    let mut first_seen: Vec<(i64, u32)> = Vec::new();
+    for (list, w) in lists {
+        let (Some(top), Some(last)) = (list.first(), list.last()) else { continue };
+        let span = (top.score - last.score).max(f32::MIN_POSITIVE);
+        for h in list.iter() {
+            let e = acc.entry((h.doc_key, h.page)).or_insert_with(|| {
+                first_seen.push((h.doc_key, h.page));
+                0.0
+            });
+            *e += w * (h.score - last.score) / span;
+        }
+    }
+    let mut out: Vec<IndexHit> = first_seen.into_iter().map(|(doc_key, page)| IndexHit { doc_key, page, score: acc[&(doc_key, page)] }).collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc_key.cmp(&b.doc_key)).then(a.page.cmp(&b.page)));
+    out.truncate(k);
+    out
+}
+
 /// Weighted reciprocal rank fusion (Cormack et al. 2009); pages first seen in an earlier list
 /// keep their place among equals.
 pub fn rrf(lists: &[(&[IndexHit], f32)], k0: f32, k: usize) -> Vec<IndexHit> {
@@ -89,6 +112,24 @@ mod tests {
         assert_eq!(f.iter().map(|x| (x.doc_key, x.page)).collect::<Vec<_>>(), vec![(1, 2), (2, 9)]);
         let scored = [IndexHit { doc_key: 1, page: 5, score: 7.5 }];
         assert_eq!(fuse(&[(&scored, 1.0)], 60.0, 10)[0].score, 7.5);
+    }
+
+    #[test]
+    fn mix_weighs_how_far_apart_pages_score() {
+        let s = |p: u32, score: f32| IndexHit { doc_key: 1, page: p, score };
+        // BM25 barely prefers page 1 over 2; the dense list is sure page 2 beats page 1
+        let bm25 = [s(1, 1.0), s(2, 0.98), s(3, 0.5)];
+        let dense = [s(4, 0.8), s(2, 0.79), s(1, 0.2)];
+        let f = mix(&[(&bm25, 1.0), (&dense, 1.0)], 10);
+        assert_eq!(f.iter().map(|x| x.page).collect::<Vec<_>>(), vec![2, 1, 4, 3]);
+        // (pages 1 and 4 tie, each first in one list: the lower page first); by ranks alone page 1
+        // (first and third) edges page 2 (second and second)
+        assert_eq!(rrf(&[(&bm25, 1.0), (&dense, 1.0)], 60.0, 1)[0].page, 1);
+        // an empty list or one of equal scores adds nothing and divides by nothing
+        let flat = [s(5, 0.3), s(6, 0.3)];
+        let f = mix(&[(&bm25, 1.0), (&[], 1.0), (&flat, 1.0)], 10);
+        assert_eq!(f[0].page, 1);
+        assert!(f.iter().all(|x| x.score.is_finite()));
     }
 
     #[test]

@@ -45,6 +45,13 @@ pub fn ranked(
             heading_extra.push((t, req.params.expansion_weight * req.params.heading_boost));
         }
     }
+    if req.params.topic_weight > 0.0 {
+        for t in src.index.query_terms(&rank::topics().terms_for(&q.text).join(" ")) {
+            if !weighted.iter().any(|(w, _)| *w == t) {
+                weighted.push((t, req.params.topic_weight));
+            }
+        }
+    }
     let intent = rank::intent_of(&q.text, e);
     let mut lists = Vec::with_capacity(groups.len());
     for g in groups {
