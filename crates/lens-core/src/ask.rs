@@ -413,11 +413,7 @@ fn larger_elsewhere(lib: &Library, page: &PageRef, quote: &str) -> Result<Option
         None => from_quote()?,
     };
     let Some(mine) = mine.filter(|v| *v > 0.0) else { return Ok(None) };
-    let mut req = SearchRequest::new(label.clone());
-    req.docs = vec![page.doc_id.clone()];
-    req.k = 10;
-    req.filter = false;
-    req.retriever = Retriever::Bm25;
+    let req = SearchRequest::lookup(label.clone(), &page.doc_id, 10);
     for h in lib.search(&req)?.hits {
         let other = h.page_ref();
         if other == *page {

@@ -20,7 +20,7 @@ use crate::figures::table;
 use crate::library::Library;
 use crate::pageref::PageRef;
 use crate::question::Question;
-use crate::retrieve::{Retriever, SearchRequest};
+use crate::retrieve::SearchRequest;
 use plan::{Plan, Shape};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -367,11 +367,7 @@ impl Finder<'_, '_> {
                 "consolidated statements of operations income earnings cash flows"
             };
             for (q, statements_only) in [(with_labels.as_str(), false), (titles, true)] {
-                let mut req = SearchRequest::new(q.to_string());
-                req.docs = vec![doc.clone()];
-                req.k = 10;
-                req.filter = false;
-                req.retriever = Retriever::Bm25;
+                let req = SearchRequest::lookup(q, &doc, 10);
                 if let Ok(r) = self.lib.search(&req) {
                     for h in r.hits {
                         let p = h.page_ref();
@@ -426,6 +422,13 @@ impl Finder<'_, '_> {
                     continue;
                 }
             }
+            // nor an expense, whose row there is the cash paid for it
+            if def.expensed {
+                let kinds = self.statement_kinds(p);
+                if kinds.iter().any(|k| k == "cash_flow") && !kinds.iter().any(|k| k == "income") {
+                    continue;
+                }
+            }
             let filer = self.filer_names(&p.doc_id).to_vec();
             let annual = self.months != 12 && self.is_annual(&p.doc_id);
             for t in self.lib.page_tables(p).iter() {
@@ -441,7 +444,10 @@ impl Finder<'_, '_> {
                 }
                 // a table about a part of the company (its leases, a disposal, an acquisition's
                 // allocation) prints that part's figures under the company's labels
-                if let Some(w) = part_title(&t.title, &self.lib.checks.part_titles) {
+                // (its title, or a sentence the table was read with: "our investment in our
+                // equity method investees ..." above an investee's summarized figures)
+                let prose = t.rows.iter().map(|r| r.label.as_str()).filter(|l| l.split_whitespace().count() > 12);
+                if let Some(w) = std::iter::once(t.title.as_str()).chain(prose).find_map(|about| part_title(about, &self.lib.checks.part_titles)) {
                     if !def.names.iter().chain(&def.labels).any(|n| norm(n).contains(w)) {
                         continue;
                     }
@@ -1037,6 +1043,14 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
             (result.is_some() && matches!(plan.shape, Shape::Growth(..) | Shape::Cagr(..)) && values.first().is_some_and(|v| v.to_f64() < 0.0)).then(|| {
                 "the first year's value is negative (a loss): a percent change of it is read over its size and says little; compare the figures".to_string()
             })
+        })
+        .or_else(|| {
+            // a tax rate over a pretax loss (AMD's -2.2%) is a sign, not a rate
+            let loss = f.found.iter().find(|o| o.name == "pretax income" && o.value.starts_with('-'));
+            (result.is_some() && plan.id.as_deref() == Some("effective_tax_rate"))
+                .then_some(loss)
+                .flatten()
+                .map(|o| format!("pretax income is a loss in {} ({}): a tax rate over a loss says little; compare the tax and the loss", o.period, o.value))
         });
     let shape = match plan.shape {
         Shape::One(_) => "one",

@@ -135,11 +135,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     for doc in docs {
         let mut words = terms.clone();
         words.extend(measure.iter().filter(|m| !terms.contains(m)).cloned());
-        let mut req = crate::retrieve::SearchRequest::new(words.join(" "));
-        req.docs = vec![doc];
-        req.k = 8;
-        req.filter = false;
-        req.retriever = crate::retrieve::Retriever::Bm25;
+        let req = crate::retrieve::SearchRequest::lookup(words.join(" "), &doc, 8);
         if let Ok(r) = lib.search(&req) {
             for h in r.hits {
                 let p = h.page_ref();

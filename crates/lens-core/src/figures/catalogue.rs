@@ -66,6 +66,11 @@ pub struct ItemDef {
     /// of it, it is zero, and the answer says so (never shown as supported).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub absent_is_zero: bool,
+    /// An expense of the income statement (income taxes, interest): never read from a page
+    /// titled only as a cash flow statement, whose row under the same label is the cash paid
+    /// for it ("Cash paid during the year for: ... Income taxes 7").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expensed: bool,
 }
 
 impl ItemDef {

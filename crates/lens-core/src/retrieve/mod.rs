@@ -108,6 +108,23 @@ impl SearchRequest {
             filter_opts: Default::default(),
         }
     }
+
+    /// A search the app makes for itself, in one document, by BM25: a line item's labels or a
+    /// statement's title (the calculator's statement pages, a figure's other printings). Page
+    /// titles weigh as they did before the question defaults were retuned for the dense fusion
+    /// (heading boost 1.5, no topic words, 40 candidates reranked), which these lookups were
+    /// built on: a statement is found by its title.
+    pub fn lookup(query: impl Into<String>, doc: &str, k: usize) -> Self {
+        let mut r = SearchRequest::new(query);
+        r.docs = vec![doc.to_string()];
+        r.k = k;
+        r.filter = false;
+        r.retriever = Retriever::Bm25;
+        r.params.heading_boost = 1.5;
+        r.params.topic_weight = 0.0;
+        r.rank.depth = 40;
+        r
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
