@@ -249,6 +249,79 @@ const SUPERLATIVES: &[&str] =
 /// Words of a line that compare (with the superlatives): "led by", "outpaced", "more than".
 const COMPARING: &[&str] = &["led", "leading", "outpaced", "outperformed", "exceeded", "ahead", "more", "less", "higher", "lower", "larger", "faster"];
 
+/// Seven green and wrong after retrieval changed (the batteries of half a): what a quoted line
+/// must hold to answer the question as asked, beyond naming its measure. Empty: nothing amiss.
+fn says_what_was_asked(q: &Question, line: &str) -> Vec<String> {
+    let mut why = Vec::new();
+    let l = line.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let text = q.text.to_lowercase().replace('’', "'");
+    let line_words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).collect();
+    // "... filed as Exhibit 10.66 to AMD's Annual Report ... for the fiscal year ended December
+    // 27, 2014, is hereby incorporated by reference": a pointer to another document
+    if l.contains("incorporated by reference") || l.contains("incorporated herein by reference") {
+        why.push("the quoted line points to another document (incorporated by reference)".to_string());
+    }
+    // "What is Johnson & Johnson's credit rating?": a grade (AA-, Aaa, Baa2), not a sentence
+    // about others' ratings
+    if text.contains("credit rating") || text.contains("debt rating") {
+        static GRADE: LazyLock<Regex> =
+            LazyLock::new(|| Regex::new(r"\b(?:AAA|AA[+-]?|A[+-]|BBB[+-]?|BB[+-]?|Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|P-[1-3])(?:\W|$)").expect("valid regex"));
+        if !GRADE.is_match(line) {
+            why.push("the question asks for a credit rating and the quoted line states no rating grade".to_string());
+        }
+    }
+    // "What did Verizon pay in dividends per share?": a per-share figure, not a preferred
+    // share's 8.25% per annum
+    if text.contains("per share") && !l.contains("per share") && !l.contains("per common share") {
+        why.push("the question asks for a figure per share and the quoted line states none".to_string());
+    }
+    // "How much debt does Pfizer have?": what is held, not what was issued or repaid in a quarter
+    let held = [" have", " hold", " held", " outstanding", " owe"].iter().any(|w| text.contains(w)) && !text.contains(" issue") && !text.contains(" repa");
+    if held {
+        if let Some(v) = ["issued", "repaid", "redeemed", "borrowed", "retired"].iter().find(|v| line_words.contains(v)) {
+            why.push(format!("the question asks what is held and the quoted line states what was {v}"));
+        }
+    }
+    // "how much money did AMD make in 2015": a figure on a line that holds none of the question's
+    // own words (a credit agreement's $1.5 billion of liens) answers nothing asked
+    if q.operation == crate::question::Operation::Value && q.measure.is_none() {
+        // (words that name no measure: "how much money did it make")
+        const VAGUE: [&str; 12] = ["make", "made", "much", "many", "money", "does", "did", "have", "has", "get", "got", "how"];
+        let own: Vec<&String> = q
+            .terms
+            .iter()
+            .filter(|t| {
+                t.len() > 2
+                    && !VAGUE.contains(&t.as_str())
+                    && !t.chars().all(|c| c.is_ascii_digit())
+                    && !q.companies.iter().any(|c| c.to_lowercase().contains(t.as_str()))
+            })
+            .collect();
+        if !own.iter().any(|t| line_words.iter().any(|w| w.starts_with(&stem(t)))) {
+            why.push("the question names no measure and the quoted line holds none of its words".to_string());
+        }
+    }
+    // "Which year had higher revenue for MGM Resorts, FY2017 or FY2018?" answered in words: the
+    // line names each year asked, and the measure as the company's ("Fios service revenue" is a part)
+    if q.operation == crate::question::Operation::Narrative && q.years.len() >= 2 && q.measure.is_some() {
+        if let Some(y) = q.years.iter().find(|y| !l.contains(&y.to_string())) {
+            why.push(format!("the question compares years and the quoted line does not name {y}"));
+        }
+        let head = q.measure_name.as_deref().or(q.measure.as_deref()).and_then(|m| m.split(['_', ' ']).next_back()).map(str::to_string);
+        if let Some(head) = head {
+            let before: Vec<&str> = line_words.windows(2).filter(|w| w[1].starts_with(&stem(&head))).map(|w| w[0]).collect();
+            if !before.is_empty() && before.iter().all(|b| !LINE_LEADS.contains(b)) {
+                why.push(format!("the quoted line states a part's {head} (\"{} {head}\"), not the company's", before[0]));
+            }
+        }
+    }
+    why
+}
+
+/// Words that may stand before a measure on a line and leave it the company's whole measure.
+const LINE_LEADS: &[&str] =
+    &["total", "net", "consolidated", "our", "the", "its", "company", "overall", "worldwide", "annual", "reported", "in", "of", "and", "that", "which", "gaap"];
+
 /// A sentence that says tables follow ("The following tables show the significant transactions
 /// ... during the year ended December 31, 2022."): what it introduces answers, not it.
 fn introduces_tables(line: &str) -> bool {
@@ -699,6 +772,7 @@ pub fn judge(c: &Claim) -> (Support, Vec<String>) {
     }
     if c.found_by != FoundBy::Calculation {
         why.extend(named_as_asked(c.question, &l));
+        why.extend(says_what_was_asked(c.question, line));
     }
     // cash burned asked ("How much cash did Verizon burn in 2022?"), a line that never says a
     // burn quoted: a payment or a balance is not the cash burned
@@ -858,6 +932,33 @@ mod tests {
         assert!(said(who, financing).iter().any(|w| w.contains("who the customers are")), "{:?}", said(who, financing));
         assert!(said(who, "We derive a significant portion of our revenues from a limited number of commercial airlines.").is_empty());
         assert!(said(who, "The U.S. government accounted for 40% of our revenues in 2022").is_empty());
+    }
+
+    /// Seven green and wrong in the batteries of half a once retrieval read other pages.
+    #[test]
+    fn a_quoted_line_must_say_what_was_asked() {
+        let said = |question: &str, line: &str| says_what_was_asked(q(question), line);
+        let has = |w: Vec<String>, part: &str| w.iter().any(|x| x.contains(part));
+        assert!(has(said("When does AMD's fiscal year end?", "Norrod, dated October 20, 2014, filed as Exhibit 10.66 to AMD's Annual Report on Form 10-K for the fiscal year ended December 27, 2014, is hereby incorporated by reference."), "incorporated"));
+        let rating = "What is Johnson & Johnson's credit rating?";
+        assert!(has(
+            said(rating, "the Company primarily enters into agreements with commercial institutions that have at least an investment grade credit rating."),
+            "no rating grade"
+        ));
+        assert!(said(rating, "Our long-term debt is rated AAA by S&P and Aaa by Moody's.").is_empty());
+        assert!(has(
+            said("What did Verizon pay in dividends per share in 2021?", "The preferred shares pay cumulative dividends of 8.25% per annum."),
+            "per share"
+        ));
+        assert!(said("What did Verizon pay in dividends per share in 2021?", "Cash dividends declared per common share $2.54").is_empty());
+        assert!(has(said("How much debt does Pfizer have?", "Total long-term debt issued in the second quarter of 2023 $ 31,000"), "issued"));
+        assert!(said("How much debt does Pfizer have?", "Total long-term debt $ 61,538").is_empty());
+        assert!(has(said("how much money did AMD make in 2015", "liens on up to $1.5 billion of secured credit facilities debt"), "no measure"));
+        let which = "Which year had higher revenue for MGM Resorts, FY2017 or FY2018?";
+        assert!(has(said(which, "Consolidated net revenues for 2017 increased 14% compared to 2016"), "does not name 2018"));
+        let fios = "For the year ended December 31, 2021, Fios service revenue totaled $10.8 billion, an increase compared to 2020";
+        assert!(has(said("Which year had higher revenue for Verizon, FY2020 or FY2021?", fios), "a part's"));
+        assert!(said(which, "Consolidated net revenues for 2018 increased 6% compared to 2017").is_empty());
     }
 
     /// A flow asked by its verb (cash burned, stock bought back), a line that never says it.
