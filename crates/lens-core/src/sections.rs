@@ -127,46 +127,31 @@ impl Topics {
     /// the question names none of the things known).
     pub fn says_for(&self, question: &str) -> Vec<String> {
         let q = format!(" {} ", question.to_lowercase());
-        let mut out: Vec<String> = Vec::new();
-        for t in self.stances.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))) {
-            for s in &t.says {
-                if !out.contains(s) {
-                    out.push(s.clone());
-                }
-            }
-        }
-        out
+        once_each(self.stances.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))).flat_map(|t| &t.says))
     }
 
     /// The words of every topic `question` asks about ([`Topic::terms`]), in order, once each.
     pub fn terms_for(&self, question: &str) -> Vec<String> {
         let q = format!(" {} ", question.to_lowercase());
-        let mut out: Vec<String> = Vec::new();
-        for t in self.topics.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))) {
-            for w in &t.terms {
-                if !out.contains(w) {
-                    out.push(w.clone());
-                }
-            }
-        }
-        out
+        once_each(self.topics.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))).flat_map(|t| &t.terms))
     }
 
     /// The section words of every topic `question` asks about (empty: no topic).
     pub fn sections_for(&self, question: &str) -> Vec<String> {
         let q = format!(" {} ", question.to_lowercase());
-        let mut out: Vec<String> = Vec::new();
-        for t in &self.topics {
-            if t.cues.iter().any(|c| q.contains(c.as_str())) {
-                for s in &t.sections {
-                    if !out.contains(s) {
-                        out.push(s.clone());
-                    }
-                }
-            }
-        }
-        out
+        once_each(self.topics.iter().filter(|t| t.cues.iter().any(|c| q.contains(c.as_str()))).flat_map(|t| &t.sections))
     }
+}
+
+/// The strings in order, each once.
+fn once_each<'a>(all: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in all {
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    out
 }
 
 /// Does a page in `sections` lie in a section named by any of `wanted` (section words)?

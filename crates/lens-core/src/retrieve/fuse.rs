@@ -1,5 +1,6 @@
-//! Step 4: fusion. Weighted reciprocal rank fusion of any number of ranked lists of the same
-//! group (`score = sum of weight / (k0 + rank)`), and the round-robin merge of groups.
+//! Step 4: fusion. Weighted score fusion (the default) or reciprocal rank fusion (`score = sum
+//! of weight / (k0 + rank)`) of any number of ranked lists of the same group, and the
+//! round-robin merge of groups.
 
 use crate::index::IndexHit;
 use std::collections::{HashMap, HashSet};
@@ -17,28 +18,21 @@ pub fn fuse(lists: &[(&[IndexHit], f32)], k0: f32, k: usize) -> Vec<IndexHit> {
 /// to 0..1 between its last and its first page, a page missing from a list scoring 0 there.
 /// Unlike [`rrf`], how far apart two pages score in a list counts, not only their order.
 pub fn mix(lists: &[(&[IndexHit], f32)], k: usize) -> Vec<IndexHit> {
-    let mut acc: HashMap<(i64, u32), f32> = HashMap::new();
-    let mut first_seen: Vec<(i64, u32)> = Vec::new();
-    for (list, w) in lists {
-        let (Some(top), Some(last)) = (list.first(), list.last()) else { continue };
-        let span = (top.score - last.score).max(f32::MIN_POSITIVE);
-        for h in list.iter() {
-            let e = acc.entry((h.doc_key, h.page)).or_insert_with(|| {
-                first_seen.push((h.doc_key, h.page));
-                0.0
-            });
-            *e += w * (h.score - last.score) / span;
-        }
-    }
-    let mut out: Vec<IndexHit> = first_seen.into_iter().map(|(doc_key, page)| IndexHit { doc_key, page, score: acc[&(doc_key, page)] }).collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc_key.cmp(&b.doc_key)).then(a.page.cmp(&b.page)));
-    out.truncate(k);
-    out
+    combine(lists, k, |list, _, h| {
+        let (top, last) = (list[0].score, list[list.len() - 1].score);
+        (h.score - last) / (top - last).max(f32::MIN_POSITIVE)
+    })
 }
 
 /// Weighted reciprocal rank fusion (Cormack et al. 2009); pages first seen in an earlier list
 /// keep their place among equals.
 pub fn rrf(lists: &[(&[IndexHit], f32)], k0: f32, k: usize) -> Vec<IndexHit> {
+    combine(lists, k, |_, rank, _| 1.0 / (k0 + rank as f32 + 1.0))
+}
+
+/// Sum over the lists of weight x `part(list, rank, hit)` per page; the best `k`, ties by
+/// document key, then page.
+fn combine(lists: &[(&[IndexHit], f32)], k: usize, part: impl Fn(&[IndexHit], usize, &IndexHit) -> f32) -> Vec<IndexHit> {
     let mut acc: HashMap<(i64, u32), f32> = HashMap::new();
     let mut first_seen: Vec<(i64, u32)> = Vec::new();
     for (list, w) in lists {
@@ -47,7 +41,7 @@ pub fn rrf(lists: &[(&[IndexHit], f32)], k0: f32, k: usize) -> Vec<IndexHit> {
                 first_seen.push((h.doc_key, h.page));
                 0.0
             });
-            *e += w / (k0 + r as f32 + 1.0);
+            *e += w * part(list, r, h);
         }
     }
     let mut out: Vec<IndexHit> = first_seen.into_iter().map(|(doc_key, page)| IndexHit { doc_key, page, score: acc[&(doc_key, page)] }).collect();
