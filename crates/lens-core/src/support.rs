@@ -138,8 +138,6 @@ pub fn off_topic(named: bool, question: &Question, line: &str) -> bool {
     !named && (term_share(&question.terms.iter().cloned().collect(), line) < MIN_LINE_SHARE || is_label(line))
 }
 
-/// Whether a paragraph is legal boilerplate (a form of note, an indenture's standard terms, a
-/// signature block): such text never supports a figure or a fact asked about.
 /// A word's first six letters: how a measure's words are matched ("interest" is not
 /// "International", "liabilities" is "liability").
 fn stem(w: &str) -> String {
@@ -337,6 +335,8 @@ fn is_date_day(text: &str, at: usize) -> bool {
     word.len() >= 3 && crate::figures::table::MONTHS.iter().any(|m| m.starts_with(word))
 }
 
+/// Whether a paragraph is legal boilerplate (a form of note, an indenture's standard terms, a
+/// signature block): such text never supports a figure or a fact asked about.
 pub fn is_boilerplate(text: &str) -> bool {
     let markers = boilerplate_markers(text);
     markers >= 2 || (markers >= 1 && text.split_whitespace().count() > 60)

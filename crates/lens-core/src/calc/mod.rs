@@ -415,17 +415,11 @@ impl Finder<'_, '_> {
             // a page titled as a statement beats a note or a discussion table with the same row
             let statement = self.is_statement(p);
             // a balance is not read from a cash flow statement, whose row under its label is
-            // the year's change in it
-            if def.balance {
+            // the year's change in it, nor an expense, whose row there is the cash paid for it
+            if def.balance || def.expensed {
                 let kinds = self.statement_kinds(p);
-                if kinds.iter().any(|k| k == "cash_flow") && !kinds.iter().any(|k| k == "balance") {
-                    continue;
-                }
-            }
-            // nor an expense, whose row there is the cash paid for it
-            if def.expensed {
-                let kinds = self.statement_kinds(p);
-                if kinds.iter().any(|k| k == "cash_flow") && !kinds.iter().any(|k| k == "income") {
+                let has = |kind: &str| kinds.iter().any(|k| k == kind);
+                if has("cash_flow") && ((def.balance && !has("balance")) || (def.expensed && !has("income"))) {
                     continue;
                 }
             }
