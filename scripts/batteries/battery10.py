@@ -3,7 +3,8 @@
 # then lens eval --labels BATTERY.jsonl --name RUN; lens eval-answers --labels BATTERY.jsonl --pages-from RUN --explain
 import json, sys, os
 half = sys.argv[1]
-exec(open('/tmp/n9/gen.py').read().split("names = A")[0].split("half = sys.argv[1]")[1])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import A, B
 names = A if half=='a' else B
 docs = [d[:-4] for d in os.listdir(os.path.join(os.environ.get('LENS_CORPUS', os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../shared/corpus')), 'financebench/pdfs')) if d.endswith('_10K.pdf')]
 T = ["What was {c}'s stock-based compensation expense in FY{y}, in USD millions?",

@@ -137,7 +137,11 @@ pub struct Answer {
     /// Why the support is not strong.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub support_reasons: Vec<String>,
-    /// The verifier's checks ([`crate::verify`]): name, passed (true, false, or null when it
+    /// The id of the rule behind each reason, one for one ([`crate::judge::RULES`], or a
+    /// verifier check's name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub support_rules: Vec<String>,
+    /// The verifier's checks ([`crate::judge::form`]): name, passed (true, false, or null when it
     /// could not run) and detail. A failed one keeps the answer from being shown as supported.
     #[serde(default)]
     pub checks: Vec<crate::figures::rules::Check>,
@@ -161,6 +165,7 @@ impl Answer {
             model: None,
             support: Default::default(),
             support_reasons: Vec::new(),
+            support_rules: Vec::new(),
             checks: Vec::new(),
             cited: None,
         }
@@ -197,6 +202,7 @@ impl Answer {
             model: None,
             support: Default::default(),
             support_reasons: Vec::new(),
+            support_rules: Vec::new(),
             checks: Vec::new(),
             cited: None,
         }

@@ -10,13 +10,13 @@
 use crate::answer::{self, Answer, Answerer, AnswererKind, PageInput};
 use crate::calc::Calculation;
 use crate::error::{LensError, Result};
-use crate::evidence::FoundBy;
 use crate::evidence::{Evidence, EvidenceBox};
 use crate::filter::DocFilter;
 use crate::library::Library;
 use crate::log::LogEntry;
+use crate::lookups::LibraryLookups;
 use crate::pageref::PageRef;
-use crate::question::{Operation, Question, ValueType};
+use crate::question::Question;
 use crate::retrieve::{Retriever, SearchRequest};
 use crate::support::Support;
 use serde::Serialize;
@@ -104,9 +104,22 @@ pub struct AskResponse {
 fn in_user_words(notes: &mut Vec<String>, a: &mut Answer) -> Vec<String> {
     let (shown, mut details) = crate::wording::say_all(notes);
     *notes = shown;
-    let (reasons, more) = crate::wording::say_all(&a.support_reasons);
-    a.support_reasons = reasons;
-    details.extend(more.into_iter().filter(|d| !details.contains(d)).collect::<Vec<_>>());
+    // each reason in a user's words, its rule's id kept beside it (two that read the same are one)
+    let mut reasons: Vec<String> = Vec::new();
+    let mut rules: Vec<String> = Vec::new();
+    for (i, r) in a.support_reasons.iter().enumerate() {
+        let (said, reworded) = crate::wording::say(r);
+        if reworded && !details.contains(r) {
+            details.push(r.clone());
+        }
+        if !reasons.contains(&said) {
+            reasons.push(said);
+            if let Some(id) = a.support_rules.get(i) {
+                rules.push(id.clone());
+            }
+        }
+    }
+    (a.support_reasons, a.support_rules) = (reasons, rules);
     details
 }
 
@@ -182,333 +195,138 @@ pub fn evidence_for(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>
     }
 }
 
-/// How well the first cited page supports `a` (see [`crate::support`]); `filter` is what the
-/// question names (years, companies and the documents that are theirs).
-pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &Answer) -> Result<(Support, Vec<String>)> {
-    let page_text = match a.citations.first() {
-        Some(c) => match lib.store().page(&c.doc_id, c.page) {
-            Ok(p) => p.text,
-            Err(LensError::UnknownDocument(_) | LensError::UnknownPage { .. }) => String::new(),
-            Err(e) => return Err(e),
-        },
-        None => String::new(),
-    };
-    let in_scope = match (filter, a.citations.first()) {
-        (Some(f), Some(c)) if !f.companies.is_empty() => Some(f.groups.iter().flatten().any(|d| *d == c.doc_id)),
-        _ => None,
-    };
-    let years = filter.map(|f| f.years.clone()).unwrap_or_default();
-    // a question naming no company, asked of a library of several companies' filings, is
-    // answered from one of them: it is never shown as supported, and the reason names the others
-    // documents picked by hand name the filing
-    let names_none = scope.is_empty() && filter.is_none_or(|f| f.companies.is_empty());
-    let unnamed_among = match names_none {
-        true if !a.citations.is_empty() && !a.not_found && !question.text.is_empty() => {
-            let names = lib.company_names()?;
-            if names.len() > 1 {
-                names
-            } else {
-                Vec::new()
-            }
-        }
-        _ => Vec::new(),
-    };
-    // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing
-    let unquoted = a.model.is_some() && a.quote.is_none() && !a.not_found && a.calculation.as_ref().is_none_or(|c| c.result.is_none());
-    // the checks that read the library, in order; only the first that applies is said, so
-    // each runs only when those before it found nothing (one searches the filing)
-    let calc_caveat = a.calculation.as_ref().and_then(|c| c.caveat.as_deref());
-    let read = if calc_caveat.is_some() || unquoted {
-        None
-    } else {
-        match missed_row(question, a) {
-            Some(w) => Some(w),
-            None => match part_row(lib, question, a)? {
-                Some(w) => Some(w),
-                None => match unnamed_term(question, filter, a).or_else(|| quarter_only(lib, question, a)) {
-                    Some(w) => Some(w),
-                    None => later_filing(lib, question, filter, a),
-                },
+/// How well the first cited page supports `a`, by the rule book ([`crate::judge`]); `filter`
+/// is what the question names (years, companies and the documents that are theirs). The
+/// label, the reasons and their rules' ids.
+pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &Answer) -> Result<Judged> {
+    let seen = Seen::of(lib, question, filter, scope, a)?;
+    let lookups = LibraryLookups::new(lib, question, filter);
+    let (support, checks) = crate::judge::judge(&seen.claim(question, a, &lookups));
+    lookups.error()?;
+    let (reasons, rules) = crate::judge::split(checks);
+    Ok(Judged { support, reasons, rules })
+}
+
+/// An answer's label, its reasons and the id of the rule behind each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    pub support: Support,
+    pub reasons: Vec<String>,
+    pub rules: Vec<String>,
+}
+
+impl Judged {
+    /// Set on the answer.
+    pub fn set(self, a: &mut Answer) {
+        (a.support, a.support_reasons, a.support_rules) = (self.support, self.reasons, self.rules);
+    }
+}
+
+/// What the judgement reads of the library for one answer: the page cited, the years and
+/// companies named, the companies held when none is named.
+struct Seen {
+    page_text: String,
+    in_scope: Option<bool>,
+    years: Vec<i32>,
+    unnamed_among: Vec<String>,
+    companies: Vec<String>,
+    names_library: bool,
+    doc_year: Option<i32>,
+    list_complete: bool,
+}
+
+impl Seen {
+    fn of(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &Answer) -> Result<Seen> {
+        let page_text = match a.citations.first() {
+            Some(c) => match lib.store().page(&c.doc_id, c.page) {
+                Ok(p) => p.text,
+                Err(LensError::UnknownDocument(_) | LensError::UnknownPage { .. }) => String::new(),
+                Err(e) => return Err(e),
             },
-        }
-    };
-    let caveat = match calc_caveat {
-        Some(c) => Some(c),
-        None if unquoted => Some("the model cited no sentence or row of the pages read: check the page"),
-        None => read.as_deref(),
-    };
-    let doc_year = match a.citations.first() {
-        Some(c) => lib.document(&c.doc_id).ok().and_then(|d| d.year),
-        None => None,
-    };
-    let list_complete = a.quote.as_deref().is_some_and(|q| a.model.is_none() && crate::lists::list_complete(question, &a.answer, q));
-    Ok(crate::support::judge(&crate::support::Claim {
-        list_complete,
-        doc_year,
-        unnamed_among: &unnamed_among,
-        caveat,
-        question,
-        answer: &a.answer,
-        not_found: a.not_found,
-        cited: !a.citations.is_empty(),
-        found_by: a.found_by,
-        page_text: &page_text,
-        quote: a.quote.as_deref(),
-        years: &years,
-        in_scope,
-    }))
-}
-
-/// A figure the worked answer looked for on the filing's statements and found no row of,
-/// answered instead by a quoted row: the row is labelled otherwise ("Interest rate contracts",
-/// "Boeing Capital interest expense" for "interest expense"), so it may be another line item.
-fn missed_row(question: &Question, a: &Answer) -> Option<String> {
-    let c = a.calculation.as_ref()?;
-    if a.found_by == FoundBy::Calculation || c.result.is_some() || question.asks != ValueType::Number {
-        return None;
-    }
-    let item = c.problem.as_deref()?.strip_prefix("not found: ")?;
-    Some(format!("the worked answer found no row labelled as {item} on the pages it read: the quoted row may be another line item"))
-}
-
-/// A figure asked, a table row quoted: the same label printed elsewhere in the filing with
-/// figures several times larger makes this row a part's (a segment's "Total noninterest
-/// expense 969" where the firm's is 17,948).
-fn part_row(lib: &Library, question: &Question, a: &Answer) -> Result<Option<String>> {
-    match (a.found_by, a.quote.as_deref(), a.citations.first()) {
-        (FoundBy::Quote, Some(q), Some(p)) if question.asks == ValueType::Number && question.operation == Operation::Value => larger_elsewhere(lib, p, q),
-        _ => Ok(None),
-    }
-}
-
-/// A figure asked by a term of art the question writes as one ("RevPAR", "ARR"): a quoted line
-/// that never names it states another figure ("rooms revenue was $2.7 billion").
-/// A question that names no period ("How much cash does 3M have?") answered from a filing when
-/// the library holds a later one of the company: the answer may be out of date; said.
-fn later_filing(lib: &Library, question: &Question, filter: Option<&DocFilter>, a: &Answer) -> Option<String> {
-    // a value asked as of now, not a judgement over the years ("are its margins historically
-    // consistent?")
-    if !question.years.is_empty() || !question.quarters.is_empty() || a.not_found || question.operation != crate::question::Operation::Value {
-        return None;
-    }
-    let f = filter.filter(|f| !f.companies.is_empty())?;
-    let cited = a.citations.first()?;
-    let year_of = |d: &str| lib.document(d).ok().and_then(|d| d.year);
-    let mine = year_of(&cited.doc_id)?;
-    let (later, year) = f.groups.iter().flatten().filter_map(|d| year_of(d).map(|y| (d.clone(), y))).max_by_key(|(_, y)| *y)?;
-    (year > mine).then(|| {
-        format!("the question names no year; this is from {} (FY{mine}), and the library holds a later filing ({later}, FY{year}): name the year", cited.doc_id)
-    })
-}
-
-fn unnamed_term(question: &Question, filter: Option<&DocFilter>, a: &Answer) -> Option<String> {
-    let (FoundBy::Quote, Some(q), Some(p)) = (a.found_by, a.quote.as_deref(), a.citations.first()) else { return None };
-    if question.asks != ValueType::Number {
-        return None;
-    }
-    let names: Vec<String> = filter.map(|f| f.companies.iter().map(|c| c.to_lowercase()).collect()).unwrap_or_default();
-    let line = q.to_lowercase();
-    terms_of_art(&question.text)
-        .into_iter()
-        .find(|t| {
-            let l = t.to_lowercase();
-            !line.contains(&l) && !p.doc_id.to_lowercase().contains(&l) && !names.iter().any(|n| n.contains(&l) || l.contains(n.as_str()))
-        })
-        .map(|t| format!("the quoted line does not name {t}, which the question asks for: it may state another figure"))
-}
-
-/// A fiscal year's figure asked, a quarter's given: the cited page prints the answer's figures
-/// only under columns of three, six or nine months.
-fn quarter_only(lib: &Library, question: &Question, a: &Answer) -> Option<String> {
-    let p = a.citations.first()?;
-    if a.found_by == FoundBy::Calculation || question.asks != ValueType::Number || !question.quarters.is_empty() || !question.halves.is_empty() {
-        return None;
-    }
-    only_in_part_year_columns(&lib.page_tables(p), &a.answer)
-}
-
-/// When every cell of `tables` holding one of the answer's figures lies in a column of part of
-/// a year ("Three Months Ended"), the reason to say so; None when a figure is in a year's column
-/// or nowhere in the tables.
-fn only_in_part_year_columns(tables: &[crate::figures::table::Table], answer: &str) -> Option<String> {
-    let stated: Vec<f64> = crate::evidence::numbers(answer).into_iter().filter(|(n, ..)| n.salient && !n.is_year).map(|(n, ..)| n.value).collect();
-    let mut months: Vec<u8> = Vec::new();
-    for t in tables {
-        for r in &t.rows {
-            for (i, c) in r.cells.iter().enumerate() {
-                let Some(c) = c else { continue };
-                if stated.iter().any(|v| (c.value.to_f64() - v).abs() <= 0.005 * v.abs().max(1.0)) {
-                    match t.columns.get(i).and_then(|col| col.months).filter(|m| *m < 12) {
-                        Some(m) => months.push(m),
-                        None => return None,
-                    }
-                }
-            }
-        }
-    }
-    let m = *months.first()?;
-    Some(format!("the answer's figure is printed under a column of {m} months, not a fiscal year's: it may be a quarter's"))
-}
-
-/// The terms of art a question writes with capitals inside or throughout ("RevPAR", "ARR",
-/// "EBITDAR"), three letters or more, not units or periods ("USD", "FY").
-pub fn terms_of_art(question: &str) -> Vec<String> {
-    const COMMON: [&str; 8] = ["USD", "GAAP", "FY", "YOY", "US", "USA", "EUR", "GBP"];
-    let mut out: Vec<String> = Vec::new();
-    for w in question.split(|c: char| !c.is_alphanumeric() && c != '&') {
-        let w = w.trim_end_matches("s").trim_end_matches('\'');
-        let upper = w.chars().filter(|c| c.is_ascii_uppercase()).count();
-        if w.len() >= 3 && w.chars().all(|c| c.is_ascii_alphabetic()) && upper >= 2 && !COMMON.contains(&w) && !out.iter().any(|o| o == w) {
-            out.push(w.to_string());
-        }
-    }
-    out
-}
-
-/// The largest figure (in units) of the rows labelled `label` in `tables`; None when no row
-/// has that label.
-fn row_sizes(tables: &[crate::figures::table::Table], label: &str) -> Option<f64> {
-    let want = crate::figures::catalogue::norm(label);
-    let want = want.as_str();
-    tables
-        .iter()
-        .flat_map(|t| t.rows.iter().filter(move |r| crate::figures::catalogue::norm(&r.label) == want).map(move |r| (t, r)))
-        .filter_map(|(t, r)| r.cells.iter().flatten().filter_map(|c| c.value.checked_mul(t.scale)).map(|v| v.to_f64().abs()).reduce(f64::max))
-        .reduce(f64::max)
-}
-
-/// When the row quoted on `page` is printed under the same label elsewhere in the filing with
-/// figures at least three times as large, the reason to say so: the quoted row is likely a
-/// part's (a segment's, a subsidiary's), not the company's.
-fn larger_elsewhere(lib: &Library, page: &PageRef, quote: &str) -> Result<Option<String>> {
-    if !crate::support::is_table_row(quote) {
-        return Ok(None);
-    }
-    // the row's label: its words before the first figure
-    let label: String = quote
-        .split_whitespace()
-        .take_while(|w| {
-            let t = w.trim_start_matches(['(', '$', '-', '—', '–']);
-            !t.is_empty() && !t.starts_with(|c: char| c.is_ascii_digit())
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    // a footnote mark is not part of the label ("Total Operating Revenues(1)")
-    let label = match label.rfind('(') {
-        Some(i) if label.ends_with(')') && label.len() - i <= 4 => label[..i].trim_end().to_string(),
-        _ => label,
-    };
-    if label.split_whitespace().count() < 2 {
-        return Ok(None);
-    }
-    // the row as the page's tables read it, else the quote's own figures in the page's unit
-    let from_quote = || -> Result<Option<f64>> {
-        let text = lib.store().page(&page.doc_id, page.page)?.text;
-        let (_, scale) = crate::figures::table::page_unit(&text);
-        let biggest = crate::evidence::numbers(quote).into_iter().filter(|(n, ..)| n.salient && !n.is_year).map(|(n, ..)| n.value.abs()).reduce(f64::max);
-        Ok(biggest.map(|v| v * scale.to_f64()))
-    };
-    let mine = match row_sizes(&lib.page_tables(page), &label) {
-        Some(v) => Some(v),
-        None => from_quote()?,
-    };
-    let Some(mine) = mine.filter(|v| *v > 0.0) else { return Ok(None) };
-    let req = SearchRequest::lookup(label.clone(), &page.doc_id, 10);
-    for h in lib.search(&req)?.hits {
-        let other = h.page_ref();
-        if other == *page {
-            continue;
-        }
-        if let Some(theirs) = row_sizes(&lib.page_tables(&other), &label) {
-            if theirs >= 3.0 * mine {
-                return Ok(Some(format!(
-                    "\"{label}\" is printed on {other} with figures at least three times as large: the row quoted may be a part's (a segment's), not the company's"
-                )));
-            }
-        }
-    }
-    Ok(None)
-}
-
-/// Replace an answer to an off-topic question by "Not found" ([`crate::support::off_topic`]):
-/// `named` says whether the question names a company or document of the library, or the user
-/// picked the documents. A computed result is never replaced. True when it was replaced.
-pub fn refuse_off_topic(question: &Question, named: bool, a: &mut Answer) -> bool {
-    if a.not_found || a.citations.is_empty() || a.calculation.as_ref().is_some_and(|c| c.result.is_some()) || a.support == Support::Strong {
-        return false;
-    }
-    let line = a.quote.clone().unwrap_or_else(|| a.answer.clone());
-    if !crate::support::off_topic(named, question, &line) {
-        return false;
-    }
-    let mut refused = Answer::not_found(a.answerer, a.answer_ms);
-    refused.model = a.model.take();
-    refused.calculation = a.calculation.take();
-    refused.support_reasons = vec![format!(
-        "the question names no document of the library and the best line found (\"{}\") does not answer it: name the company and period, or pick documents in Search in",
-        line.chars().take(120).collect::<String>()
-    )];
-    *a = refused;
-    true
-}
-
-/// A company the question names as a possessor ("What was Intel's net income?") that the
-/// company list knows (`resources/companies.json`) and the library holds no filing of: its name
-/// as written. None when the possessor is a company of the library, or not a known company (a
-/// segment, a product: "AWS's operating income").
-pub fn company_not_held(lib: &Library, question: &Question) -> Result<Option<String>> {
-    let text = question.text.replace('’', "'");
-    let mut held: Option<Vec<String>> = None;
-    let pieces: Vec<&str> = text.split("'s ").collect();
-    for head in &pieces[..pieces.len().saturating_sub(1)] {
-        // the capitalised words before "'s", back to a lower-case word: "Bank of America"
-        let words: Vec<&str> = head.split_whitespace().collect();
-        let mut start = words.len();
-        while start > 0 {
-            let w = words[start - 1];
-            let joins = ["of", "&", "and", "the"].contains(&w) && start >= 2 && start < words.len();
-            if w.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()) || joins {
-                start -= 1;
-            } else {
-                break;
-            }
-        }
-        // the sentence's first word is capitalised anyway ("Management's discussion")
-        if start >= words.len() || (start == 0 && words.len() == 1) {
-            continue;
-        }
-        let name = words[start..].join(" ");
-        let norm = crate::text::normalize_name(&name);
-        let Some(entry) = lib.companies.companies.iter().find(|e| e.names.iter().chain(&e.aliases).any(|n| *n == norm)) else { continue };
-        let held = match &mut held {
-            Some(h) => h,
-            None => {
-                let mut names = Vec::new();
-                for c in lib.company_names()? {
-                    names.push(crate::text::normalize_name(&c));
-                    names.extend(lib.companies.extra_aliases(&[], Some(&c)));
-                }
-                held.insert(names)
-            }
+            None => String::new(),
         };
-        if !entry.names.iter().chain(&entry.aliases).any(|n| held.contains(n)) {
-            return Ok(Some(name));
+        let in_scope = match (filter, a.citations.first()) {
+            (Some(f), Some(c)) if !f.companies.is_empty() => Some(f.groups.iter().flatten().any(|d| *d == c.doc_id)),
+            _ => None,
+        };
+        // a question naming no company, asked of a library of several companies' filings, is
+        // answered from one of them: it is never shown as supported, and the reason names the
+        // others; documents picked by hand name the filing
+        let names_none = scope.is_empty() && filter.is_none_or(|f| f.companies.is_empty());
+        let unnamed_among = match names_none {
+            true if !a.citations.is_empty() && !a.not_found && !question.text.is_empty() => {
+                let names = lib.company_names()?;
+                if names.len() > 1 {
+                    names
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        };
+        let doc_year = match a.citations.first() {
+            Some(c) => lib.document(&c.doc_id).ok().and_then(|d| d.year),
+            None => None,
+        };
+        Ok(Seen {
+            page_text,
+            in_scope,
+            years: filter.map(|f| f.years.clone()).unwrap_or_default(),
+            unnamed_among,
+            companies: filter.map(|f| f.companies.iter().map(|c| c.to_lowercase()).collect()).unwrap_or_default(),
+            names_library: names_library(scope, filter),
+            doc_year,
+            list_complete: a.quote.as_deref().is_some_and(|q| a.model.is_none() && crate::lists::list_complete(question, &a.answer, q)),
+        })
+    }
+
+    fn claim<'a>(&'a self, question: &'a Question, a: &'a Answer, lookups: &'a dyn crate::judge::Lookups) -> crate::judge::Claim<'a> {
+        let computed = a.calculation.as_ref().is_some_and(|c| c.result.is_some());
+        crate::judge::Claim {
+            question,
+            answer: &a.answer,
+            not_found: a.not_found,
+            cited: a.citations.first(),
+            found_by: a.found_by,
+            page_text: &self.page_text,
+            quote: a.quote.as_deref(),
+            years: &self.years,
+            in_scope: self.in_scope,
+            unnamed_among: &self.unnamed_among,
+            companies_named: &self.companies,
+            names_library: self.names_library,
+            calc_caveat: a.calculation.as_ref().and_then(|c| c.caveat.as_deref()),
+            calc_problem: a.calculation.as_ref().filter(|c| c.result.is_none()).and_then(|c| c.problem.as_deref()),
+            // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing
+            unquoted: a.model.is_some() && a.quote.is_none() && !a.not_found && !computed,
+            computed,
+            doc_year: self.doc_year,
+            list_complete: self.list_complete,
+            support: a.support,
+            lookups,
         }
     }
-    Ok(None)
 }
 
-/// Replace an answer by "Not found" because the library holds no filing of `company`.
-fn refuse_absent_company(lib: &Library, company: &str, a: &mut Answer) -> Result<()> {
-    let names = lib.company_names()?;
-    let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
-    let more = if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
-    let mut refused = Answer::not_found(a.answerer, a.answer_ms);
-    refused.model = a.model.take();
-    refused.support_reasons =
-        vec![format!("the library holds no filing of {company}: add its filings, or ask about a company it holds ({}{more})", shown.join(", "))];
-    *a = refused;
-    Ok(())
+/// The refusals of the rule book ([`crate::judge::refusal`]) on a judged answer: a company the
+/// library holds no filing of, or a question off the library's topic. The answer becomes "Not
+/// found" with the reason; true when it did.
+pub fn refuse(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &mut Answer) -> Result<bool> {
+    let seen = Seen::of(lib, question, filter, scope, a)?;
+    let lookups = LibraryLookups::new(lib, question, filter);
+    let refused = crate::judge::refusal(&seen.claim(question, a, &lookups));
+    lookups.error()?;
+    let Some(check) = refused else { return Ok(false) };
+    let mut out = Answer::not_found(a.answerer, a.answer_ms);
+    out.model = a.model.take();
+    // an off-topic answer keeps the calculation tried (for Details)
+    if check.name == "off_topic" {
+        out.calculation = a.calculation.take();
+    }
+    out.support_reasons = vec![check.detail];
+    out.support_rules = vec![check.name];
+    *a = out;
+    Ok(true)
 }
 
 /// Whether a question names something of the library: documents picked by hand, or a company
@@ -592,14 +410,8 @@ pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) ->
     if !a.not_found && a.citations.is_empty() {
         r.notes.push("the answer cites no page: nothing on a page supports it, check before using it".into());
     }
-    (a.support, a.support_reasons) = judge_support(lib, &r.read, r.filter.as_ref(), &r.scope, a)?;
-    if refuse && !names_library(&r.scope, r.filter.as_ref()) {
-        if let Some(absent) = company_not_held(lib, &r.read)? {
-            refuse_absent_company(lib, &absent, a)?;
-            return Ok(Vec::new());
-        }
-    }
-    if refuse && refuse_off_topic(&r.read, names_library(&r.scope, r.filter.as_ref()), a) {
+    judge_support(lib, &r.read, r.filter.as_ref(), &r.scope, a)?.set(a);
+    if refuse && self::refuse(lib, &r.read, r.filter.as_ref(), &r.scope, a)? {
         return Ok(Vec::new());
     }
     verify_answer(lib, &r.read, a);
@@ -630,20 +442,21 @@ fn name_periods(lib: &Library, question: &Question, a: &mut Answer) {
     }
 }
 
-/// The verifier's stage ([`crate::verify`]): the answer's checks, and a failed one keeps it
+/// The verifier's stage ([`crate::judge::form`]): the answer's checks, and a failed one keeps it
 /// from being shown as supported, its detail the reason shown.
 pub fn verify_answer(lib: &Library, question: &Question, a: &mut Answer) {
-    a.checks = crate::verify::verify(question, a, lib.checks());
-    let failed: Vec<String> = a.checks.iter().filter(|c| c.failed()).map(|c| c.detail.clone()).collect();
+    a.checks = crate::judge::form::verify(question, a, lib.checks());
+    let failed: Vec<(String, String)> = a.checks.iter().filter(|c| c.failed()).map(|c| (c.detail.clone(), c.name.clone())).collect();
     if failed.is_empty() {
         return;
     }
     if a.support == Support::Strong {
         a.support = Support::Weak;
     }
-    for d in failed {
+    for (d, name) in failed {
         if !a.support_reasons.contains(&d) {
             a.support_reasons.push(d);
+            a.support_rules.push(name);
         }
     }
 }
@@ -824,7 +637,7 @@ impl Library {
             }
             None => {
                 let read = self.read_question(&e.question);
-                (a.support, a.support_reasons) = judge_support(self, &read, None, &e.scope, &a)?;
+                judge_support(self, &read, None, &e.scope, &a)?.set(&mut a);
                 verify_answer(self, &read, &mut a);
                 notes.push("this entry was logged before the app kept what it showed: its label is judged again now".to_string());
                 read
@@ -877,6 +690,7 @@ impl Library {
             shown: Some(crate::log::Shown {
                 support: a.support,
                 support_reasons: a.support_reasons.clone(),
+                support_rules: a.support_rules.clone(),
                 checks: a.checks.clone(),
                 question: r.read.clone(),
                 notes: r.notes.clone(),
@@ -897,72 +711,5 @@ impl Library {
         let resp = self.finish_ask(r, a)?;
         on_event(AskEvent::Done { response: Box::new(resp.clone()) });
         Ok(resp)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_question_naming_no_year_answered_from_an_older_filing_is_said() {
-        let mut lib = Library::in_memory().unwrap();
-        for (id, year) in [("ACME_2018_10K", 2018), ("ACME_2022_10K", 2022)] {
-            let page = crate::store::NewPage {
-                page: 1,
-                text: "Cash and cash equivalents 3,300",
-                heading: "",
-                boxes: &[],
-                width: 612.0,
-                height: 792.0,
-                needs_ocr: false,
-                label: None,
-            };
-            let meta = crate::meta::DocMeta { company: Some("Acme".into()), year: Some(year), form: Some("10-K".into()), ..Default::default() };
-            let key = lib.store_mut().insert_pending(id, "/x.pdf", 1, id, &meta, &[page]).unwrap();
-            lib.store_mut().publish(key, &[]).unwrap();
-        }
-        let filter = DocFilter {
-            companies: vec!["acme".into()],
-            years: Vec::new(),
-            forms: Vec::new(),
-            groups: vec![vec!["ACME_2018_10K".into(), "ACME_2022_10K".into()]],
-            key_groups: Vec::new(),
-        };
-        let a = Answer::quoted(
-            AnswererKind::Extractive,
-            "Cash and cash equivalents 3,300".into(),
-            "Cash and cash equivalents 3,300".into(),
-            PageRef::new("ACME_2018_10K", 1),
-            0.0,
-        );
-        let w = later_filing(&lib, &lib.read_question("How much cash does ACME have?"), Some(&filter), &a);
-        assert!(w.as_deref().is_some_and(|w| w.contains("ACME_2022_10K, FY2022")), "{w:?}");
-        // a year asked, or the latest filing cited: nothing to say
-        assert_eq!(later_filing(&lib, &lib.read_question("How much cash did ACME have at the end of 2018?"), Some(&filter), &a), None);
-        let latest = Answer::quoted(AnswererKind::Extractive, "x".into(), "x".into(), PageRef::new("ACME_2022_10K", 1), 0.0);
-        assert_eq!(later_filing(&lib, &lib.read_question("How much cash does ACME have?"), Some(&filter), &latest), None);
-    }
-
-    #[test]
-    fn a_figure_printed_only_under_a_quarters_column_is_said() {
-        let (text, boxes) = crate::figures::table::tests::page(&[
-            ("Three Months Ended", 280.0, 710.0),
-            ("2022", 300.0, 700.0),
-            ("2021", 400.0, 700.0),
-            ("Research and development expense", 50.0, 690.0),
-            ("3,841", 300.0, 690.0),
-            ("4,720", 400.0, 690.0),
-        ]);
-        let tables = crate::figures::table::tables(&text, &boxes);
-        assert!(only_in_part_year_columns(&tables, "3,841").is_some_and(|w| w.contains("3 months")), "{tables:?}");
-        assert_eq!(only_in_part_year_columns(&tables, "14,603"), None, "not on the page: another check's business");
-    }
-
-    #[test]
-    fn terms_of_art_are_the_words_written_with_capitals_inside() {
-        assert_eq!(terms_of_art("What was MGM's Las Vegas Strip RevPAR in 2022?"), vec!["MGM", "RevPAR"]);
-        assert_eq!(terms_of_art("What was Adobe's Digital Media ARR at the end of fiscal 2016, in USD?"), vec!["ARR"]);
-        assert!(terms_of_art("What is the FY2019 revenue of Costco in USD millions (GAAP)?").is_empty());
     }
 }

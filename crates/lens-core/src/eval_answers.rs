@@ -102,6 +102,40 @@ pub struct AnswerSummary {
     /// Per question shape (the operation read): questions, how often a gold page was among the
     /// pages read, and the share right.
     pub by_shape: std::collections::BTreeMap<String, ShapeScores>,
+    /// Per rule of the rule book (and verifier check) that gave a reason: the answers it fired
+    /// on, and how many of those were right and wrong by the reference. A green wrong answer
+    /// names no rule (none fired): see `confident_wrong`.
+    pub by_rule: std::collections::BTreeMap<String, RuleScores>,
+}
+
+/// How a rule did on a set of questions.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RuleScores {
+    pub fires: usize,
+    pub right: usize,
+    pub wrong: usize,
+}
+
+/// Per rule id in the rows' answers: fires, and of those right and wrong.
+pub fn by_rule(rows: &[AnswerRow]) -> std::collections::BTreeMap<String, RuleScores> {
+    let mut m: std::collections::BTreeMap<String, RuleScores> = Default::default();
+    for r in rows {
+        let mut seen: Vec<&String> = Vec::new();
+        for id in &r.answer.support_rules {
+            if seen.contains(&id) {
+                continue;
+            }
+            seen.push(id);
+            let e = m.entry(id.clone()).or_default();
+            e.fires += 1;
+            if r.right {
+                e.right += 1;
+            } else {
+                e.wrong += 1;
+            }
+        }
+    }
+    m
 }
 
 /// The checks that alone made an answer weak: every reason it shows is a failed check's.
@@ -543,6 +577,7 @@ pub fn run(
             }
             m
         },
+        by_rule: by_rule(&rows),
         calc_answered: rows.iter().filter(|r| r.calc_correct.is_some()).count(),
         calc_correct: rows.iter().filter(|r| r.calc_correct == Some(true)).count(),
     };

@@ -44,6 +44,9 @@ pub struct Shown {
     pub support: crate::support::Support,
     #[serde(default)]
     pub support_reasons: Vec<String>,
+    /// The rule behind each reason (empty in entries logged before rules had ids).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub support_rules: Vec<String>,
     #[serde(default)]
     pub checks: Vec<crate::figures::rules::Check>,
     pub question: crate::question::Question,
@@ -193,6 +196,7 @@ impl LogColumns {
                 model: self.model.as_deref().and_then(|c| serde_json::from_str(c).ok()),
                 support: shown.as_ref().map(|s| s.support).unwrap_or_default(),
                 support_reasons: shown.as_ref().map(|s| s.support_reasons.clone()).unwrap_or_default(),
+                support_rules: shown.as_ref().map(|s| s.support_rules.clone()).unwrap_or_default(),
                 checks: shown.as_ref().map(|s| s.checks.clone()).unwrap_or_default(),
                 cited: None,
             },

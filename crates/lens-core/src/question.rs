@@ -115,6 +115,55 @@ pub struct Question {
     pub short_forms: Vec<String>,
     /// [`Question::reading`], kept for the UI.
     pub reading: String,
+    /// Its words as the judging rules read them ([`Question::wording`]), read once.
+    #[serde(skip)]
+    pub wording: WordingCell,
+}
+
+/// A question's [`Wording`], read from its text the first time a rule asks. Two cells are
+/// always equal: the wording follows from the text, which the question compares.
+#[derive(Debug, Clone, Default)]
+pub struct WordingCell(std::sync::OnceLock<Wording>);
+
+impl PartialEq for WordingCell {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// A question's words as the judging rules read them ([`crate::judge`]), read once when it is
+/// parsed: no rule reads the question's text itself.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Wording {
+    /// The text in lower case, a typographic apostrophe as a plain one.
+    pub lower: String,
+    /// Its words in order: letters, digits and hyphens.
+    pub words: Vec<String>,
+    /// The terms of art it writes with capitals ([`terms_of_art`]: "RevPAR", "ARR").
+    pub terms_of_art: Vec<String>,
+}
+
+impl Wording {
+    pub fn read(text: &str) -> Wording {
+        let lower = text.to_lowercase().replace('’', "'");
+        let words = lower.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).map(str::to_string).collect();
+        Wording { words, terms_of_art: terms_of_art(text), lower }
+    }
+}
+
+/// The terms of art a question writes with capitals inside or throughout ("RevPAR", "ARR",
+/// "EBITDAR"), three letters or more, not units or periods ("USD", "FY").
+pub fn terms_of_art(question: &str) -> Vec<String> {
+    const COMMON: [&str; 8] = ["USD", "GAAP", "FY", "YOY", "US", "USA", "EUR", "GBP"];
+    let mut out: Vec<String> = Vec::new();
+    for w in question.split(|c: char| !c.is_alphanumeric() && c != '&') {
+        let w = w.trim_end_matches("s").trim_end_matches('\'');
+        let upper = w.chars().filter(|c| c.is_ascii_uppercase()).count();
+        if w.len() >= 3 && w.chars().all(|c| c.is_ascii_alphabetic()) && upper >= 2 && !COMMON.contains(&w) && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
 }
 
 /// How a ranking question ranks ("Which region had the worst topline performance?").
@@ -655,6 +704,7 @@ impl Question {
             scale: scale_asked(&text).map(str::to_string),
         };
         let mut q = Question {
+            wording: WordingCell::default(),
             reading: String::new(),
             terms: content_terms(&text),
             text,
@@ -687,6 +737,11 @@ impl Question {
         self.companies = companies;
         self.reading = self.reading();
         self
+    }
+
+    /// Its words as the judging rules read them, read once.
+    pub fn wording(&self) -> &Wording {
+        self.wording.0.get_or_init(|| Wording::read(&self.text))
     }
 
     pub fn asks_yes_no(&self) -> bool {
@@ -829,6 +884,18 @@ impl Question {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terms_of_art_are_the_words_written_with_capitals_inside() {
+        assert_eq!(terms_of_art("What was MGM's Las Vegas Strip RevPAR in 2022?"), vec!["MGM", "RevPAR"]);
+        assert_eq!(terms_of_art("What was Adobe's Digital Media ARR at the end of fiscal 2016, in USD?"), vec!["ARR"]);
+        assert!(terms_of_art("What is the FY2019 revenue of Costco in USD millions (GAAP)?").is_empty());
+        let w = Question::parse("Which segment’s RevPAR grew the fastest?").wording().clone();
+        assert_eq!(
+            (w.lower.as_str(), w.words[1].as_str(), w.terms_of_art),
+            ("which segment's revpar grew the fastest?", "segment", vec!["RevPAR".to_string()])
+        );
+    }
 
     #[test]
     fn shapes_of_analyst_questions() {

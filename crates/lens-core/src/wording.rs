@@ -14,6 +14,8 @@ const TABLE: &str = include_str!("../../../resources/wording.json");
 #[derive(Deserialize)]
 struct Table {
     rules: Vec<RuleText>,
+    /// Each judging rule's reason by its id (`crate::judge`), `{0}`, `{1}` ... its words.
+    reasons: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -27,10 +29,41 @@ struct Rule {
     say: String,
 }
 
+static TABLE_READ: LazyLock<Table> = LazyLock::new(|| serde_json::from_str(TABLE).expect("resources/wording.json is valid (tested)"));
+
 static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
-    let t: Table = serde_json::from_str(TABLE).expect("resources/wording.json is valid (tested)");
-    t.rules.into_iter().map(|r| Rule { when: Regex::new(&r.when).expect("a wording rule is a valid regex (tested)"), say: r.say }).collect()
+    TABLE_READ.rules.iter().map(|r| Rule { when: Regex::new(&r.when).expect("a wording rule is a valid regex (tested)"), say: r.say.clone() }).collect()
 });
+
+/// Whether the table words the judging rule `id`'s reason.
+pub fn has_reason(id: &str) -> bool {
+    TABLE_READ.reasons.contains_key(id)
+}
+
+/// The reason of the judging rule `id`, its `{0}`, `{1}` ... filled with `words` in one pass (a
+/// word that holds "{1}" is not filled again). A rule with no wording (a test catches it) is
+/// said by its id.
+pub fn reason(id: &str, words: &[String]) -> String {
+    let Some(t) = TABLE_READ.reasons.get(id) else { return id.to_string() };
+    let mut out = String::with_capacity(t.len());
+    let mut rest = t.as_str();
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after.find('}').and_then(|close| after[..close].parse::<usize>().ok().map(|i| (close, i))) {
+            Some((close, i)) => {
+                out.push_str(words.get(i).map(String::as_str).unwrap_or(""));
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
 
 /// Passage ids as the model sees them ("P2.S14", "P1.R7"), alone or in a list.
 static IDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bP\d+\.[SR]\d+(?:(?:, | and |, and )P\d+\.[SR]\d+)*\b").expect("valid regex"));
@@ -90,6 +123,16 @@ pub fn whole_sentences(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reason_is_filled_once_with_its_words() {
+        assert_eq!(reason("other_years", &["2016, 2015".into(), "2017".into()]), "the quoted line is about 2016, 2015, not 2017 as asked");
+        assert_eq!(
+            reason("label_line", &["a {0} b".into()]),
+            "the quoted line (\"a {0} b\") is a heading or label naming what was asked, not a statement of it"
+        );
+        assert_eq!(reason("no_such_rule", &[]), "no_such_rule");
+    }
 
     #[test]
     fn every_rule_compiles_and_developer_words_are_reworded() {

@@ -142,7 +142,7 @@ fn a_current_report_is_read_on_its_item_page_and_boilerplate_never_supports() {
     let quote = a.quote.clone().unwrap_or_default();
     assert!(lens_core::support::is_boilerplate(&quote), "{quote}");
     a.found_by = lens_core::evidence::FoundBy::Quote;
-    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).map(|j| (j.support, j.reasons)).unwrap();
     assert_eq!(support, Support::Weak, "{why:?}");
     assert!(why.iter().any(|w| w.contains("boilerplate")), "{why:?}");
 }
@@ -165,10 +165,10 @@ fn a_quoted_row_where_the_worked_answer_found_no_row_of_the_item_is_not_shown_as
     let lib = lib();
     let read = lib.read_question("What is 3M's FY2018 net sales? Answer in USD millions.");
     let mut a = quoted(&lib, &read, doc, 56);
-    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).map(|j| (j.support, j.reasons)).unwrap();
     assert_eq!(support, Support::Strong, "the row quoted alone is supported: {why:?} ({})", a.answer);
     a.calculation = Some(lens_core::calc::Calculation { result: None, problem: Some("not found: revenue, FY2018".into()), ..Default::default() });
-    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).map(|j| (j.support, j.reasons)).unwrap();
     assert_eq!(support, Support::Weak, "{why:?}");
     assert!(why.iter().any(|w| w.contains("found no row labelled as revenue, FY2018")), "{why:?}");
 }
@@ -182,7 +182,7 @@ fn a_segments_row_quoted_for_the_companys_figure_is_not_shown_as_supported() {
     let read = lib.read_question("What were Verizon's total operating revenues in FY2022?");
     let judge = |page: u32| {
         let a = quoted(&lib, &read, doc, page);
-        let got = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+        let got = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).map(|j| (j.support, j.reasons)).unwrap();
         (a.quote.unwrap_or_default(), got)
     };
     let (quote, (support, why)) = judge(32);
@@ -201,7 +201,7 @@ fn a_quoted_line_that_never_names_the_term_asked_is_not_shown_as_supported() {
     let lib = lib();
     let read = lib.read_question("What was Verizon's total operating revenues ROCE in FY2022?");
     let a = quoted(&lib, &read, doc, 54);
-    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).unwrap();
+    let (support, why) = lens_core::ask::judge_support(&lib, &read, None, &[doc.to_string()], &a).map(|j| (j.support, j.reasons)).unwrap();
     assert_eq!(support, Support::Weak, "{:?}: {why:?}", a.quote);
     assert!(why.iter().any(|w| w.contains("does not name ROCE")), "{why:?}");
 }

@@ -100,7 +100,7 @@ fn a_quarter_is_never_read_for_a_fiscal_year_and_a_headline_never_answers_why() 
     let w = ask(&lib, "Why did Amcor raise its guidance?", &["AMCOR_2023Q4_EARNINGS"]);
     if w.answer.support == Support::Strong {
         let line = w.answer.quote.clone().unwrap_or_else(|| w.answer.answer.clone());
-        assert!(!lens_core::verify::is_heading(&line), "a heading shown green: {line}");
+        assert!(!lens_core::judge::form::is_heading(&line), "a heading shown green: {line}");
         assert!(w.answer.checks.iter().any(|k| k.name == "narrative" && k.passed == Some(true)));
     }
 }
@@ -135,6 +135,7 @@ fn a_reopened_answer_shows_the_label_it_was_shown_and_an_older_entry_says_it_is_
     let shown = Shown {
         support: Support::Strong,
         support_reasons: Vec::new(),
+        support_rules: Vec::new(),
         checks: vec![lens_core::figures::rules::Check::pass("type", "the answer is of the type asked")],
         question: lib.read_question(question).with_companies(vec!["nike".into()]),
         notes: vec!["searched NIKE_2019_10K".into()],

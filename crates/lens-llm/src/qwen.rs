@@ -244,6 +244,7 @@ impl Answerer for QwenAnswerer {
             }),
             support: Default::default(),
             support_reasons: Vec::new(),
+            support_rules: Vec::new(),
             checks: Vec::new(),
             cited: Some(cited),
         })

@@ -72,8 +72,9 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
                 } else if let Some(q) = &r.answer.quote {
                     println!("    line:    {}", q.chars().take(240).collect::<String>());
                 }
-                for w in &r.answer.support_reasons {
-                    println!("    weak:    {w}");
+                for (i, w) in r.answer.support_reasons.iter().enumerate() {
+                    let id = r.answer.support_rules.get(i).map(String::as_str).unwrap_or("-");
+                    println!("    weak:    [{id}] {w}");
                 }
             }
             if r.answer.model.is_some() {
@@ -136,6 +137,12 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
         println!("  checks that kept an answer from green (answers demoted, of them right):");
         for (name, (n, right)) in &s.check_costs {
             println!("    {name:<10} {n} demoted, {right} of them right");
+        }
+    }
+    if !s.by_rule.is_empty() {
+        println!("  rules that gave a reason (answers it fired on: right / wrong):");
+        for (id, r) in &s.by_rule {
+            println!("    {id:<18} {:>3} fired: {} right, {} wrong", r.fires, r.right, r.wrong);
         }
     }
     for (t, g) in &s.by_query_type {

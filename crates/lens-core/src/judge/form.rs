@@ -1,4 +1,4 @@
-//! The verifier: the stage of the ask phases between the answer and its label. A worked
+//! The verifier's form checks: the stage of the ask phases between the answer and its label. A worked
 //! answer carries the checks its calculation passed or failed ([`crate::calc::checks`]: type,
 //! range, scale, periods, concept, readings); any other answer is checked here for its form
 //! (`type`: a percent asked is a percent; `narrative`: a "why" answer states a cause, a list or

@@ -1,0 +1,97 @@
+//! Rules that read more than the claim: a worked answer's caveat or the row it missed, a
+//! model's answer tied to no line, and what the library says through [`Lookups`] (the row
+//! printed larger elsewhere, part-year columns, a later filing, a company not held). They form
+//! the group `caveat` (only the first that fires is said; the later ones search the library
+//! only when those before found nothing), and the refusal `company_not_held`.
+//!
+//! [`Lookups`]: super::Lookups
+
+use super::{said, Claim, Fired};
+use crate::evidence::FoundBy;
+use crate::question::{Operation, ValueType};
+
+/// The worked answer's own caveat (a ranking it is not sure of, items counted as zero).
+pub(super) fn calc_caveat(c: &Claim) -> Option<Fired> {
+    c.calc_caveat.map(|w| vec![w.to_string()])
+}
+
+/// A model's answer that quotes no line of the pages (it cited no passage) is tied to nothing.
+pub(super) fn model_unquoted(c: &Claim) -> Option<Fired> {
+    c.unquoted.then(Vec::new)
+}
+
+/// A figure the worked answer looked for on the filing's statements and found no row of,
+/// answered instead by a quoted row labelled otherwise ("Interest rate contracts" for
+/// "interest expense").
+pub(super) fn missed_row(c: &Claim) -> Option<Fired> {
+    if c.worked() || c.question.asks != ValueType::Number {
+        return None;
+    }
+    let item = c.calc_problem?.strip_prefix("not found: ")?;
+    said([&item])
+}
+
+/// A figure asked, a table row quoted: the same label printed elsewhere in the filing with
+/// figures several times larger makes this row a part's (a segment's "Total noninterest
+/// expense 969" where the firm's is 17,948).
+pub(super) fn part_row(c: &Claim) -> Option<Fired> {
+    let (FoundBy::Quote, Some(q), Some(p)) = (c.found_by, c.quote, c.cited) else { return None };
+    if c.question.asks != ValueType::Number || c.question.operation != Operation::Value {
+        return None;
+    }
+    let (label, other) = c.lookups.larger_elsewhere(p, q)?;
+    said([&label, &other])
+}
+
+/// A figure asked by a term of art the question writes as one ("RevPAR", "ARR"): a quoted line
+/// that never names it states another figure ("rooms revenue was $2.7 billion").
+pub(super) fn unnamed_term(c: &Claim) -> Option<Fired> {
+    let (FoundBy::Quote, Some(q), Some(p)) = (c.found_by, c.quote, c.cited) else { return None };
+    if c.question.asks != ValueType::Number {
+        return None;
+    }
+    let line = q.to_lowercase();
+    let doc = p.doc_id.to_lowercase();
+    let t = c.question.wording().terms_of_art.iter().find(|t| {
+        let l = t.to_lowercase();
+        !line.contains(&l) && !doc.contains(&l) && !c.companies_named.iter().any(|n| n.contains(&l) || l.contains(n.as_str()))
+    })?;
+    said([t])
+}
+
+/// A fiscal year's figure asked, a quarter's given: the cited page prints the answer's figures
+/// only under columns of three, six or nine months.
+pub(super) fn quarter_only(c: &Claim) -> Option<Fired> {
+    let p = c.cited?;
+    let q = c.question;
+    if c.worked() || q.asks != ValueType::Number || !q.quarters.is_empty() || !q.halves.is_empty() {
+        return None;
+    }
+    let m = c.lookups.part_year_months(p, c.answer)?;
+    said([&m])
+}
+
+/// A question that names no period ("How much cash does 3M have?") answered from a filing when
+/// the library holds a later one of the company: the answer may be out of date.
+pub(super) fn later_filing(c: &Claim) -> Option<Fired> {
+    let q = c.question;
+    // a value asked as of now, not a judgement over the years
+    if !q.years.is_empty() || !q.quarters.is_empty() || c.not_found || q.operation != Operation::Value {
+        return None;
+    }
+    let cited = c.cited?;
+    let (mine, later, year) = c.lookups.later_filing(&cited.doc_id)?;
+    (year > mine).then(|| vec![cited.doc_id.clone(), mine.to_string(), later, year.to_string()])
+}
+
+/// The question names (as a possessor) a company the company list knows and the library holds
+/// no filing of: refused, naming the companies held.
+pub(super) fn company_not_held(c: &Claim) -> Option<Fired> {
+    if c.names_library {
+        return None;
+    }
+    let (company, names) = c.lookups.absent_company()?;
+    let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
+    let more = if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
+    Some(vec![company, shown.join(", "), more])
+}

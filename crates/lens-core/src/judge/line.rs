@@ -1,0 +1,211 @@
+//! Rules over any quoted line, a figure's or a sentence's: it states what is, not what would
+//! have been or what a person said; it names what was asked as asked (not as another item, the
+//! month of a period's end, the thing, a comparison, who, the kind); it says what was asked
+//! (no pointer elsewhere, a grade, per share, what is held, the question's own words, each year,
+//! the company's measure, a burn, a repurchase); it is no boilerplate.
+
+use super::measure::{measure_head, measure_phrase, stem};
+use super::words::{holds, WORDS};
+use super::{said, Claim, Fired};
+use crate::figures::catalogue::has_words;
+use crate::question::Operation;
+use crate::support::is_boilerplate;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// A line's words: lower case, letters, digits and hyphens.
+fn words_of(l: &str) -> Vec<String> {
+    l.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).map(str::to_string).collect()
+}
+
+/// A line quoted as the answer's ground (a worked answer rests on cells, not lines).
+fn quoted(c: &Claim) -> Option<(String, Vec<String>)> {
+    if c.worked() {
+        return None;
+    }
+    let l = c.lower_line();
+    let words = words_of(&l);
+    Some((l, words))
+}
+
+/// "Absent the exemption ..., net income would have increased by $4 million".
+pub(super) fn would_have_been(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    let w = WORDS.would_have.iter().find(|w| l.contains(w.as_str()))?;
+    said([w])
+}
+
+/// A person's words quoted in a filing or release ("“What we accomplished in 2022 is nothing
+/// short of remarkable ...").
+pub(super) fn quoted_person(c: &Claim) -> Option<Fired> {
+    static QUOTED_PERSON: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"“\s*(?:We|Our|I|What we)\b").expect("valid regex"));
+    let (l, _) = quoted(c)?;
+    let line = c.line();
+    (QUOTED_PERSON.is_match(line) || (line.contains('“') && has_words(&l, "said"))).then(Vec::new)
+}
+
+/// "How much goodwill does 3M have?" answered by "a goodwill impairment charge of $0.3 billion".
+pub(super) fn another_item(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    let head = measure_head(c.question)?;
+    let after: Vec<&str> = line_words.windows(2).filter(|w| w[0] == head).map(|w| w[1].as_str()).collect();
+    let q_words = &c.question.wording().words;
+    (!after.is_empty() && after.iter().all(|a| holds(&WORDS.another_item_after, a) && !holds(q_words, a))).then(|| vec![head.clone(), after[0].to_string()])
+}
+
+/// "When does Adobe's fiscal year end?" answered by a line naming no month.
+pub(super) fn no_month(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    let w = &c.question.wording();
+    if !w.lower.starts_with("when ") || !WORDS.period_boundary.iter().any(|b| holds(&w.words, b)) {
+        return None;
+    }
+    let month = crate::figures::table::MONTHS
+        .iter()
+        .any(|m| line_words.iter().any(|w| w == m || (w.len() >= 3 && m.starts_with(w.as_str()) && w.len() < m.len() && w.len() <= 4)));
+    (!month).then(Vec::new)
+}
+
+/// "What is AMD's credit rating?": the thing asked in words, named on the line.
+pub(super) fn thing_unnamed(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    if c.question.operation != Operation::Narrative || !c.question.wording().lower.starts_with("what is ") {
+        return None;
+    }
+    let w = measure_phrase(c.question).into_iter().find(|m| !line_words.iter().any(|w| w.starts_with(&stem(m))))?;
+    said([&w])
+}
+
+/// "Which segment grew the fastest?" answered by a sentence that compares nothing (a ranking
+/// worked from a table is checked elsewhere).
+pub(super) fn compares_nothing(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    let w = &c.question.wording();
+    if c.question.operation != Operation::Narrative || w.lower.contains("most recent") {
+        return None;
+    }
+    let sup = w.words.iter().find(|x| holds(&WORDS.superlatives, x))?;
+    (!line_words.iter().any(|x| holds(&WORDS.superlatives, x) || holds(&WORDS.comparing, x))).then(|| vec![sup.clone()])
+}
+
+/// "Who are the primary customers of Boeing?": a line that says who ("revenues from a limited
+/// number of commercial airlines"), not one that only mentions customers.
+pub(super) fn who_unsaid(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    let w = &c.question.wording();
+    if !w.lower.starts_with("who ") {
+        return None;
+    }
+    let who = WORDS.who_says.iter().find(|k| w.words.iter().any(|x| x.trim_end_matches('s') == k.kind))?;
+    (!who.says.iter().any(|p| l.contains(p.as_str()))).then(|| vec![who.kind.clone()])
+}
+
+/// "Which acquisitions did Adobe make?" answered by a line that names no acquisition.
+pub(super) fn which_kind(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    let kind = c.question.wording().lower.strip_prefix("which ")?.split_whitespace().next()?.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+    let stem_s = stem(&kind).trim_end_matches('s').to_string();
+    (kind.len() > 3 && !holds(&WORDS.not_a_kind, &kind) && !line_words.iter().any(|w| w.starts_with(&stem_s))).then(|| vec![kind.clone()])
+}
+
+/// "... is hereby incorporated by reference": a pointer to another document.
+pub(super) fn by_reference(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    WORDS.by_reference.iter().any(|p| l.contains(p.as_str())).then(Vec::new)
+}
+
+/// "What is Johnson & Johnson's credit rating?": a grade (AA-, Aaa, Baa2), not a sentence about
+/// others' ratings.
+pub(super) fn no_grade(c: &Claim) -> Option<Fired> {
+    static GRADE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(?:AAA|AA[+-]?|A[+-]|BBB[+-]?|BB[+-]?|Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|P-[1-3])(?:\W|$)").expect("valid regex"));
+    quoted(c)?;
+    let asked = WORDS.rating_asked.iter().any(|w| c.question.wording().lower.contains(w.as_str()));
+    (asked && !GRADE.is_match(c.line())).then(Vec::new)
+}
+
+/// "What did Verizon pay in dividends per share?" answered by a preferred share's 8.25% per annum.
+pub(super) fn per_share(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    (c.question.wording().lower.contains("per share") && !WORDS.per_share_said.iter().any(|w| l.contains(w.as_str()))).then(Vec::new)
+}
+
+/// "How much debt does Pfizer have?": what is held, not what was issued or repaid in a quarter.
+pub(super) fn held_vs_moved(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    let q = &c.question.wording().lower;
+    let held = WORDS.held_asked.iter().any(|w| q.contains(w.as_str())) && !WORDS.moved_asked.iter().any(|w| q.contains(w.as_str()));
+    if !held {
+        return None;
+    }
+    let v = WORDS.moved_verbs.iter().find(|v| holds(&line_words, v))?;
+    said([v])
+}
+
+/// "how much money did AMD make in 2015": a figure on a line that holds none of the question's
+/// own words (a credit agreement's liens) answers nothing asked.
+pub(super) fn no_own_words(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    let q = c.question;
+    if q.operation != Operation::Value || q.measure.is_some() {
+        return None;
+    }
+    let own: Vec<&String> = q
+        .terms
+        .iter()
+        .filter(|t| {
+            t.len() > 2
+                && !holds(&WORDS.vague_words, t)
+                && !t.chars().all(|c| c.is_ascii_digit())
+                && !q.companies.iter().any(|c| c.to_lowercase().contains(t.as_str()))
+        })
+        .collect();
+    (!own.iter().any(|t| line_words.iter().any(|w| w.starts_with(&stem(t))))).then(Vec::new)
+}
+
+/// A comparison of years asked in words ("Which year had higher revenue, FY2017 or FY2018?").
+fn years_compared(c: &Claim) -> bool {
+    c.question.operation == Operation::Narrative && c.question.years.len() >= 2 && c.question.measure.is_some()
+}
+
+/// ... the line names each year asked.
+pub(super) fn year_missing(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    if !years_compared(c) {
+        return None;
+    }
+    let y = c.question.years.iter().find(|y| !l.contains(&y.to_string()))?;
+    said([y])
+}
+
+/// ... and the measure as the company's ("Fios service revenue" is a part's).
+pub(super) fn part_measure(c: &Claim) -> Option<Fired> {
+    let (_, line_words) = quoted(c)?;
+    if !years_compared(c) {
+        return None;
+    }
+    let q = c.question;
+    let head = q.measure_name.as_deref().or(q.measure.as_deref()).and_then(|m| m.split(['_', ' ']).next_back())?.to_string();
+    let before: Vec<&str> = line_words.windows(2).filter(|w| w[1].starts_with(&stem(&head))).map(|w| w[0].as_str()).collect();
+    (!before.is_empty() && before.iter().all(|b| !holds(&WORDS.line_leads, b))).then(|| vec![head.clone(), before[0].to_string()])
+}
+
+/// "How much cash did Verizon burn in 2022?": a payment or a balance is not the cash burned.
+pub(super) fn burn_unsaid(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    let asked = WORDS.burn_asked.iter().any(|w| has_words(&c.question.wording().lower, w));
+    (asked && !l.contains("burn")).then(Vec::new)
+}
+
+/// "How much stock did Best Buy buy back in 2019?": a stock performance graph is no repurchase.
+pub(super) fn buyback_unsaid(c: &Claim) -> Option<Fired> {
+    let (l, _) = quoted(c)?;
+    let asked = WORDS.buyback_asked.iter().any(|w| has_words(&c.question.wording().lower, w));
+    (asked && !WORDS.buyback_said.iter().any(|w| l.contains(w.as_str()))).then(Vec::new)
+}
+
+/// A form of note, an indenture's standard terms, a signature block.
+pub(super) fn boilerplate(c: &Claim) -> Option<Fired> {
+    quoted(c)?;
+    is_boilerplate(c.line()).then(Vec::new)
+}
