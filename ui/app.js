@@ -268,7 +268,7 @@
     $('vision-cancel').hidden = !j.running;
     // a build needs the model: the button says why it cannot run
     $('vision-build').disabled = !!j.running || !st.installed;
-    $('vision-build').title = st.installed ? 'Embed page images for vision search (scans first)' : 'Install a ColModernVBERT model first (see README, Models)';
+    $('vision-build').title = st.installed ? 'Embed page images for vision search (scans first)' : 'Install a ColModernVBERT model first (see docs/models.md)';
   }
   const pollVision = poller('vision_status', renderVision, 'vision-msg', 1500);
   $('vision-build').addEventListener('click', async () => {
@@ -293,7 +293,7 @@
       if (st.missing) withDetails($('dense-msg'), st.missing);
     }
     $('dense-build').disabled = !!j.running || !st.installed;
-    $('dense-build').title = st.installed ? 'Embed pages for dense and hybrid search' : 'Install the embedding model first (see README, Models)';
+    $('dense-build').title = st.installed ? 'Embed pages for dense and hybrid search' : 'Install the embedding model first (see docs/models.md)';
   }
   const pollDense = poller('dense_status', renderDense, 'dense-msg', 1000);
   // polls until the build ends, then lists the documents again (their Dense column); a call

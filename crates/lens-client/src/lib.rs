@@ -231,35 +231,15 @@ fn is_loopback(url: &str) -> bool {
     matches!(host, "127.0.0.1" | "localhost" | "[::1]")
 }
 
-/// Standard base64 (padding optional) to bytes; `None` on any other character.
+/// Standard base64 (padding optional, white space ignored) to bytes, by the `base64` crate;
+/// `None` on any other character.
 fn unbase64(text: &str) -> Option<Vec<u8>> {
-    let val = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let digits: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    let digits = digits.strip_suffix(b"==").or_else(|| digits.strip_suffix(b"=")).unwrap_or(&digits);
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    for chunk in digits.chunks(4) {
-        let mut n = 0u32;
-        for (i, c) in chunk.iter().enumerate() {
-            n |= val(*c)? << (18 - 6 * i);
-        }
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        match chunk.len() {
-            4 => out.extend_from_slice(&bytes),
-            3 => out.extend_from_slice(&bytes[..2]),
-            2 => out.push(bytes[0]),
-            _ => return None,
-        }
-    }
-    Some(out)
+    use base64::engine::{general_purpose::GeneralPurpose, DecodePaddingMode, GeneralPurposeConfig};
+    use base64::Engine;
+    const LENIENT: GeneralPurpose =
+        GeneralPurpose::new(&base64::alphabet::STANDARD, GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent));
+    let digits: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    LENIENT.decode(digits).ok()
 }
 
 /// The certificates of a PEM file.

@@ -240,7 +240,7 @@ pub fn builtin(kind: AnswererKind) -> Result<Box<dyn Answerer>> {
         AnswererKind::Qwen => Err(LensError::ModelMissing {
             what: "a Qwen model".into(),
             dir: crate::paths::default_models_dir(),
-            hint: "the qwen answerer loads a model (a Qwen .gguf file or model folder): see README, Models".into(),
+            hint: "the qwen answerer loads a model (a Qwen .gguf file or model folder): see docs/models.md".into(),
         }),
     }
 }

@@ -47,7 +47,7 @@ pub trait TextEmbedder: Send + Sync {
 }
 
 /// Where to put an embedding model, for a model-missing error's hint.
-pub const MODEL_HINT: &str = "put a sentence-transformers BERT model there (config.json, model.safetensors, tokenizer.json), such as all-minilm-l6-v2 (the README's Models section says where to get one)";
+pub const MODEL_HINT: &str = "put a sentence-transformers BERT model there (config.json, model.safetensors, tokenizer.json), such as all-minilm-l6-v2 (docs/models.md says where to get one)";
 
 /// int8 packing: per window an f32 scale, then `dim` int8 components.
 pub fn pack(vecs: &[Vec<f32>]) -> Vec<u8> {

@@ -132,7 +132,7 @@ impl Settings {
                     return Err(LensError::ModelMissing {
                         what: f.into(),
                         dir,
-                        hint: format!("the {} retriever needs the embedding model `{}`; see README, Models", self.retriever, self.embedder),
+                        hint: format!("the {} retriever needs the embedding model `{}`; see docs/models.md", self.retriever, self.embedder),
                     });
                 }
             }
@@ -147,7 +147,7 @@ impl Settings {
             return Err(LensError::ModelMissing {
                 what: "a ColModernVBERT model (config.json, *.safetensors, tokenizer.json)".into(),
                 dir: self.vision_dir(),
-                hint: "the vision retriever needs it; see README, Models".into(),
+                hint: "the vision retriever needs it; see docs/models.md".into(),
             });
         }
         if self.threads > 64 {

@@ -396,17 +396,10 @@ pub fn html(w: &Workpaper) -> Result<String> {
     Ok(h)
 }
 
-/// Standard base64 with padding.
+/// Standard base64 with padding (the `base64` crate's).
 pub fn base64(data: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut o = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let n = (c[0] as u32) << 16 | (*c.get(1).unwrap_or(&0) as u32) << 8 | *c.get(2).unwrap_or(&0) as u32;
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            o.push(if i <= c.len() { A[(n >> shift & 63) as usize] as char } else { '=' });
-        }
-    }
-    o
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 const MARGIN: f32 = 54.0;

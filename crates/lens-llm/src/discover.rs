@@ -8,7 +8,7 @@ use lens_core::error::{LensError, Result};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-pub const HINT: &str = "put a Qwen2/Qwen3 .gguf file or a model folder (config.json, tokenizer.json, *.safetensors) in the models folder, or give one with --model (the README's Models section says where to get one)";
+pub const HINT: &str = "put a Qwen2/Qwen3 .gguf file or a model folder (config.json, tokenizer.json, *.safetensors) in the models folder, or give one with --model (docs/models.md says where to get one)";
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ModelInfo {

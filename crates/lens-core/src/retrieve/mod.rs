@@ -16,6 +16,7 @@ pub mod lexical;
 pub mod scope;
 pub mod semantic;
 pub mod snippet;
+mod vectors;
 pub mod visual;
 
 use crate::error::{LensError, Result};
@@ -65,7 +66,7 @@ impl Retriever {
 #[serde(default)]
 pub struct Fusion {
     pub dense_weight: f32,
-    /// Not tuned yet: no real vision weights could be run here (see README).
+    /// Not tuned yet: no real vision weights could be run here (see docs/models.md).
     pub vision_weight: f32,
     /// RRF's rank offset (60 in the original paper).
     pub k0: f32,
@@ -162,29 +163,6 @@ impl Library {
     pub fn search(&self, req: &SearchRequest) -> Result<SearchResponse> {
         search(self, req)
     }
-}
-
-/// The documents of each group that `has` vectors for (all documents where a group is `None`),
-/// or `None` when no document in scope has any; a note says `N of M documents in scope have
-/// {what}` when only some do. The dense and vision steps share it.
-pub(crate) fn with_vectors(
-    groups: &[Option<Vec<i64>>],
-    complete: &std::collections::HashMap<i64, String>,
-    mut has: impl FnMut(&[i64]) -> Result<Vec<i64>>,
-    what: &str,
-    notes: &mut Vec<String>,
-) -> Result<Option<Vec<Vec<i64>>>> {
-    let all_keys: Vec<i64> = complete.keys().copied().collect();
-    let scoped: Vec<Vec<i64>> = groups.iter().map(|g| has(g.as_deref().unwrap_or(&all_keys))).collect::<Result<_>>()?;
-    let scope_total: usize = groups.iter().map(|g| g.as_ref().map_or(all_keys.len(), Vec::len)).sum();
-    let covered: usize = scoped.iter().map(Vec::len).sum();
-    if covered == 0 {
-        return Ok(None);
-    }
-    if covered < scope_total {
-        notes.push(format!("{covered} of {scope_total} documents in scope have {what}"));
-    }
-    Ok(Some(scoped))
 }
 
 /// The question as searched: trimmed, cut to [`MAX_QUESTION_CHARS`], and its index terms.

@@ -1,11 +1,42 @@
 //! Step 3: dense retrieval. One query vector; per group, the pages whose best window is
-//! closest ([`crate::dense`]). Only documents with vectors for the loaded model take part.
+//! closest ([`crate::dense`]). Only documents with vectors for the loaded model take part; the
+//! strict/fallback shell is [`super::vectors`]'s.
 
+use super::vectors::{NoModel, VectorStep};
 use super::{Retriever, Sources};
+use crate::dense::{DenseCache, TextEmbedder};
 use crate::error::{LensError, Result};
 use crate::index::IndexHit;
-use std::collections::HashMap;
+use crate::store::Store;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The loaded embedder, the documents with its vectors and the cache it searches.
+struct Dense<'a> {
+    emb: Arc<dyn TextEmbedder>,
+    with_vectors: HashSet<i64>,
+    cache: &'a DenseCache,
+}
+
+impl VectorStep for Dense<'_> {
+    fn what(&self) -> &'static str {
+        "dense vectors"
+    }
+    fn no_vectors(&self) -> LensError {
+        LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into())
+    }
+    fn no_vectors_note(&self) -> &'static str {
+        "no document in scope has dense vectors yet: no dense list"
+    }
+    fn covered(&self, _: &Store, keys: &[i64]) -> Result<Vec<i64>> {
+        Ok(keys.iter().copied().filter(|k| self.with_vectors.contains(k)).collect())
+    }
+    fn rank(&self, store: &Store, question: &str, scoped: &[Vec<i64>], depth: usize) -> Result<Vec<Vec<IndexHit>>> {
+        let qv = self.emb.embed_query(question)?;
+        scoped.iter().map(|keys| self.cache.search(store, self.emb.name(), &qv, keys, depth)).collect()
+    }
+}
 
 /// One dense list per group, or `None` when this search is BM25 only: the retriever does not
 /// read vectors, or hybrid found no model or no vectors in scope (a note says which). The dense
@@ -22,27 +53,16 @@ pub fn ranked(
     if !retriever.uses_dense() {
         return Ok(None);
     }
-    let strict = retriever == Retriever::Dense;
-    let Some(emb) = src.embedder.clone() else {
-        if strict {
-            return Err(LensError::ModelMissing {
+    let step: std::result::Result<Box<dyn VectorStep>, NoModel> = match src.embedder.clone() {
+        Some(emb) => Ok(Box::new(Dense { with_vectors: src.store.dense_doc_keys(emb.name())?, emb, cache: src.dense })),
+        None => Err(NoModel {
+            error: LensError::ModelMissing {
                 what: "an embedding model".into(),
                 dir: PathBuf::from("(none loaded)"),
                 hint: "load one (settings: models dir) or search with the bm25 retriever".into(),
-            });
-        }
-        notes.push("no embedding model is loaded: no dense list".into());
-        return Ok(None);
+            },
+            note: Some("no embedding model is loaded: no dense list"),
+        }),
     };
-    let with_vectors = src.store.dense_doc_keys(emb.name())?;
-    let has = |keys: &[i64]| Ok(keys.iter().copied().filter(|k| with_vectors.contains(k)).collect());
-    let Some(scoped) = super::with_vectors(groups, complete, has, "dense vectors", notes)? else {
-        if strict {
-            return Err(LensError::NotFound("no document in scope has dense vectors yet (run `lens dense build`)".into()));
-        }
-        notes.push("no document in scope has dense vectors yet: no dense list".into());
-        return Ok(None);
-    };
-    let qv = emb.embed_query(question)?;
-    scoped.iter().map(|keys| src.dense.search(src.store, emb.name(), &qv, keys, depth)).collect::<Result<Vec<_>>>().map(Some)
+    super::vectors::ranked(step, retriever == Retriever::Dense, src, question, groups, complete, depth, notes)
 }
