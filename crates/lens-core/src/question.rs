@@ -137,6 +137,9 @@ impl PartialEq for WordingCell {
 pub struct Wording {
     /// The text in lower case, a typographic apostrophe as a plain one.
     pub lower: String,
+    /// The text as the catalogue compares names ([`norm`]: lower case, apostrophes plain, one
+    /// space between words).
+    pub norm: String,
     /// Its words in order: letters, digits and hyphens.
     pub words: Vec<String>,
     /// The terms of art it writes with capitals ([`terms_of_art`]: "RevPAR", "ARR").
@@ -147,7 +150,7 @@ impl Wording {
     pub fn read(text: &str) -> Wording {
         let lower = text.to_lowercase().replace('’', "'");
         let words = lower.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).map(str::to_string).collect();
-        Wording { words, terms_of_art: terms_of_art(text), lower }
+        Wording { words, terms_of_art: terms_of_art(text), norm: norm(text), lower }
     }
 }
 

@@ -65,16 +65,16 @@ pub fn select(choice: DeviceChoice) -> Result<Selected> {
             .map_err(|why| LensError::BadInput(format!("--device metal: {why}"))),
         DeviceChoice::Auto if !cfg!(feature = "cuda") && !cfg!(feature = "metal") => Ok(cpu(Some("on the CPU: this build has no GPU support".into()))),
         DeviceChoice::Auto => {
-            let mut why = Vec::new();
+            let mut failures = Vec::new();
             match cuda() {
                 Ok(device) => return Ok(Selected { device, name: "cuda:0".into(), fallback: None }),
-                Err(w) => why.push(format!("CUDA: {w}")),
+                Err(w) => failures.push(format!("CUDA: {w}")),
             }
             match metal() {
                 Ok(device) => return Ok(Selected { device, name: "metal:0".into(), fallback: None }),
-                Err(w) => why.push(format!("Metal: {w}")),
+                Err(w) => failures.push(format!("Metal: {w}")),
             }
-            Ok(cpu(Some(format!("on the CPU: no GPU ({})", why.join("; ")))))
+            Ok(cpu(Some(format!("on the CPU: no GPU ({})", failures.join("; ")))))
         }
     }
 }

@@ -23,8 +23,8 @@ pub const YES_NO_LINE_SHARE: f64 = 0.75;
 
 /// Whether a question asks why (or what drove) something.
 pub fn asks_cause(q: &Question) -> bool {
-    let l = norm(&q.text);
-    q.operation == Operation::Narrative && CAUSE_ASKS.iter().any(|w| l.starts_with(w) || has_words(&l, w))
+    let l = &q.wording().norm;
+    q.operation == Operation::Narrative && CAUSE_ASKS.iter().any(|w| l.starts_with(w) || has_words(l, w))
 }
 
 /// Whether a line is a heading or a title rather than a sentence: no sentence end, and most of
@@ -55,7 +55,7 @@ fn answer_type(q: &Question, a: &Answer) -> Check {
     if q.asks_percent() && !(a.answer.contains('%') || a.answer.to_lowercase().contains("percent")) {
         return Check::fail("type", "the question asks for a percent and the answer states none");
     }
-    if has_words(&norm(&q.text), "days") && !a.answer.to_lowercase().contains("day") {
+    if has_words(&q.wording().norm, "days") && !a.answer.to_lowercase().contains("day") {
         return Check::fail("type", "the question asks for a number of days and the answer states none");
     }
     let figures = figures_in(&a.answer);
@@ -126,11 +126,11 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
         }
         return Check::pass("narrative", "the line states a cause");
     }
-    let l = norm(&q.text);
+    let l = &q.wording().norm;
     if LIST_ASKS.iter().any(|w| l.starts_with(w)) && crate::support::boilerplate_markers(line) > 0 {
         return Check::fail("narrative", "the line given is boilerplate, not the items asked");
     }
-    if asks_items(&l) && names_nothing(line) {
+    if asks_items(l) && names_nothing(line) {
         return Check::fail("narrative", "the question asks which ones, and the line given names none (no name, no figure): check the page");
     }
     Check::pass("narrative", "the answer rests on a sentence")
