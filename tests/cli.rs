@@ -124,6 +124,38 @@ fn search_eval_and_ablate_on_real_labels() {
         println!("{mode}: {s}");
         results.push(s);
     }
+    // hybrid runs with the embedding model alone: no vision model is installed (the tiny random
+    // BERT stands in for MiniLM under the default model's folder name)
+    let models = lib.path().join("models");
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/tiny-bert");
+    let folder = models.join(lens_core::dense::DEFAULT_MODEL);
+    std::fs::create_dir_all(&folder).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(tiny.join(f), folder.join(f)).unwrap();
+    }
+    let m = models.to_str().unwrap();
+    ok(&lens(lib.path(), &["--models", m, "dense", "build"]));
+    let out = ok(&lens(
+        lib.path(),
+        &[
+            "--models",
+            m,
+            "eval",
+            "--labels",
+            labels.to_str().unwrap(),
+            "--mode",
+            "filter",
+            "--retriever",
+            "hybrid",
+            "--name",
+            "hybrid",
+            "--runs-dir",
+            runs.to_str().unwrap(),
+            "--json",
+        ],
+    ));
+    assert!(out.contains("hybrid: bm25 + dense"), "{out}");
+    assert!(last_json(&out)["n"].as_u64().unwrap() > 0, "{out}");
     // Oracle search inside the gold documents must find gold pages for most questions here.
     assert!(results[2]["hit3"].as_f64().unwrap() > 0.4, "{}", results[2]);
     let out = ok(&lens(lib.path(), &["ablate", "global", "filter", "oracle", "--runs-dir", runs.to_str().unwrap()]));

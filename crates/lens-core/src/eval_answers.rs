@@ -106,6 +106,43 @@ pub struct AnswerSummary {
     /// on, and how many of those were right and wrong by the reference. A green wrong answer
     /// names no rule (none fired): see `confident_wrong`.
     pub by_rule: std::collections::BTreeMap<String, RuleScores>,
+    /// Risk against coverage: the answers kept at each strictness of the label, from green
+    /// alone (no rule fired) to every answer given, and the share of them right.
+    pub risk_coverage: Vec<RiskPoint>,
+}
+
+/// One strictness of the label: the answers with at most `max_reasons` reasons against them
+/// (0: green only; "Not found" never counts as an answer).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RiskPoint {
+    pub max_reasons: usize,
+    /// Answers kept.
+    pub answered: usize,
+    /// Their share of the questions.
+    pub coverage: f64,
+    /// How many of them are right, and the share.
+    pub right: usize,
+    pub precision: Option<f64>,
+}
+
+/// The risk-coverage points of scored rows: one per number of reasons seen, the strictest first,
+/// the last keeping every answer given.
+pub fn risk_coverage(rows: &[AnswerRow]) -> Vec<RiskPoint> {
+    let answered: Vec<&AnswerRow> = rows.iter().filter(|r| !r.answer.not_found && r.answer.support != crate::support::Support::None).collect();
+    let most = answered.iter().map(|r| r.answer.support_reasons.len()).max().unwrap_or(0);
+    (0..=most)
+        .map(|t| {
+            let kept: Vec<&&AnswerRow> = answered.iter().filter(|r| r.answer.support_reasons.len() <= t).collect();
+            let right = kept.iter().filter(|r| r.right).count();
+            RiskPoint {
+                max_reasons: t,
+                answered: kept.len(),
+                coverage: if rows.is_empty() { 0.0 } else { kept.len() as f64 / rows.len() as f64 },
+                right,
+                precision: (!kept.is_empty()).then(|| right as f64 / kept.len() as f64),
+            }
+        })
+        .collect()
 }
 
 /// How a rule did on a set of questions.
@@ -578,6 +615,7 @@ pub fn run(
             m
         },
         by_rule: by_rule(&rows),
+        risk_coverage: risk_coverage(&rows),
         calc_answered: rows.iter().filter(|r| r.calc_correct.is_some()).count(),
         calc_correct: rows.iter().filter(|r| r.calc_correct == Some(true)).count(),
     };
@@ -621,6 +659,56 @@ mod tests {
         // the same split on every run
         assert_eq!(halves(&ls), h);
     }
+    fn row(support: crate::support::Support, rules: &[&str], right: bool) -> AnswerRow {
+        let mut a = Answer::quoted(AnswererKind::Extractive, "x".into(), "x".into(), PageRef::new("D", 1), 0.0);
+        a.support = support;
+        a.support_rules = rules.iter().map(|r| r.to_string()).collect();
+        a.support_reasons = rules.iter().map(|r| format!("reason of {r}")).collect();
+        AnswerRow {
+            id: "q".into(),
+            query: "q".into(),
+            query_type: "t".into(),
+            reference: "x".into(),
+            answer: a,
+            yes_no: None,
+            yes_no_grounded: None,
+            number_recall: None,
+            token_f1: 0.0,
+            citation_precision: None,
+            evidence_precision: None,
+            calc_correct: None,
+            right,
+            reading: String::new(),
+            shape: "value".into(),
+            gold_read: true,
+            demoted_by: Vec::new(),
+            seconds: 0.0,
+            prefill_tps: None,
+            decode_tps: None,
+        }
+    }
+
+    #[test]
+    fn rules_are_counted_and_risk_follows_coverage() {
+        use crate::support::Support;
+        let mut nf = row(Support::None, &["not_found"], false);
+        nf.answer.not_found = true;
+        let rows = vec![
+            row(Support::Strong, &[], true),
+            row(Support::Strong, &[], false),
+            row(Support::Weak, &["line_share"], true),
+            row(Support::Weak, &["line_share", "years_absent"], false),
+            nf,
+        ];
+        let m = by_rule(&rows);
+        assert_eq!(m["line_share"], RuleScores { fires: 2, right: 1, wrong: 1 });
+        assert_eq!(m["not_found"], RuleScores { fires: 1, right: 0, wrong: 1 });
+        let rc = risk_coverage(&rows);
+        let got: Vec<(usize, usize, usize)> = rc.iter().map(|p| (p.max_reasons, p.answered, p.right)).collect();
+        assert_eq!(got, vec![(0, 2, 1), (1, 3, 2), (2, 4, 2)], "\"Not found\" is no answer at any strictness");
+        assert_eq!(rc[0].coverage, 0.4);
+    }
+
     #[test]
     fn scoring_by_hand() {
         assert_eq!(token_f1("the cat sat", "the cat"), 2.0 * (2.0 / 3.0) * 1.0 / (2.0 / 3.0 + 1.0));

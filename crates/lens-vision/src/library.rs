@@ -358,14 +358,16 @@ pub fn encoder(st: &lens_core::settings::Settings) -> Result<Arc<VisionEncoder>>
 }
 
 /// Register the settings' vision index on `lib` when `retriever` reads it: an error when the
-/// vision retriever has no model (hybrid goes on without, unless `strict`).
-pub fn attach(lib: &Library, st: &lens_core::settings::Settings, retriever: lens_core::retrieve::Retriever, strict: bool) -> Result<()> {
+/// vision retriever has no model. Hybrid goes on without one, evals too (`_strict`: no vision
+/// model is shipped, so a hybrid run fuses BM25 and dense, and its notes say which lists it
+/// fused: "hybrid of bm25 + dense").
+pub fn attach(lib: &Library, st: &lens_core::settings::Settings, retriever: lens_core::retrieve::Retriever, _strict: bool) -> Result<()> {
     if !retriever.uses_vision() {
         return Ok(());
     }
     match encoder(st) {
         Ok(enc) => attach_encoder(lib, enc, st.vision_pooled),
-        Err(e) if strict || retriever == lens_core::retrieve::Retriever::Vision => Err(e),
+        Err(e) if retriever == lens_core::retrieve::Retriever::Vision => Err(e),
         Err(_) => Ok(()),
     }
 }

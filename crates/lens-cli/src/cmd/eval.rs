@@ -95,6 +95,9 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     } else {
         retriever(&lib, Some(rflag.as_deref().unwrap_or("bm25")), &cli.models, true)?
     };
+    if opts.retriever == Retriever::Hybrid && (lib.vision().is_none() || opts.fusion.vision_weight == 0.0) {
+        println!("hybrid: bm25 + dense (no vision model, or its weight 0)");
+    }
     let (rows, summary) = eval::run(&lib, &labels_v, &opts)?;
     let name = name.unwrap_or_else(|| {
         format!("{}-{}", labels.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()).unwrap_or("eval".into()), mode_name(mode))

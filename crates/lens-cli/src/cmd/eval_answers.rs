@@ -139,6 +139,12 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
             println!("    {name:<10} {n} demoted, {right} of them right");
         }
     }
+    if s.risk_coverage.len() > 1 {
+        println!("  risk against coverage (answers with at most N reasons against them: kept, share of questions, right):");
+        for p in &s.risk_coverage {
+            println!("    N={:<2} {:>4} answers, coverage {:.3}, right {}", p.max_reasons, p.answered, p.coverage, fmt(p.precision));
+        }
+    }
     if !s.by_rule.is_empty() {
         println!("  rules that gave a reason (answers it fired on: right / wrong):");
         for (id, r) in &s.by_rule {

@@ -5,17 +5,11 @@
 //! a yes/no rests on a sentence, never on a heading or a title). A failed check keeps the answer
 //! from being shown as supported, and its detail is the reason shown. Pure: tests beside.
 
+use super::words::WORDS;
 use crate::answer::Answer;
 use crate::figures::catalogue::{has_words, norm};
 use crate::figures::rules::{Check, Rules};
 use crate::question::{Operation, Question, ValueType};
-
-/// Words that open a question asking for a cause.
-const CAUSE_ASKS: &[&str] =
-    &["why", "what drove", "what drives", "what caused", "what led", "what explains", "explain", "reason", "reasons", "driver", "drivers", "what contributed"];
-
-/// Words that open a question asking for a list of things.
-const LIST_ASKS: &[&str] = &["which", "what are", "what were", "list", "name the", "who are", "who were"];
 
 /// Share of a yes/no question's words (the company's name aside) the line its answer rests on
 /// must hold.
@@ -24,7 +18,7 @@ pub const YES_NO_LINE_SHARE: f64 = 0.75;
 /// Whether a question asks why (or what drove) something.
 pub fn asks_cause(q: &Question) -> bool {
     let l = &q.wording().norm;
-    q.operation == Operation::Narrative && CAUSE_ASKS.iter().any(|w| l.starts_with(w) || has_words(l, w))
+    q.operation == Operation::Narrative && WORDS.cause_asks.iter().any(|w| l.starts_with(w.as_str()) || has_words(l, w))
 }
 
 /// Whether a line is a heading or a title rather than a sentence: no sentence end, and most of
@@ -127,7 +121,7 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
         return Check::pass("narrative", "the line states a cause");
     }
     let l = &q.wording().norm;
-    if LIST_ASKS.iter().any(|w| l.starts_with(w)) && crate::support::boilerplate_markers(line) > 0 {
+    if WORDS.list_asks.iter().any(|w| l.starts_with(w.as_str())) && crate::support::boilerplate_markers(line) > 0 {
         return Check::fail("narrative", "the line given is boilerplate, not the items asked");
     }
     if asks_items(l) && names_nothing(line) {
@@ -141,7 +135,8 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
 fn asks_items(l: &str) -> bool {
     let words: Vec<&str> = l.split_whitespace().collect();
     let plural = |w: &&str| w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !["does", "this", "has", "was", "is"].contains(w);
-    LIST_ASKS.iter().any(|w| l.starts_with(w)) || matches!(words.first(), Some(&("what" | "which" | "who"))) && words.iter().skip(1).take(2).any(plural)
+    WORDS.list_asks.iter().any(|w| l.starts_with(w.as_str()))
+        || matches!(words.first(), Some(&("what" | "which" | "who"))) && words.iter().skip(1).take(2).any(plural)
 }
 
 /// A line that names nothing: no word but the first starts with a capital, and no digit

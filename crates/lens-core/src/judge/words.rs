@@ -58,6 +58,10 @@ pub struct Words {
     pub burn_asked: Vec<String>,
     pub buyback_asked: Vec<String>,
     pub buyback_said: Vec<String>,
+    /// Openings (or words) of a question that asks for a cause.
+    pub cause_asks: Vec<String>,
+    /// Openings of a question that asks for a list of things.
+    pub list_asks: Vec<String>,
 }
 
 /// A kind of party ("customer") and the phrases of a line that says who they are.
