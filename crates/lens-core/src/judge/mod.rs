@@ -223,6 +223,7 @@ rules! {
     "change_one_figure" Lower None, shape::change_one_figure, "A change asked, and the answer states one figure and no word of change.";
     "total_unsaid" Lower None, shape::total_unsaid, "A total of several asked, and the line states no total.";
     "explanation_row" Lower None, shape::explanation_row, "An explanation asked, and the answer is a table row.";
+    "sentence_cut" Lower None, shape::sentence_cut, "An explanation asked, and the quoted sentence stops mid-clause (no sentence end).";
     "words_as_figures" Lower None, shape::words_as_figures, "Names or a sentence asked, and the answer is a run of a table's figures.";
     "other_years" Lower None, shape::other_years, "The line names years, none of them the years asked.";
     "growth_as_levels" Lower None, shape::growth_as_levels, "A growth rate asked, and the line states levels with no rate or change.";

@@ -64,6 +64,23 @@ pub(super) fn explanation_row(c: &Claim) -> Option<Fired> {
     (c.question.asks == ValueType::Sentence && c.question.operation == Operation::Narrative && is_table_row(c.line())).then(Vec::new)
 }
 
+/// Most words a quoted sentence may hold and be cut short without saying so: fewer is a
+/// heading or a fragment, which other rules judge.
+const CUT_MIN_WORDS: usize = 6;
+
+/// An explanation asked, a sentence quoted that stops mid-clause ("... partially offset by a
+/// decrease in"): it does not end as a sentence ends, so what it says is not all there.
+pub(super) fn sentence_cut(c: &Claim) -> Option<Fired> {
+    if c.worked() || c.question.asks != ValueType::Sentence || c.question.operation != Operation::Narrative {
+        return None;
+    }
+    let line = c.line().trim_end();
+    if is_table_row(line) || crate::support::is_label(line) || line.split_whitespace().count() < CUT_MIN_WORDS {
+        return None;
+    }
+    (!line.ends_with(['.', '!', '?', ';', ':', '"', '\u{201d}', ')', '\u{2019}'])).then(|| vec![line.split_whitespace().last().unwrap_or("").to_string()])
+}
+
 /// Words asked, a table's figures given ("What are 3M's business segments?" answered by a
 /// segment table's run of amounts).
 pub(super) fn words_as_figures(c: &Claim) -> Option<Fired> {
