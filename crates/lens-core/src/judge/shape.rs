@@ -75,7 +75,9 @@ pub(super) fn sentence_cut(c: &Claim) -> Option<Fired> {
         return None;
     }
     let line = c.line().trim_end();
-    if is_table_row(line) || crate::support::is_label(line) || line.split_whitespace().count() < CUT_MIN_WORDS {
+    // a list introduced by a colon ("driven by: ...") ends its items as they are printed
+    let listed = line.contains(':') || line.contains(['•', '●', '▪', '◦', '\n']);
+    if listed || is_table_row(line) || crate::support::is_label(line) || line.split_whitespace().count() < CUT_MIN_WORDS {
         return None;
     }
     (!line.ends_with(['.', '!', '?', ';', ':', '"', '\u{201d}', ')', '\u{2019}'])).then(|| vec![line.split_whitespace().last().unwrap_or("").to_string()])
