@@ -295,6 +295,7 @@ impl Seen {
             unnamed_among: &self.unnamed_among,
             companies_named: &self.companies,
             names_library: self.names_library,
+            calc_warning: a.calculation.as_ref().and_then(|c| c.warning.as_ref()),
             calc_caveat: a.calculation.as_ref().and_then(|c| c.caveat.as_deref()),
             calc_problem: a.calculation.as_ref().filter(|c| c.result.is_none()).and_then(|c| c.problem.as_deref()),
             // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing

@@ -7,7 +7,8 @@
 //! A case's fields: `question`, `answer`, `quote` (the line; null or absent: none), `page` (the
 //! cited page's text; absent: the quote, else the answer), `doc` ("DOC#page", the page cited),
 //! `found_by` (quote, numbers, calculation, none), `years` (named by the filter), `in_scope`,
-//! `unnamed_among`, `companies` (named, lower case), `names_library`, `calc_caveat`,
+//! `unnamed_among`, `companies` (named, lower case), `names_library`, `calc_warning` ({rule,
+//! words}), `calc_caveat`,
 //! `calc_problem`, `unquoted`, `computed`, `doc_year`, `list_complete`, `not_found`, `uncited`,
 //! `support` (the label before a refusal), `lookups` (`larger_elsewhere`: [label, "DOC#page"],
 //! `part_year_months`, `later_filing`: [year, later doc, its year], `absent_company`: [name,
@@ -72,6 +73,7 @@ fn run(rule: &judge::Rule, case: &Value) -> (bool, Support, Vec<String>) {
     let unnamed = strings(case, "unnamed_among");
     let companies = strings(case, "companies");
     let lookups = CaseLookups(case.get("lookups").cloned().unwrap_or(Value::Null));
+    let warning: Option<lens_core::calc::Warning> = case.get("calc_warning").map(|w| serde_json::from_value(w.clone()).expect("calc_warning is {rule, words}"));
     let mut c = Claim::new(&question, answer, page, &cited);
     c.quote = quote;
     c.found_by = match text(case, "found_by").unwrap_or("quote") {
@@ -86,6 +88,7 @@ fn run(rule: &judge::Rule, case: &Value) -> (bool, Support, Vec<String>) {
     c.unnamed_among = &unnamed;
     c.companies_named = &companies;
     c.names_library = case.get("names_library").and_then(Value::as_bool).unwrap_or(true);
+    c.calc_warning = warning.as_ref();
     c.calc_caveat = text(case, "calc_caveat");
     c.calc_problem = text(case, "calc_problem");
     c.unquoted = flag(case, "unquoted");

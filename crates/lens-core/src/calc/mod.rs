@@ -83,6 +83,21 @@ pub struct Reading {
     pub agrees: bool,
 }
 
+/// What a calculation found to check (its rule's id in the rule book, and the words the rule's
+/// reason is said with: `crate::wording::reason`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Warning {
+    pub rule: String,
+    #[serde(default)]
+    pub words: Vec<String>,
+}
+
+impl Warning {
+    fn new(rule: &str, words: Vec<String>) -> Warning {
+        Warning { rule: rule.into(), words }
+    }
+}
+
 /// A worked answer: what was computed, from what, and the result as asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Calculation {
@@ -102,9 +117,14 @@ pub struct Calculation {
     /// a ranking, the row named.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
-    /// A reason to check the result before trusting it (shown, and the answer is low confidence).
+    /// A reason to check the result before trusting it, as calculations logged before
+    /// [`Calculation::warning`] wrote it (read, never written now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caveat: Option<String>,
+    /// A reason to check the result before trusting it: the rule of the rule book that says it
+    /// (`crate::judge`) and the words it is said with; the answer is then low confidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<Warning>,
     /// The catalogue metric's or line item's id ("gross_margin"), when it is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure: Option<String>,
@@ -250,8 +270,9 @@ struct Finder<'a, 'b> {
     cache: HashMap<(String, i32), Option<Ratio>>,
     /// rows passed over because their year's columns could not be told apart
     ambiguous: Vec<String>,
-    /// expenses read in parentheses whose sign the table does not settle (`signed_by_statement`)
-    sign_unread: Vec<String>,
+    /// expenses read in parentheses whose sign the table does not settle (`signed_by_statement`):
+    /// the row's label and page
+    sign_unread: Vec<(String, PageRef)>,
     /// candidate page -> the statements it is titled as (looked up once per calculation)
     statements: HashMap<PageRef, Vec<String>>,
     /// The period's length in months: 12 for fiscal years, 3 for a quarter, 6 for a half.
@@ -263,8 +284,9 @@ struct Finder<'a, 'b> {
     excluded: &'a [(PageRef, String)],
     /// document -> the names its filer goes by (squashed to letters and digits), once each
     filers: HashMap<String, Vec<String>>,
-    /// Items counted as zero, each with why (`absent_is_zero`): said in the caveat.
-    zeroed: Vec<String>,
+    /// Items counted as zero (`absent_is_zero`): the page, the item and the period, said in the
+    /// warning.
+    zeroed: Vec<[String; 3]>,
 }
 
 impl Finder<'_, '_> {
@@ -285,7 +307,7 @@ impl Finder<'_, '_> {
             return None;
         }
         let name = self.cat.item_name(item);
-        self.zeroed.push(format!("{} has no row of {name} for {period}: counted as 0", from.0));
+        self.zeroed.push([from.0.to_string(), name.clone(), period.clone()]);
         let op = Operand {
             name: name.clone(),
             period,
@@ -602,10 +624,7 @@ impl Finder<'_, '_> {
                         },
                     };
                     if sign_unread {
-                        self.sign_unread.push(format!(
-                            "\"{}\" on {p} is printed in parentheses: an expense on a statement that subtracts it, a benefit otherwise, and the table's rows do not say which",
-                            r.label
-                        ));
+                        self.sign_unread.push((r.label.clone(), p.clone()));
                     }
                     best = Some((s, value, op));
                 }
@@ -1025,18 +1044,21 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
     let mut docs: Vec<&str> = f.found.iter().map(|o| o.page.doc_id.as_str()).collect();
     docs.sort_unstable();
     docs.dedup();
-    let caveat = (result.is_some() && docs.len() > 1)
-        .then(|| format!("the operands come from different filings ({}): check that their periods match", docs.join(", ")))
+    let warning = (result.is_some() && docs.len() > 1)
+        .then(|| Warning::new("mixed_filings", vec![docs.join(", ")]))
         .or_else(|| {
             // an expense read in parentheses, its sign unsettled, for a chosen operand
-            let chosen = |w: &String| f.found.iter().any(|o| w.contains(&format!("\"{}\" on {}", o.read.row, o.page)));
-            f.sign_unread.iter().find(|w| chosen(w)).cloned().filter(|_| result.is_some())
+            let chosen = |(label, p): &(String, PageRef)| f.found.iter().any(|o| o.read.row == *label && o.page == *p);
+            f.sign_unread
+                .iter()
+                .find(|w| chosen(w))
+                .map(|(label, p)| Warning::new("sign_unread", vec![label.clone(), p.to_string()]))
+                .filter(|_| result.is_some())
         })
-        .or_else(|| (result.is_some() && !f.zeroed.is_empty()).then(|| f.zeroed.join("; ")))
+        .or_else(|| (result.is_some() && !f.zeroed.is_empty()).then(|| Warning::new("zeroed_items", f.zeroed.iter().flat_map(|z| z.iter().cloned()).collect())))
         .or_else(|| {
-            (result.is_some() && matches!(plan.shape, Shape::Growth(..) | Shape::Cagr(..)) && values.first().is_some_and(|v| v.to_f64() < 0.0)).then(|| {
-                "the first year's value is negative (a loss): a percent change of it is read over its size and says little; compare the figures".to_string()
-            })
+            (result.is_some() && matches!(plan.shape, Shape::Growth(..) | Shape::Cagr(..)) && values.first().is_some_and(|v| v.to_f64() < 0.0))
+                .then(|| Warning::new("negative_base", Vec::new()))
         })
         .or_else(|| {
             // a tax rate over a pretax loss (AMD's -2.2%) is a sign, not a rate
@@ -1044,7 +1066,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
             (result.is_some() && plan.id.as_deref() == Some("effective_tax_rate"))
                 .then_some(loss)
                 .flatten()
-                .map(|o| format!("pretax income is a loss in {} ({}): a tax rate over a loss says little; compare the tax and the loss", o.period, o.value))
+                .map(|o| Warning::new("loss_tax_rate", vec![o.period.clone(), o.value.clone()]))
         });
     let shape = match plan.shape {
         Shape::One(_) => "one",
@@ -1063,7 +1085,8 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         display,
         problem,
         verdict,
-        caveat,
+        caveat: None,
+        warning,
         measure: plan.id.clone(),
         unit: plan.unit.name().to_string(),
         shape: shape.to_string(),
@@ -1422,13 +1445,13 @@ mod tests {
         publish(&mut lib, &pages, &Default::default());
         let read = [PageRef::new("ACME_2019_10K", 1)];
         let c = work(&lib, &lib.read_question("What was ACME's income tax expense in FY2019, in USD millions?"), &read).unwrap().unwrap();
-        assert_eq!((c.result.as_deref(), c.caveat.as_deref()), (Some("$769 million"), None), "{c:#?}");
+        assert_eq!((c.result.as_deref(), c.warning.as_ref()), (Some("$769 million"), None), "{c:#?}");
         // a table without the rows to settle it: read as printed, and said
         let mut lib = Library::in_memory().unwrap();
         let pages = [statement("Income taxes", &[("Provision for income taxes", "(491)", "(111)"), ("Effective tax rate", "19.8", "21.0")])];
         publish(&mut lib, &pages, &Default::default());
         let c = work(&lib, &lib.read_question("What was ACME's income tax expense in FY2019, in USD millions?"), &read).unwrap().unwrap();
-        assert!(c.caveat.as_deref().is_some_and(|w| w.contains("printed in parentheses")), "{c:#?}");
+        assert_eq!(c.warning.as_ref().map(|w| (w.rule.as_str(), w.words.len())), Some(("sign_unread", 2)), "{c:#?}");
     }
 
     #[test]

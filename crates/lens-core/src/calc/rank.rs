@@ -336,8 +336,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         result: Some(result),
         problem: None,
         verdict: Some(win.label.clone()),
-        caveat: (!sure)
-            .then(|| "the ranked table was chosen by the page's words, not by a total row naming what was ranked: check it is the table meant".to_string()),
+        warning: (!sure).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
         unit: "amount".into(),
         shape: "rank".into(),
         months: 12,

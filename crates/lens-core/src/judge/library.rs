@@ -10,7 +10,46 @@ use super::{said, Claim, Fired};
 use crate::evidence::FoundBy;
 use crate::question::{Operation, ValueType};
 
-/// The worked answer's own caveat (a ranking it is not sure of, items counted as zero).
+/// The words of the calculation's warning when it is rule `id`'s.
+fn warned(c: &Claim, id: &str) -> Option<Fired> {
+    c.calc_warning.filter(|w| w.rule == id).map(|w| w.words.clone())
+}
+
+/// Operands read from different filings (a 10-K's inventory, an earnings release's cost of
+/// sales) may be of different periods.
+pub(super) fn mixed_filings(c: &Claim) -> Option<Fired> {
+    warned(c, "mixed_filings")
+}
+
+/// An expense read in parentheses whose sign the table's rows do not settle.
+pub(super) fn sign_unread(c: &Claim) -> Option<Fired> {
+    warned(c, "sign_unread")
+}
+
+/// Items the balance sheet does not print, counted as 0 (`absent_is_zero`): each said, in the
+/// words of `zeroed_item` (the warning's words come three by three: page, item, period).
+pub(super) fn zeroed_items(c: &Claim) -> Option<Fired> {
+    let words = warned(c, "zeroed_items")?;
+    let items: Vec<String> = words.chunks(3).map(|z| crate::wording::reason("zeroed_item", z)).collect();
+    Some(vec![items.join("; ")])
+}
+
+/// A growth over a first year that is a loss is read over its size and says little.
+pub(super) fn negative_base(c: &Claim) -> Option<Fired> {
+    warned(c, "negative_base")
+}
+
+/// A tax rate over a pretax loss (AMD's -2.2%) is a sign, not a rate.
+pub(super) fn loss_tax_rate(c: &Claim) -> Option<Fired> {
+    warned(c, "loss_tax_rate")
+}
+
+/// A ranking over a table the page's words chose, no total row naming what was ranked.
+pub(super) fn rank_unsure(c: &Claim) -> Option<Fired> {
+    warned(c, "rank_unsure")
+}
+
+/// A calculation logged before warnings had rules: its caveat as it was written then.
 pub(super) fn calc_caveat(c: &Claim) -> Option<Fired> {
     c.calc_caveat.map(|w| vec![w.to_string()])
 }

@@ -129,7 +129,9 @@ pub struct Claim<'a> {
     /// Whether the question names a company or document of the library, or the user picked
     /// the documents.
     pub names_library: bool,
-    /// What a worked answer says to check (its calculation's caveat).
+    /// What a worked answer says to check: its calculation's warning (a rule's id and words).
+    pub calc_warning: Option<&'a crate::calc::Warning>,
+    /// ... or, in a calculation logged before warnings had rules, its caveat as written.
     pub calc_caveat: Option<&'a str>,
     /// A calculation that gave no result: what it could not do ("not found: interest expense").
     pub calc_problem: Option<&'a str>,
@@ -165,6 +167,7 @@ impl<'a> Claim<'a> {
             unnamed_among: &[],
             companies_named: &[],
             names_library: true,
+            calc_warning: None,
             calc_caveat: None,
             calc_problem: None,
             unquoted: false,
@@ -256,7 +259,13 @@ rules! {
     "burn_unsaid" Lower None, line::burn_unsaid, "Cash burned asked, and the line does not say a burn.";
     "buyback_unsaid" Lower None, line::buyback_unsaid, "Stock bought back asked, and the line does not say a repurchase.";
     "boilerplate" Lower None, line::boilerplate, "The quoted paragraph is legal boilerplate.";
-    "calc_caveat" Lower Some("caveat"), library::calc_caveat, "The worked answer's own caveat (a ranking not sure, items counted as zero).";
+    "mixed_filings" Lower Some("caveat"), library::mixed_filings, "A worked result whose operands come from different filings (their periods may differ).";
+    "sign_unread" Lower Some("caveat"), library::sign_unread, "A worked result on an expense printed in parentheses whose sign the table does not settle.";
+    "zeroed_items" Lower Some("caveat"), library::zeroed_items, "A worked result that counted items the balance sheet does not print as 0.";
+    "negative_base" Lower Some("caveat"), library::negative_base, "A growth worked over a first year that is a loss.";
+    "loss_tax_rate" Lower Some("caveat"), library::loss_tax_rate, "A tax rate worked over a pretax loss.";
+    "rank_unsure" Lower Some("caveat"), library::rank_unsure, "A ranking over a table chosen by the page's words, not by a total row naming what was ranked.";
+    "calc_caveat" Lower Some("caveat"), library::calc_caveat, "A calculation logged before warnings had rules: its caveat as written.";
     "model_unquoted" Lower Some("caveat"), library::model_unquoted, "The model's answer quotes no line of the pages.";
     "missed_row" Lower Some("caveat"), library::missed_row, "The worked answer found no row of the item, and a quoted row answers instead.";
     "part_row" Lower Some("caveat"), library::part_row, "The quoted row's label is printed elsewhere in the filing with much larger figures (a part's row).";
