@@ -199,7 +199,11 @@ pub fn evidence_for(lib: &Library, a: &Answer) -> Result<(Evidence, Vec<PageBox>
 /// is what the question names (years, companies and the documents that are theirs). The
 /// label, the reasons and their rules' ids.
 pub fn judge_support(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &Answer) -> Result<Judged> {
-    let seen = Seen::of(lib, question, filter, scope, a)?;
+    judge_seen(lib, question, filter, &Seen::of(lib, question, filter, scope, a)?, a)
+}
+
+/// [`judge_support`] on what was already read of the library for `a`.
+fn judge_seen(lib: &Library, question: &Question, filter: Option<&DocFilter>, seen: &Seen, a: &Answer) -> Result<Judged> {
     let lookups = LibraryLookups::new(lib, question, filter);
     let (support, checks) = crate::judge::judge(&seen.claim(question, a, &lookups));
     lookups.error()?;
@@ -314,6 +318,11 @@ impl Seen {
 /// found" with the reason; true when it did.
 pub fn refuse(lib: &Library, question: &Question, filter: Option<&DocFilter>, scope: &[String], a: &mut Answer) -> Result<bool> {
     let seen = Seen::of(lib, question, filter, scope, a)?;
+    refuse_seen(lib, question, filter, &seen, a)
+}
+
+/// [`refuse`] on what was already read of the library for `a` (judging changes only its label).
+fn refuse_seen(lib: &Library, question: &Question, filter: Option<&DocFilter>, seen: &Seen, a: &mut Answer) -> Result<bool> {
     let lookups = LibraryLookups::new(lib, question, filter);
     let refused = crate::judge::refusal(&seen.claim(question, a, &lookups));
     lookups.error()?;
@@ -411,8 +420,10 @@ pub fn settle(lib: &Library, r: &mut Retrieved, a: &mut Answer, refuse: bool) ->
     if !a.not_found && a.citations.is_empty() {
         r.notes.push("the answer cites no page: nothing on a page supports it, check before using it".into());
     }
-    judge_support(lib, &r.read, r.filter.as_ref(), &r.scope, a)?.set(a);
-    if refuse && self::refuse(lib, &r.read, r.filter.as_ref(), &r.scope, a)? {
+    // what the judgement reads of the library, read once for the label and the refusals
+    let seen = Seen::of(lib, &r.read, r.filter.as_ref(), &r.scope, a)?;
+    judge_seen(lib, &r.read, r.filter.as_ref(), &seen, a)?.set(a);
+    if refuse && refuse_seen(lib, &r.read, r.filter.as_ref(), &seen, a)? {
         return Ok(Vec::new());
     }
     verify_answer(lib, &r.read, a);

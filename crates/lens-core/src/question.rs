@@ -149,9 +149,14 @@ pub struct Wording {
 impl Wording {
     pub fn read(text: &str) -> Wording {
         let lower = text.to_lowercase().replace('’', "'");
-        let words = lower.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).map(str::to_string).collect();
-        Wording { words, terms_of_art: terms_of_art(text), norm: norm(text), lower }
+        Wording { words: hyphened_words(&lower), terms_of_art: terms_of_art(text), norm: norm(text), lower }
     }
+}
+
+/// A text's words as the judging rules compare them: runs of letters, digits and hyphens
+/// ("stock-based" stays one word), as written (no case change).
+pub fn hyphened_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).map(str::to_string).collect()
 }
 
 /// The terms of art a question writes with capitals inside or throughout ("RevPAR", "ARR",

@@ -130,7 +130,6 @@ pub(super) fn company_not_held(c: &Claim) -> Option<Fired> {
         return None;
     }
     let (company, names) = c.lookups.absent_company()?;
-    let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
-    let more = if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
-    Some(vec![company, shown.join(", "), more])
+    let (shown, more) = super::first_six(&names);
+    Some(vec![company, shown, more])
 }

@@ -13,18 +13,13 @@ use crate::support::is_boilerplate;
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// A line's words: lower case, letters, digits and hyphens.
-fn words_of(l: &str) -> Vec<String> {
-    l.split(|c: char| !c.is_alphanumeric() && c != '-').filter(|w| !w.is_empty()).map(str::to_string).collect()
-}
-
 /// A line quoted as the answer's ground (a worked answer rests on cells, not lines).
 fn quoted(c: &Claim) -> Option<(String, Vec<String>)> {
     if c.worked() {
         return None;
     }
     let l = c.lower_line();
-    let words = words_of(&l);
+    let words = crate::question::hyphened_words(&l);
     Some((l, words))
 }
 

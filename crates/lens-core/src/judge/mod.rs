@@ -200,6 +200,13 @@ fn said<const N: usize>(words: [&dyn std::fmt::Display; N]) -> Option<Fired> {
     Some(words.iter().map(|w| w.to_string()).collect())
 }
 
+/// Names as a reason lists them: the first six joined, and " and N more" for the rest.
+fn first_six(names: &[String]) -> (String, String) {
+    let shown: Vec<&str> = names.iter().take(6).map(String::as_str).collect();
+    let more = if names.len() > shown.len() { format!(" and {} more", names.len() - shown.len()) } else { String::new() };
+    (shown.join(", "), more)
+}
+
 /// A rule that fired with no words to say.
 fn fired() -> Option<Fired> {
     Some(Vec::new())

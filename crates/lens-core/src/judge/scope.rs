@@ -21,9 +21,8 @@ pub(super) fn which_company(c: &Claim) -> Option<Fired> {
     if c.unnamed_among.is_empty() {
         return None;
     }
-    let shown: Vec<&str> = c.unnamed_among.iter().take(6).map(String::as_str).collect();
-    let more = if c.unnamed_among.len() > shown.len() { format!(" and {} more", c.unnamed_among.len() - shown.len()) } else { String::new() };
-    said([&c.unnamed_among.len(), &shown.join(", "), &more])
+    let (shown, more) = super::first_six(c.unnamed_among);
+    said([&c.unnamed_among.len(), &shown, &more])
 }
 
 /// A year asked that the cited page never mentions (a narrative answer from the filing of the
