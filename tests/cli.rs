@@ -280,6 +280,38 @@ fn ask_cites_quotes_highlights_and_logs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("[unknown_document]"));
     let o = lens(lib.path(), &["render", "3M_2018_10K#60", "--dpi", "900", "--out", png.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("out of range"));
+
+    // facts: read at ingest; the balance sheet's, with their periods, and its identities held
+    let v: Value = serde_json::from_str(&ok(&lens(lib.path(), &["facts", "3M_2018_10K", "--statement", "balance", "--json"]))).unwrap();
+    assert_eq!(v["built"], true, "{v}");
+    let facts = v["facts"].as_array().unwrap();
+    let assets =
+        facts.iter().find(|f| f["page"] == 58 && f["label"] == "Total assets" && f["period"]["year"] == 2018).expect("total assets at the end of 2018");
+    assert_eq!((assets["printed"].as_str(), assets["concept"].as_str(), assets["unit"].as_str()), (Some("36,500"), Some("total_assets"), Some("millions")));
+    assert_eq!((assets["period"]["duration"].as_str(), assets["period"]["end"].as_str()), (Some("instant"), Some("December 31")));
+    assert!(assets.get("flagged").is_none(), "{assets}");
+    let held = |name: &str, starts: &str| {
+        v["identities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["name"] == name && i["passed"] == true && i["page"] == 58 && i["detail"].as_str().unwrap().starts_with(starts))
+    };
+    assert!(held("balance", "Total assets 36,500 = Total liabilities and equity 36,500"), "{}", v["identities"]);
+    assert!(held("subtotal", "Total current assets 13,709 = "), "{}", v["identities"]);
+    // a filing read before facts existed is read by the next `lens facts` (the migration)
+    {
+        let l = lens_core::Library::open(lib.path()).unwrap();
+        l.store().conn().execute_batch("DELETE FROM facts; DELETE FROM fact_identities; DELETE FROM fact_docs;").unwrap();
+    }
+    let o = lens(lib.path(), &["facts", "3M_2018_10K", "--statement", "income", "--year", "2018"]);
+    let out = ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("reading facts: 3M_2018_10K"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(out.lines().any(|l| l.starts_with("  Net sales [revenue] | FY2018") && l.ends_with("32,765")), "{out}");
+    let o = lens(lib.path(), &["facts", "3M_2018_10K", "--statement", "notes"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown statement"), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = lens(lib.path(), &["facts", "NOPE"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[unknown_document]"));
 }
 
 /// `lens serve ARGS --port 0` started: (child, the line it printed first, the port in it).

@@ -4,7 +4,10 @@
 use std::path::Path;
 
 fn main() {
-    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");
+    // read when the script runs, not when it was compiled: a build script compiled for another
+    // checkout sharing the target folder must not read that checkout's ui/
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let ui = Path::new(&manifest).join("../../ui");
     println!("cargo:rerun-if-changed={}", ui.display());
     let mut files: Vec<_> = std::fs::read_dir(&ui).expect("ui/ is beside the crates").flatten().map(|e| e.path()).filter(|p| p.is_file()).collect();
     files.sort();
@@ -26,7 +29,7 @@ fn main() {
             out.push_str(&format!("    (\"/\", \"{k}\", include_bytes!({:?})),\n", path.display().to_string()));
         }
     }
-    let icon = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../icons/icon.png").canonicalize().unwrap();
+    let icon = Path::new(&manifest).join("../../icons/icon.png").canonicalize().unwrap();
     println!("cargo:rerun-if-changed={}", icon.display());
     for name in ["icon.png", "favicon.ico"] {
         out.push_str(&format!("    (\"/{name}\", \"image/png\", include_bytes!({:?})),\n", icon.display().to_string()));

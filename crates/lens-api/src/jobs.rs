@@ -250,6 +250,7 @@ fn ingest_worker(dir: &Path, q: &Mutex<Queue>, stale: &AtomicBool, filings: Opti
                 })
             }
             IngestEvent::Published { .. } => stale.store(true, Ordering::Release),
+            IngestEvent::Facts { .. } => {}
         };
         let mut on_ocr = |e: &OcrEvent| {
             let (OcrEvent::Page { doc_id, .. } | OcrEvent::Failed { doc_id, .. }) = e;

@@ -98,6 +98,9 @@ enum Cmd {
     /// The tables a page is read into (columns with their headers, rows with their cells): what
     /// worked answers and rankings read
     Tables(cmd::tables::Args),
+    /// A filing's facts (every table figure with its line item, period, unit and page) and the
+    /// accounting identities checked over them; reads any filing not read yet first
+    Facts(cmd::facts::Args),
     /// Score answers on labelled questions using the pages a retrieval run ranked
     EvalAnswers(cmd::eval_answers::Args),
     /// The question log, newest first
@@ -241,6 +244,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Ablate(a) => cmd::ablate::run(&g, a)?,
         Cmd::Ask(a) => cmd::ask::run(&g, a)?,
         Cmd::Tables(a) => cmd::tables::run(&g, a)?,
+        Cmd::Facts(a) => cmd::facts::run(&g, a)?,
         Cmd::Render(a) => cmd::render::run(&g, a)?,
         Cmd::EvalAnswers(a) => cmd::eval_answers::run(&g, a)?,
         Cmd::Devices(a) => cmd::devices::run(&g, a)?,
@@ -296,6 +300,7 @@ pub(crate) fn ingest_paths(
             IngestEvent::Unchanged { doc_id, .. } => println!("unchanged {doc_id}"),
             IngestEvent::Failed { path, code, message } => println!("failed    {path}: [{code}] {message}"),
             IngestEvent::Published { docs, pages } => println!("          published {docs} documents ({pages} pages) to search"),
+            IngestEvent::Facts { doc_id, facts, done, total } => println!("facts     {doc_id}: {facts} figures read ({done}/{total})"),
         }
     };
     let (s, o) = ingest::ingest_then_ocr(lib, paths, &opts, ocr, &cancel, &mut on_event, &mut |e| print_ocr_event(e, json))?;

@@ -73,6 +73,13 @@ pub enum IngestEvent {
         docs: usize,
         pages: usize,
     },
+    /// A document's tables were read into facts (`crate::facts`), `done` of `total`.
+    Facts {
+        doc_id: String,
+        facts: usize,
+        done: usize,
+        total: usize,
+    },
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -411,6 +418,8 @@ pub fn ingest(
     if cancel.load(Ordering::Relaxed) {
         return Err(LensError::Cancelled);
     }
+    // the new filings read into facts (and any the library still lacks)
+    lib.build_facts(&mut |p| on_event(&IngestEvent::Facts { doc_id: p.doc_id.clone(), facts: p.facts, done: p.done, total: p.total }))?;
     sum.seconds = t0.elapsed().as_secs_f64();
     Ok(sum)
 }

@@ -23,6 +23,9 @@ pub mod render;
 pub mod store;
 pub mod text;
 
+// the filing read once into facts, with the identities they are checked by
+pub mod facts;
+
 // the question, read once (pure: the catalogue and rules are passed in)
 pub mod figures;
 pub mod question;

@@ -85,6 +85,20 @@ pub struct DocView {
     pub name: String,
 }
 
+/// A document's facts ([`Library::facts`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct DocFacts {
+    pub doc_id: String,
+    /// Whether its facts were read (by this build's reading).
+    pub built: bool,
+    /// Identities that held and that did not; facts inside one that did not.
+    pub passed: usize,
+    pub failed: usize,
+    pub flagged: usize,
+    pub facts: Vec<crate::facts::Fact>,
+    pub identities: Vec<crate::facts::Identity>,
+}
+
 /// What recovery did when a library was opened for writing.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Recovery {
@@ -282,6 +296,25 @@ impl Library {
     }
 
     /// The documents with dense vectors of `model`, by key.
+    /// Read into facts every document that lacks them or whose text changed since
+    /// ([`crate::facts::build_missing`]); how many were read.
+    pub fn build_facts(&mut self, on_progress: &mut dyn FnMut(&crate::facts::Progress)) -> Result<usize> {
+        crate::facts::build_missing(&mut self.store, &self.metrics, on_progress)
+    }
+
+    /// A document's facts and the identities tested over them (empty until
+    /// [`Library::build_facts`] has read it).
+    pub fn facts(&self, id: &str) -> Result<DocFacts> {
+        let doc = self.store.document(id)?;
+        let facts = crate::facts::stored::facts(&self.store, doc.key)?;
+        let identities = crate::facts::stored::identities(&self.store, doc.key)?;
+        let built = crate::facts::stored::is_built(&self.store, doc.key)?;
+        let passed = identities.iter().filter(|i| i.passed).count();
+        let failed = identities.len() - passed;
+        let flagged = facts.iter().filter(|f| f.flagged.is_some()).count();
+        Ok(DocFacts { doc_id: doc.id, built, passed, failed, flagged, facts, identities })
+    }
+
     pub fn dense_doc_keys(&self, model: &str) -> Result<HashSet<i64>> {
         self.store.dense_doc_keys(model)
     }

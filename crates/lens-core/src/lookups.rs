@@ -61,6 +61,11 @@ impl crate::judge::Lookups for LibraryLookups<'_> {
         Some((mine, later, year))
     }
 
+    fn flagged_facts(&self, page: &PageRef) -> Vec<crate::facts::FlaggedFact> {
+        let Ok(doc) = self.lib.document(&page.doc_id) else { return Vec::new() };
+        self.kept(crate::facts::stored::flagged_on(self.lib.store(), doc.key, page.page).map(Some)).unwrap_or_default()
+    }
+
     fn absent_company(&self) -> Option<(String, Vec<String>)> {
         let company = self.kept(company_not_held(self.lib, self.question))?;
         let names = self.kept(self.lib.company_names().map(Some))?;

@@ -211,9 +211,11 @@ type Done = (usize, String, String, Vec<CharBox>, &'static str);
 /// OCR every page that needs it (resumable: done pages are stored as they finish).
 pub fn run(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {
     let r = run_inner(lib, opts, cancel, on_event);
-    // pages changed in place: their rerank profiles must be recomputed
+    // pages changed in place: their rerank profiles must be recomputed, their facts read again
     lib.forget_profiles();
-    r
+    let r = r?;
+    lib.build_facts(&mut |_| {})?;
+    Ok(r)
 }
 
 fn run_inner(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {

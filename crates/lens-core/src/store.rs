@@ -28,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/009_clean_company_names.sql"),
     include_str!("../migrations/010_log_shown.sql"),
     include_str!("../migrations/011_users.sql"),
+    include_str!("../migrations/012_facts.sql"),
 ];
 
 /// The schema version this build writes.
@@ -335,6 +336,9 @@ impl Store {
             tx.execute("DELETE FROM dense_pages WHERE doc_key=?1", [key])?;
             tx.execute("DELETE FROM dense_docs WHERE doc_key=?1", [key])?;
             tx.execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
+            tx.execute("DELETE FROM facts WHERE doc_key=?1", [key])?;
+            tx.execute("DELETE FROM fact_identities WHERE doc_key=?1", [key])?;
+            tx.execute("DELETE FROM fact_docs WHERE doc_key=?1", [key])?;
         }
         tx.commit()?;
         Ok(())
@@ -613,6 +617,9 @@ fn delete_doc_rows(tx: &rusqlite::Transaction, key: i64) -> Result<()> {
     tx.execute("DELETE FROM dense_pages WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM dense_docs WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM facts WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM fact_identities WHERE doc_key=?1", [key])?;
+    tx.execute("DELETE FROM fact_docs WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM documents WHERE key=?1", [key])?;
     tx.execute("INSERT OR IGNORE INTO tombstones(doc_key) VALUES(?1)", [key])?;
     Ok(())

@@ -9,10 +9,11 @@
 //! `found_by` (quote, numbers, calculation, none), `years` (named by the filter), `in_scope`,
 //! `unnamed_among`, `companies` (named, lower case), `names_library`, `calc_warning` ({rule,
 //! words}), `calc_caveat`,
-//! `calc_problem`, `unquoted`, `computed`, `doc_year`, `list_complete`, `not_found`, `uncited`,
-//! `support` (the label before a refusal), `lookups` (`larger_elsewhere`: [label, "DOC#page"],
-//! `part_year_months`, `later_filing`: [year, later doc, its year], `absent_company`: [name,
-//! [companies held]]); then `fires`, `label` (optional) and `why`.
+//! `calc_problem`, `operands` (a worked answer's, as `calc::Operand`), `unquoted`, `computed`,
+//! `doc_year`, `list_complete`, `not_found`, `uncited`, `support` (the label before a refusal),
+//! `lookups` (`larger_elsewhere`: [label, "DOC#page"], `part_year_months`, `later_filing`: [year,
+//! later doc, its year], `absent_company`: [name, [companies held]], `flagged_facts`: [[label,
+//! value, printed, identity], ...]); then `fires`, `label` (optional) and `why`.
 
 use lens_core::evidence::FoundBy;
 use lens_core::judge::{self, Claim, Effect, Lookups};
@@ -40,6 +41,15 @@ impl Lookups for CaseLookups {
     fn later_filing(&self, _: &str) -> Option<(i32, String, i32)> {
         let v = self.0.get("later_filing")?;
         Some((v[0].as_i64()? as i32, v[1].as_str()?.to_string(), v[2].as_i64()? as i32))
+    }
+    fn flagged_facts(&self, _: &PageRef) -> Vec<lens_core::facts::FlaggedFact> {
+        let rows = self.0.get("flagged_facts").and_then(Value::as_array).cloned().unwrap_or_default();
+        rows.iter()
+            .map(|r| {
+                let s = |i: usize| r[i].as_str().unwrap_or_default().to_string();
+                lens_core::facts::FlaggedFact { label: s(0), value: s(1), printed: s(2), identity: s(3) }
+            })
+            .collect()
     }
     fn absent_company(&self) -> Option<(String, Vec<String>)> {
         let v = self.0.get("absent_company")?;
@@ -74,7 +84,10 @@ fn run(rule: &judge::Rule, case: &Value) -> (bool, Support, Vec<String>) {
     let companies = strings(case, "companies");
     let lookups = CaseLookups(case.get("lookups").cloned().unwrap_or(Value::Null));
     let warning: Option<lens_core::calc::Warning> = case.get("calc_warning").map(|w| serde_json::from_value(w.clone()).expect("calc_warning is {rule, words}"));
+    let operands: Vec<lens_core::calc::Operand> =
+        case.get("operands").map(|o| serde_json::from_value(o.clone()).expect("operands are calc::Operand")).unwrap_or_default();
     let mut c = Claim::new(&question, answer, page, &cited);
+    c.operands = &operands;
     c.quote = quote;
     c.found_by = match text(case, "found_by").unwrap_or("quote") {
         "quote" => FoundBy::Quote,

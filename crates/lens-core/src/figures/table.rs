@@ -90,6 +90,10 @@ pub struct Row {
     /// revenues" under "Revenues").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub named_from_section: bool,
+    /// The heading of the rows it is printed under ("Current assets", "Americas"), when a label
+    /// alone was printed above them since the table's header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -476,6 +480,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                 named_from_section = true;
             }
         }
+        let under = if named_from_section { Some(label.clone()) } else { section.clone() };
         let mut cells: Vec<Option<Cell>> = vec![None; table.columns.len()];
         for v in values {
             let cx = (v.b.l + v.b.r) / 2.0;
@@ -498,7 +503,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
             row_box = row_box.union(&v.b);
         }
         if cells.iter().any(Option::is_some) {
-            table.rows.push(Row { rect: rect(&row_box, &label), label_rect: rect(&label_only, &label), label, cells, named_from_section });
+            table.rows.push(Row { rect: rect(&row_box, &label), label_rect: rect(&label_only, &label), label, cells, named_from_section, section: under });
         }
     }
     out.retain(|t| !t.rows.is_empty());

@@ -15,6 +15,29 @@ fn warned(c: &Claim, id: &str) -> Option<Fired> {
     c.calc_warning.filter(|w| w.rule == id).map(|w| w.words.clone())
 }
 
+/// A figure the answer rests on is a fact inside an identity of its filing that did not hold
+/// (a total its rows do not add up to, assets that are not liabilities and equity): the table
+/// was misread, or prints something else than it seems. A worked answer's operands are looked
+/// up by page, row and value; a quoted row by its label in the quote and its cell in the answer.
+pub(super) fn identity_failed(c: &Claim) -> Option<Fired> {
+    for o in c.operands {
+        let hit = c.lookups.flagged_facts(&o.page).into_iter().find(|f| f.label == o.read.row && f.value == o.value);
+        if let Some(f) = hit {
+            return said([&f.label, &f.identity]);
+        }
+    }
+    if c.computed || c.not_found {
+        return None;
+    }
+    let (page, quote) = (c.cited?, c.quote?);
+    let figure = |p: &str| p.trim_matches(|ch: char| !ch.is_ascii_digit()).to_string();
+    let f = c.lookups.flagged_facts(page).into_iter().find(|f| {
+        let n = figure(&f.printed);
+        !f.label.is_empty() && quote.contains(f.label.as_str()) && !n.is_empty() && c.answer.contains(n.as_str())
+    })?;
+    said([&f.label, &f.identity])
+}
+
 /// Operands read from different filings (a 10-K's inventory, an earnings release's cost of
 /// sales) may be of different periods.
 pub(super) fn mixed_filings(c: &Claim) -> Option<Fired> {

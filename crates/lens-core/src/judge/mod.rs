@@ -83,10 +83,16 @@ pub trait Lookups {
     /// For a cited document: its fiscal year, and the latest filing of the companies the
     /// question names with its year.
     fn later_filing(&self, doc_id: &str) -> Option<(i32, String, i32)>;
+    /// The facts of a page inside an accounting identity that did not hold (`crate::facts`):
+    /// each as its row label, its value (signed, as `calc::Operand::value` has it), the cell as
+    /// printed, and the identity.
+    fn flagged_facts(&self, page: &PageRef) -> Vec<FlaggedFact>;
     /// A company the question names that the company list knows and the library holds no
     /// filing of, with the companies the library holds.
     fn absent_company(&self) -> Option<(String, Vec<String>)>;
 }
+
+pub use crate::facts::FlaggedFact;
 
 /// Lookups that find nothing: a claim judged from its own texts.
 pub struct NoLookups;
@@ -100,6 +106,9 @@ impl Lookups for NoLookups {
     }
     fn later_filing(&self, _: &str) -> Option<(i32, String, i32)> {
         None
+    }
+    fn flagged_facts(&self, _: &PageRef) -> Vec<FlaggedFact> {
+        Vec::new()
     }
     fn absent_company(&self) -> Option<(String, Vec<String>)> {
         None
@@ -135,6 +144,8 @@ pub struct Claim<'a> {
     pub calc_caveat: Option<&'a str>,
     /// A calculation that gave no result: what it could not do ("not found: interest expense").
     pub calc_problem: Option<&'a str>,
+    /// A worked answer's operands (where each was read).
+    pub operands: &'a [crate::calc::Operand],
     /// A model's answer that quotes no line of the pages.
     pub unquoted: bool,
     /// The answer is a worked calculation's result.
@@ -170,6 +181,7 @@ impl<'a> Claim<'a> {
             calc_warning: None,
             calc_caveat: None,
             calc_problem: None,
+            operands: &[],
             unquoted: false,
             computed: false,
             doc_year: None,
@@ -266,6 +278,7 @@ rules! {
     "burn_unsaid" Lower None, line::burn_unsaid, "Cash burned asked, and the line does not say a burn.";
     "buyback_unsaid" Lower None, line::buyback_unsaid, "Stock bought back asked, and the line does not say a repurchase.";
     "boilerplate" Lower None, line::boilerplate, "The quoted paragraph is legal boilerplate.";
+    "identity_failed" Lower Some("caveat"), library::identity_failed, "A figure read from a table whose accounting identity does not hold (a total its rows do not add up to).";
     "mixed_filings" Lower Some("caveat"), library::mixed_filings, "A worked result whose operands come from different filings (their periods may differ).";
     "sign_unread" Lower Some("caveat"), library::sign_unread, "A worked result on an expense printed in parentheses whose sign the table does not settle.";
     "zeroed_items" Lower Some("caveat"), library::zeroed_items, "A worked result that counted items the balance sheet does not print as 0.";
