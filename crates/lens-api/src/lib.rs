@@ -711,6 +711,22 @@ struct AnswerersAvailable {
     in_use: Option<String>,
 }
 
+/// The filings of a library ingested before facts existed (or whose text OCR changed since) read
+/// into facts on a library of its own, once the app has opened it; the app answers meanwhile
+/// (answers are judged without the facts not yet read).
+fn read_facts_in_background(dir: &Path) {
+    let dir = dir.to_path_buf();
+    std::thread::spawn(move || {
+        let run = || -> Result<usize> {
+            let mut lib = Library::open(&dir)?;
+            lib.build_facts(&mut |p| eprintln!("reading facts: {} ({} figures) {}/{}", p.doc_id, p.facts, p.done, p.total))
+        };
+        if let Err(e) = run() {
+            eprintln!("reading facts stopped: {e}");
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -735,20 +751,4 @@ mod tests {
         assert_eq!(fused_lists(Retriever::Hybrid, &["a note".into(), "hybrid of bm25 + dense".into()]), ["bm25", "dense"]);
         assert_eq!(fused_lists(Retriever::Bm25, &[]), ["bm25"]);
     }
-}
-
-/// The filings of a library ingested before facts existed (or whose text OCR changed since) read
-/// into facts on a library of its own, once the app has opened it; the app answers meanwhile
-/// (answers are judged without the facts not yet read).
-fn read_facts_in_background(dir: &Path) {
-    let dir = dir.to_path_buf();
-    std::thread::spawn(move || {
-        let run = || -> Result<usize> {
-            let mut lib = Library::open(&dir)?;
-            lib.build_facts(&mut |p| eprintln!("reading facts: {} ({} figures) {}/{}", p.doc_id, p.facts, p.done, p.total))
-        };
-        if let Err(e) = run() {
-            eprintln!("reading facts stopped: {e}");
-        }
-    });
 }
