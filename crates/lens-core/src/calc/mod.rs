@@ -368,6 +368,46 @@ impl Finder<'_, '_> {
         })
     }
 
+    /// The item for the year read from the pages where the filing's facts (`crate::facts`, read
+    /// at ingest from every table) print it on a statement for a period of the length asked,
+    /// in a table whose identities did not fail: pages neither retrieval nor the item's searches
+    /// reached (a figure on a fourth page). Read as any candidate page is, by [`Finder::best_on`].
+    fn from_facts(&mut self, item: &str, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
+        use crate::facts::{BALANCE_SHEET, CASH_FLOW, INCOME_STATEMENT};
+        let (statements, durations): (&[&str], &[&str]) = match (def.balance, self.months) {
+            (true, _) => (&[BALANCE_SHEET], &["instant"]),
+            (false, 12) => (&[INCOME_STATEMENT, CASH_FLOW], &["fiscal year"]),
+            (false, 3) => (&[INCOME_STATEMENT, CASH_FLOW], &["3 months"]),
+            (false, 6) => (&[INCOME_STATEMENT, CASH_FLOW], &["6 months year to date"]),
+            (false, 9) => (&[INCOME_STATEMENT, CASH_FLOW], &["9 months year to date"]),
+            _ => return None,
+        };
+        let mut added = false;
+        for doc in self.docs.clone() {
+            let Ok(d) = self.lib.document(&doc) else { continue };
+            let mut pages = crate::facts::stored::pages_with(self.lib.store(), d.key, item, year, statements, durations).unwrap_or_default();
+            // the pages printing one of the item's own labels as it is ("Purchases of property
+            // and equipment"), when some do, not those printing it qualified ("..., net of
+            // proceeds from sales and incentives", a discussion's reconciliation)
+            let listed = |l: &str| def.labels.iter().any(|x| norm(x) == norm(l));
+            if pages.iter().any(|(_, l)| listed(l)) {
+                pages.retain(|(_, l)| listed(l));
+            }
+            for (page, _) in pages {
+                let p = PageRef { doc_id: doc.clone(), page };
+                if !self.candidates.contains(&p) {
+                    self.candidates.push(p);
+                    added = true;
+                }
+            }
+        }
+        if added {
+            self.best_on(def, year)
+        } else {
+            None
+        }
+    }
+
     /// Add the filing's pages BM25 finds for an item's labels (once per item).
     fn widen(&mut self, item: &str) {
         if self.searched.iter().any(|s| s == item) {
@@ -413,7 +453,7 @@ impl Finder<'_, '_> {
         // segment table, a release's quarter) loses to a statement's, and a statement's row is
         // compared with the same statement printed elsewhere (the readings check)
         self.widen(item);
-        let best = self.best_on(&def, year).or_else(|| self.absent(item, &def, year));
+        let best = self.best_on(&def, year).or_else(|| self.from_facts(item, &def, year)).or_else(|| self.absent(item, &def, year));
         let v = best.map(|(_, value, op)| {
             self.anchors.entry(item.to_string()).or_insert_with(|| (op.page.clone(), op.quote.clone()));
             self.found.push(op);

@@ -152,6 +152,26 @@ pub fn flagged_on(store: &Store, key: i64, page: u32) -> Result<Vec<super::Flagg
     Ok(v)
 }
 
+/// The pages where a document's facts print `concept` for `year` on one of `statements` for a
+/// period of one of `durations`, none of those facts flagged, each with the row label printed;
+/// first page first.
+pub fn pages_with(store: &Store, key: i64, concept: &str, year: i32, statements: &[&str], durations: &[&str]) -> Result<Vec<(u32, String)>> {
+    let mut st = store.conn().prepare_cached(
+        "SELECT page,statement,duration,MIN(label) FROM facts WHERE doc_key=?1 AND concept=?2 AND year=?3 GROUP BY page,statement,duration \
+         HAVING SUM(flagged IS NOT NULL)=0 ORDER BY page",
+    )?;
+    let rows =
+        st.query_map(params![key, concept, year], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?)))?;
+    let mut out: Vec<(u32, String)> = Vec::new();
+    for r in rows {
+        let (page, statement, duration, label) = r?;
+        if statements.contains(&statement.as_str()) && durations.contains(&duration.as_str()) && !out.iter().any(|(p, _)| *p == page) {
+            out.push((page, label));
+        }
+    }
+    Ok(out)
+}
+
 /// The failed identity of the fact printed on `page` under `label` as `printed`, when there is
 /// one (the judge's `identity_failed`).
 pub fn flag_of(store: &Store, key: i64, page: u32, label: &str, printed: &str) -> Result<Option<String>> {
