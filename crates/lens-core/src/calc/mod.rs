@@ -372,7 +372,7 @@ impl Finder<'_, '_> {
     /// at ingest from every table) print it on a statement for a period of the length asked,
     /// in a table whose identities did not fail: pages neither retrieval nor the item's searches
     /// reached (a figure on a fourth page). Read as any candidate page is, by [`Finder::best_on`].
-    fn from_facts(&mut self, item: &str, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
+    fn read_from_facts(&mut self, item: &str, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
         use crate::facts::{BALANCE_SHEET, CASH_FLOW, INCOME_STATEMENT};
         let (statements, durations): (&[&str], &[&str]) = match (def.balance, self.months) {
             (true, _) => (&[BALANCE_SHEET], &["instant"]),
@@ -453,7 +453,7 @@ impl Finder<'_, '_> {
         // segment table, a release's quarter) loses to a statement's, and a statement's row is
         // compared with the same statement printed elsewhere (the readings check)
         self.widen(item);
-        let best = self.best_on(&def, year).or_else(|| self.from_facts(item, &def, year)).or_else(|| self.absent(item, &def, year));
+        let best = self.best_on(&def, year).or_else(|| self.read_from_facts(item, &def, year)).or_else(|| self.absent(item, &def, year));
         let v = best.map(|(_, value, op)| {
             self.anchors.entry(item.to_string()).or_insert_with(|| (op.page.clone(), op.quote.clone()));
             self.found.push(op);
