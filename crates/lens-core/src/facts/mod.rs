@@ -157,7 +157,18 @@ impl Fact {
 /// spaces taken out: pdfium splits some ("Consolidated Balance Shee t", "Statement of Incom e").
 pub fn statement_of(title: &str, head: &str) -> &'static str {
     let t: String = format!("{title} {head}").to_lowercase().replace('\u{2019}', "'").chars().filter(|c| !c.is_whitespace()).collect();
-    let has = |ws: &[&str]| ws.iter().any(|w| t.contains(&w.replace(' ', "")));
+    // a statement's name as a discussion's topic ("Balance sheet and working capital", "Summary
+    // of cash flow data") is not the statement
+    let topic = |rest: &str| ["and", "data", "information", "highlights", "summary", "metrics", "items", "review"].iter().any(|s| rest.starts_with(s));
+    let has = |ws: &[&str]| {
+        ws.iter().any(|w| {
+            let w = w.replace(' ', "");
+            t.match_indices(&w).any(|(at, _)| {
+                let rest = &t[at + w.len()..];
+                !topic(rest.strip_prefix('s').unwrap_or(rest))
+            })
+        })
+    };
     // the MD&A's tables ("Balance sheet and working capital") are not the statements
     if has(&["discussion and analysis"]) {
         return OTHER_TABLE;
@@ -166,7 +177,8 @@ pub fn statement_of(title: &str, head: &str) -> &'static str {
     // is a "statement of financial condition")
     if has(&["balance sheet", "financial position", "statement of financial condition", "statements of financial condition"]) {
         BALANCE_SHEET
-    } else if has(&["cash flow"]) {
+    } else if has(&["statements of cash flow", "statement of cash flow", "cash flow statement", "cash flows statement"]) {
+        // (a discussion's section is headed "Cash Flows" alone)
         CASH_FLOW
     } else if has(&[
         "statements of operations",
@@ -404,6 +416,9 @@ mod tests {
         assert_eq!(statement_of("Consolidated Statement of Changes in Equity", ""), EQUITY_STATEMENT);
         assert_eq!(statement_of("Contractual obligations", "Item 7. Management's discussion"), OTHER_TABLE);
         assert_eq!(statement_of("Balance sheet and working capital", "Management's Discussion and Analysis of Financial Condition"), OTHER_TABLE);
+        assert_eq!(statement_of("Balance sheet and working capital", "Cash Flows Summary of cash flow data (in millions)"), OTHER_TABLE);
+        assert_eq!(statement_of("", "Consolidated Statements of Cash Flows (in millions)"), CASH_FLOW);
+        assert_eq!(statement_of("", "Index Cash Flows Year ended December 31,"), OTHER_TABLE);
     }
 
     #[test]
