@@ -398,15 +398,17 @@ pub fn plain_words(s: &str) -> Vec<String> {
 pub fn units(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut para = String::new();
-    for line in text.lines() {
-        let l = line.trim();
-        if l.is_empty() {
-            continue;
-        }
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    for (i, l) in lines.iter().enumerate() {
+        let l = *l;
         let letters = l.chars().filter(|c| c.is_alphabetic()).count();
         let digits = l.chars().filter(|c| c.is_ascii_digit()).count();
-        // table rows (label + numbers) and short lines stand alone
-        if digits >= 3 && letters >= 3 && l.len() < 200 {
+        let next_starts = lines.get(i + 1).and_then(|n| n.chars().next()).is_none_or(|c| !c.is_lowercase());
+        // table rows (label + numbers) and short lines stand alone; a line of prose that runs on
+        // into the next ("... compared to $2,726 million in fiscal 2021, primarily" / "driven
+        // by ...") is only part of its sentence, which the paragraph gives whole
+        let runs_on = !next_starts && l.ends_with(|c: char| c.is_alphabetic() || c == ',');
+        if digits >= 3 && letters >= 3 && l.len() < 200 && !runs_on {
             out.push(l.to_string());
         }
         if !para.is_empty() {
@@ -417,7 +419,10 @@ pub fn units(text: &str) -> Vec<String> {
             }
         }
         para.push_str(l);
-        if l.ends_with('.') || l.ends_with(':') || l.len() < 40 {
+        // a short line (a heading, a paragraph's last) ends a paragraph when the line after it
+        // starts anew (a capital, a bullet, a figure); a short line inside a sentence (a narrow
+        // column's) does not: the sentence goes on and is never quoted cut mid-clause
+        if l.ends_with('.') || l.ends_with(':') || (l.len() < 40 && next_starts) {
             split_sentences(&para, &mut out);
             para.clear();
         }
@@ -470,6 +475,15 @@ mod tests {
         let s = "Net income: 5,363";
         let t = tokenize(s);
         assert_eq!(&s[t[2].start..t[2].end], "5,363");
+    }
+    #[test]
+    fn a_sentence_over_two_lines_is_one_unit_and_rows_stand_alone() {
+        let page = "Segment operating profit decreased 1 percent to $2,700 million in fiscal 2022 compared to $2,726 million in fiscal 2021, primarily\ndriven by higher input costs, partially offset by favorable net price realization.\nNet sales 18,992 18,127\nINTERNATIONAL SEGMENT\nNet sales increased 9 percent\nin fiscal 2022.\n";
+        let u = units(page);
+        assert!(u.iter().any(|s| s.starts_with("Segment operating profit") && s.ends_with("net price realization.")), "{u:?}");
+        assert!(!u.iter().any(|s| s.ends_with("primarily")), "{u:?}");
+        assert!(u.contains(&"Net sales 18,992 18,127".to_string()), "{u:?}");
+        assert!(u.contains(&"Net sales increased 9 percent in fiscal 2022.".to_string()), "{u:?}");
     }
     #[test]
     fn headings_found() {
