@@ -394,6 +394,9 @@ pub fn plain_words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect()
 }
 
+/// Characters a paragraph of lines that never end a sentence runs to before it is cut at a line.
+const MAX_PARAGRAPH: usize = 400;
+
 /// Candidate answer units of a page: table rows / lines, and sentences of prose.
 pub fn units(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -422,7 +425,8 @@ pub fn units(text: &str) -> Vec<String> {
         // a short line (a heading, a paragraph's last) ends a paragraph when the line after it
         // starts anew (a capital, a bullet, a figure); a short line inside a sentence (a narrow
         // column's) does not: the sentence goes on and is never quoted cut mid-clause
-        if l.ends_with('.') || l.ends_with(':') || (l.len() < 40 && next_starts) {
+        // (and a run of lines that never ends a sentence is cut at a line once it is long)
+        if l.ends_with('.') || l.ends_with(':') || (l.len() < 40 && next_starts) || para.len() > MAX_PARAGRAPH {
             split_sentences(&para, &mut out);
             para.clear();
         }
@@ -484,6 +488,9 @@ mod tests {
         assert!(!u.iter().any(|s| s.ends_with("primarily")), "{u:?}");
         assert!(u.contains(&"Net sales 18,992 18,127".to_string()), "{u:?}");
         assert!(u.contains(&"Net sales increased 9 percent in fiscal 2022.".to_string()), "{u:?}");
+        // lines that never end a sentence are cut once long
+        let run_on = units(&"revenue grew by ten percent in the year\n".repeat(300));
+        assert!(!run_on.is_empty() && run_on.iter().all(|s| s.len() <= MAX_PARAGRAPH + 60), "{run_on:?}");
     }
     #[test]
     fn headings_found() {
