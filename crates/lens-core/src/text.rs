@@ -395,7 +395,7 @@ pub fn plain_words(s: &str) -> Vec<String> {
 }
 
 /// Characters a paragraph of lines that never end a sentence runs to before it is cut at a line.
-const MAX_PARAGRAPH: usize = 400;
+const MAX_PARAGRAPH: usize = 1000;
 
 /// Candidate answer units of a page: table rows / lines, and sentences of prose.
 pub fn units(text: &str) -> Vec<String> {
