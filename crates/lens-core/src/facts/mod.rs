@@ -354,14 +354,15 @@ pub fn read_page(page: u32, heading: &str, text: &str, boxes: &[crate::boxes::Ch
 pub fn read_document(store: &Store, doc: &Document, cat: &Catalogue) -> Result<(Vec<Fact>, Vec<Identity>)> {
     let quarterly = doc.form.as_deref().is_some_and(|f| f.to_uppercase().contains("10-Q"));
     let mut pages = Vec::new();
-    for (page, text) in store.page_texts_by_key(doc.key)? {
+    for page in 1..=doc.pages {
+        // (one read of each page: its text and heading together)
+        let p = store.page_of(doc, page)?;
         // a page with too few figures for a table is not read
-        if text.chars().filter(|c| c.is_ascii_digit()).count() < 8 {
+        if p.text.chars().filter(|c| c.is_ascii_digit()).count() < 8 {
             continue;
         }
-        let heading = store.page_of(doc, page)?.heading;
         let boxes = store.page_boxes(doc, page)?;
-        pages.push((page, heading, text, boxes));
+        pages.push((page, p.heading, p.text, boxes));
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     let chunk = pages.len().div_ceil(threads).max(1);
