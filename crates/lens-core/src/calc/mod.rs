@@ -9,6 +9,7 @@
 
 pub mod checks;
 pub mod plan;
+pub mod printed;
 pub mod rank;
 
 use crate::error::Result;
@@ -358,14 +359,7 @@ impl Finder<'_, '_> {
     /// aliases for it, squashed to letters and digits ("cocacola"); empty when not known.
     fn filer_names(&mut self, doc: &str) -> &[String] {
         let lib = self.lib;
-        self.filers.entry(doc.to_string()).or_insert_with(|| {
-            let Some(company) = lib.document(doc).ok().and_then(|d| d.company).filter(|c| !c.trim().is_empty()) else { return Vec::new() };
-            let mut names = vec![crate::text::normalize_name(&company)];
-            names.extend(lib.sources.companies.extra_aliases(&[], Some(&company)));
-            let mut out: Vec<String> = names.iter().map(|n| squash(n)).filter(|n| n.len() >= 2).collect();
-            out.dedup();
-            out
-        })
+        self.filers.entry(doc.to_string()).or_insert_with(|| lib.document(doc).map(|d| filer_names_of(lib, &d)).unwrap_or_default())
     }
 
     /// The item for the year read from the pages where the filing's facts (`crate::facts`, read
@@ -385,7 +379,12 @@ impl Finder<'_, '_> {
         let mut added = false;
         for doc in self.docs.clone() {
             let Ok(d) = self.lib.document(&doc) else { continue };
-            let mut pages = crate::facts::stored::pages_with(self.lib.store(), d.key, item, year, statements, durations).unwrap_or_default();
+            let mut pages = if item.starts_with(printed::PRINTED) {
+                crate::facts::stored::pages_labelled(self.lib.store(), d.key, &def.labels, year, printed::statements(def.balance), durations)
+            } else {
+                crate::facts::stored::pages_with(self.lib.store(), d.key, item, year, statements, durations)
+            }
+            .unwrap_or_default();
             // the pages printing one of the item's own labels as it is ("Purchases of property
             // and equipment"), when some do, not those printing it qualified ("..., net of
             // proceeds from sales and incentives", a discussion's reconciliation)
@@ -405,6 +404,40 @@ impl Finder<'_, '_> {
             self.best_on(def, year)
         } else {
             None
+        }
+    }
+
+    /// A printed line item ([`printed`]) is known only by its label: where the filing's facts
+    /// print one of its labels for the year, over a period of the same length, with another
+    /// figure (a lease note's "Accumulated depreciation" beside the property note's), the
+    /// operand gets that reading, which does not agree, so the readings check says the two
+    /// differ and the answer is never shown as supported.
+    fn printed_elsewhere(&mut self, def: &catalogue::ItemDef, year: i32, value: Ratio, op: &mut Operand) {
+        let Ok(d) = self.lib.document(&op.page.doc_id) else { return };
+        let Ok(facts) = crate::facts::stored::of_year(self.lib.store(), d.key, year) else { return };
+        let mine = value.to_f64().abs();
+        let wanted = |duration: &str| match (def.balance, self.months) {
+            (true, _) => duration == "instant",
+            (false, 12) => duration == "fiscal year",
+            (false, 3) => duration == "3 months",
+            (false, m) => duration == format!("{m} months year to date"),
+        };
+        for f in facts {
+            if !def.labels.contains(&norm(&f.label)) || !wanted(&f.period.duration) || !f.is_amount() || f.page == op.page.page {
+                continue;
+            }
+            let Some(theirs) = f.in_units() else { continue };
+            if (theirs.abs() - mine).abs() <= 0.005 * mine.max(theirs.abs()) || op.read.readings.iter().any(|r| r.page.page == f.page) {
+                continue;
+            }
+            op.read.readings.push(Reading {
+                page: PageRef { doc_id: op.page.doc_id.clone(), page: f.page },
+                row: f.label.clone(),
+                value: f.value.clone(),
+                unit: f.unit.clone(),
+                agrees: false,
+            });
+            break;
         }
     }
 
@@ -453,7 +486,12 @@ impl Finder<'_, '_> {
         // segment table, a release's quarter) loses to a statement's, and a statement's row is
         // compared with the same statement printed elsewhere (the readings check)
         self.widen(item);
-        let best = self.best_on(&def, year).or_else(|| self.read_from_facts(item, &def, year)).or_else(|| self.absent(item, &def, year));
+        let mut best = self.best_on(&def, year).or_else(|| self.read_from_facts(item, &def, year)).or_else(|| self.absent(item, &def, year));
+        if item.starts_with(printed::PRINTED) {
+            if let Some((_, v, op)) = best.as_mut() {
+                self.printed_elsewhere(&def, year, *v, op);
+            }
+        }
         let v = best.map(|(_, value, op)| {
             self.anchors.entry(item.to_string()).or_insert_with(|| (op.page.clone(), op.quote.clone()));
             self.found.push(op);
@@ -858,6 +896,16 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     if q.operation == crate::question::Operation::Rank {
         return Ok(rank::rank(lib, q, pages));
     }
+    // line items the question names that the catalogue does not list but the filings print
+    let ext = printed_items(lib, q, pages);
+    let with_printed;
+    let lib = match &ext {
+        Some(cat) => {
+            with_printed = Context { sources: lib.sources.clone(), metrics: cat, ..*lib };
+            &with_printed
+        }
+        None => lib,
+    };
     let cat = lib.metrics();
     // a judgement or comparison that names no year ("Are Best Buy's gross margins historically
     // consistent?") is about the filing read: its fiscal year
@@ -886,6 +934,34 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         }
     }
     Ok(Some(work_checked(lib, q, &plan, pages)))
+}
+
+/// The names a document's filer goes by (squashed to letters and digits), once each.
+fn filer_names_of(lib: &Context, d: &crate::store::Document) -> Vec<String> {
+    let Some(company) = d.company.as_deref().filter(|c| !c.trim().is_empty()) else { return Vec::new() };
+    let mut names = vec![crate::text::normalize_name(company)];
+    names.extend(lib.sources.companies.extra_aliases(&[], Some(company)));
+    let mut out: Vec<String> = names.iter().map(|n| squash(n)).filter(|n| n.len() >= 2).collect();
+    out.dedup();
+    out
+}
+
+/// The catalogue with the line items the question names that the filings of `pages` print
+/// and the catalogue does not list ([`printed`]); `None` when there are none.
+fn printed_items(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Catalogue> {
+    let mut labels = Vec::new();
+    let mut docs: Vec<&str> = Vec::new();
+    let mut filers: Vec<String> = Vec::new();
+    for p in pages {
+        if docs.contains(&p.doc_id.as_str()) {
+            continue;
+        }
+        docs.push(&p.doc_id);
+        let Ok(d) = lib.document(&p.doc_id) else { continue };
+        labels.extend(crate::facts::stored::labels(lib.store(), d.key).unwrap_or_default());
+        filers.extend(filer_names_of(lib, &d));
+    }
+    printed::extended(lib.metrics(), &q.text, &labels, &filers)
 }
 
 /// The measure's name as the question says it: the longest of its names (and, for a line

@@ -1,7 +1,7 @@
 //! Question -> plan: which formula (a definition written in the question, else a catalogue metric,
 //! else a single line item), over which fiscal years, and the form of the answer asked for.
 
-use crate::figures::catalogue::{has_words, norm, Catalogue, Unit};
+use crate::figures::catalogue::{has_words, names_measure, norm, Catalogue, Unit};
 use crate::figures::formula::{self, Expr, Year};
 use crate::figures::ratio::Ratio;
 use crate::question::{Direction, Judgements, Operation, Question, Rule, ValueType};
@@ -172,6 +172,56 @@ fn resolve_words(cat: &Catalogue, subs: &HashMap<String, Expr>, words: &str) -> 
     Ok(Expr::Item(item, year(0)))
 }
 
+/// The measure a run of words names exactly: a line item by one of its names or labels, a
+/// catalogue metric by one of its names, or "average <balance>" (the mean of the year's two
+/// year-end balances).
+fn named_exactly(cat: &Catalogue, words: &str) -> Option<Expr> {
+    let w = words.trim();
+    let w = w.strip_prefix("the ").unwrap_or(w);
+    if let Some(rest) = w.strip_prefix("average ") {
+        let (id, def) = cat.items.iter().find(|(_, i)| i.names.iter().chain(&i.labels).any(|n| norm(n) == rest))?;
+        return def.balance.then(|| Expr::Avg(id.clone(), Year::Rel(-1), Year::Rel(0)));
+    }
+    if let Some((id, _)) = cat.items.iter().find(|(_, i)| i.names.iter().chain(&i.labels).any(|n| norm(n) == w)) {
+        return Some(Expr::Item(id.clone(), Year::Rel(0)));
+    }
+    let (_, m) = cat.metrics.iter().find(|(_, m)| m.names.iter().any(|n| norm(n) == w))?;
+    cat.formula(&m.formula).ok()
+}
+
+/// A ratio the question states by naming its two measures, "A to B" ("current liabilities to
+/// total liabilities", "debt-to-EBITDA ratio", "the ratio of gross profit to total assets"):
+/// (its name, A / B). Each side is the longest run of words beside "to" that names a measure
+/// exactly ([`named_exactly`]), and what follows B ends the phrase ("ratio", "for", "in", the
+/// question's end), so "from FY2019 to FY2020" or "cash used to repurchase shares" is none.
+fn stated_ratio(cat: &Catalogue, l: &str) -> Option<(String, Expr)> {
+    let t = l.replace("-to-", " to ").replace(['?', ','], " ");
+    let words: Vec<&str> = t.split_whitespace().collect();
+    const ENDS: &[&str] = &["ratio", "for", "in", "of", "at", "as", "during", "and", "round", "answer", "on", "from"];
+    for (i, w) in words.iter().enumerate() {
+        // "attributable to noncontrolling interests" names a party, not a divisor
+        if *w != "to" || i == 0 || super::printed::PARTY.contains(&words[i - 1]) {
+            continue;
+        }
+        let left = (1..=6.min(i)).rev().find_map(|n| {
+            let phrase = words[i - n..i].join(" ");
+            named_exactly(cat, &phrase).map(|e| (phrase, e))
+        });
+        let right = (1..=6.min(words.len() - i - 1)).rev().find_map(|n| {
+            let end = words.get(i + 1 + n).copied();
+            if end.is_some_and(|e| !ENDS.contains(&e)) {
+                return None;
+            }
+            let phrase = words[i + 1..i + 1 + n].join(" ");
+            named_exactly(cat, &phrase).map(|e| (phrase, e))
+        });
+        if let (Some((a, ea)), Some((b, eb))) = (left, right) {
+            return Some((format!("{a} to {b}"), Expr::Bin('/', Box::new(ea), Box::new(eb))));
+        }
+    }
+    None
+}
+
 fn scale(q: &str) -> Option<(Ratio, &'static str)> {
     crate::question::scale_asked(q).map(|w| {
         let s = match w {
@@ -313,7 +363,30 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         subs.insert(norm(name), e.clone());
         main = Some((name.clone(), e));
     }
-    let (metric, expr, unit, id) = match (main, cat.metric_in(question).or_else(|| cat.metric_in(&expanded))) {
+    // a ratio the question states by its two measures ("current liabilities to total
+    // liabilities") over a metric named inside one of them ("debt to EBITDA" is no EBITDA),
+    // unless the catalogue lists the ratio itself under that name
+    let named_metric = cat.metric_in(question).or_else(|| cat.metric_in(&expanded));
+    let stated = if main.is_none() { stated_ratio(cat, &l).or_else(|| stated_ratio(cat, &expanded)) } else { None };
+    let stated = stated.filter(|_| !named_metric.is_some_and(|(_, m)| m.names.iter().any(|n| norm(n).contains(" to ") && names_measure(&l, &norm(n)))));
+    if let Some((name, e)) = stated {
+        let percent_asked = !crate::question::points_asked(&l) && (l.contains('%') || l.contains("percent"));
+        let years = formula::years_in(&l);
+        let to = *years.iter().max()?;
+        return Some(Ok(Plan {
+            metric: name,
+            id: None,
+            expr: e,
+            unit: if percent_asked { Unit::Percent } else { Unit::Ratio },
+            shape: Shape::One(to),
+            format: Format { percent: percent_asked, decimals: q.form.decimals, scale: None },
+            verdict: None,
+            months: months_of(q),
+            defined: true,
+            unread: None,
+        }));
+    }
+    let (metric, expr, unit, id) = match (main, named_metric) {
         (Some((name, e)), m) => {
             let unit = m.map(|m| m.1.unit).unwrap_or(if l.contains('%') || l.contains("percent") { Unit::Percent } else { Unit::Ratio });
             (name, e, unit, m.map(|m| m.0.to_string()))
@@ -651,6 +724,27 @@ mod tests {
         assert_eq!((g.shape, g.format.percent), (Shape::Growth(2017, 2018), true));
         let d = p("How much did 3M's net income change year-over-year in FY2018, in USD millions?");
         assert_eq!(d.shape, Shape::Difference(2017, 2018));
+    }
+
+    #[test]
+    fn a_ratio_stated_by_its_two_measures_is_their_quotient() {
+        let show = |p: &Plan| p.expr.show(2021, &|s| s.to_string());
+        let r = p("what is current liabilities to total assets for COSTCO in FY2021? Round your answer to three decimal places.");
+        assert_eq!(
+            (show(&r), r.unit, r.format.decimals, r.defined),
+            ("current_liabilities FY2021 ÷ total_assets FY2021".to_string(), Unit::Ratio, Some(3), true)
+        );
+        let g = p("What is the ratio of gross profit to total assets for Best Buy in FY2023?");
+        assert_eq!(g.expr.show(2023, &|s| s.to_string()), "gross_profit FY2023 ÷ total_assets FY2023");
+        // a metric on one side, an average balance on the other, hyphens, percent asked
+        let d = p("What is Walmart's capex to average total assets ratio in FY2020, in percent?");
+        assert_eq!((d.expr.show(2020, &|s| s.to_string()), d.format.percent), ("capex FY2020 ÷ average total_assets FY2019–FY2020".to_string(), true));
+        // a catalogue ratio named whole is the catalogue's; "from ... to" is a span, not a ratio
+        assert_eq!(p("What is 3M's operating cash flow to net income ratio in FY2018?").id.as_deref(), Some("ocf_to_net_income"));
+        assert_eq!(p("By how much did 3M's revenue change from FY2017 to FY2018?").shape, Shape::Difference(2017, 2018));
+        // "attributable to" names a party
+        assert!(stated_ratio(&Catalogue::builtin(), "what was 3m's net income attributable to shareholders equity in fy2018").is_none());
+        assert!(stated_ratio(&Catalogue::builtin(), "what was 3m's net income to shareholders equity in fy2018").is_some());
     }
 
     #[test]

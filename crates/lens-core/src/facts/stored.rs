@@ -172,6 +172,58 @@ pub fn pages_with(store: &Store, key: i64, concept: &str, year: i32, statements:
     Ok(out)
 }
 
+/// The row labels a document's facts print amounts under (a table's thousands, millions or
+/// billions: not a count, a percent or an unscaled figure), each once with the statement and
+/// period length it is most often printed under (the plan's line items the catalogue does not list:
+/// `calc::printed`).
+pub fn labels(store: &Store, key: i64) -> Result<Vec<(String, String, String)>> {
+    let mut st = store.conn().prepare_cached(
+        "SELECT label,statement,duration FROM facts WHERE doc_key=?1 AND label<>'' AND unit IN ('thousands','millions','billions') \
+         GROUP BY label,statement,duration ORDER BY label,COUNT(*) DESC",
+    )?;
+    let rows = st.query_map([key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?;
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for r in rows {
+        let r = r?;
+        if out.last().is_none_or(|l| l.0 != r.0) {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// A document's facts for one year (any period ending in it), in page order.
+pub fn of_year(store: &Store, key: i64, year: i32) -> Result<Vec<Fact>> {
+    let mut st = store.conn().prepare_cached(&format!("SELECT {FACT_COLS} FROM facts WHERE doc_key=?1 AND year=?2 ORDER BY page,tbl,row,col"))?;
+    let v = st.query_map(params![key, year], fact_of)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(v)
+}
+
+/// [`pages_with`] for a line item known by its printed labels (compared lowercased, as
+/// [`crate::figures::catalogue::norm`] writes them) rather than by a catalogue concept.
+pub fn pages_labelled(store: &Store, key: i64, labels: &[String], year: i32, statements: &[&str], durations: &[&str]) -> Result<Vec<(u32, String)>> {
+    let mut st =
+        store.conn().prepare_cached("SELECT page,statement,duration,label,flagged IS NOT NULL FROM facts WHERE doc_key=?1 AND year=?2 ORDER BY page")?;
+    let rows = st.query_map(params![key, year], |r| {
+        Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get::<_, bool>(4)?))
+    })?;
+    let mut out: Vec<(u32, String)> = Vec::new();
+    let mut flagged: Vec<u32> = Vec::new();
+    for r in rows {
+        let (page, statement, duration, label, flag) = r?;
+        if !labels.contains(&crate::figures::catalogue::norm(&label)) || !statements.contains(&statement.as_str()) || !durations.contains(&duration.as_str()) {
+            continue;
+        }
+        if flag {
+            flagged.push(page);
+        } else if !out.iter().any(|(p, _)| *p == page) {
+            out.push((page, label));
+        }
+    }
+    out.retain(|(p, _)| !flagged.contains(p));
+    Ok(out)
+}
+
 /// The failed identity of the fact printed on `page` under `label` as `printed`, when there is
 /// one (the judge's `identity_failed`).
 pub fn flag_of(store: &Store, key: i64, page: u32, label: &str, printed: &str) -> Result<Option<String>> {

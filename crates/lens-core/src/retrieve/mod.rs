@@ -173,6 +173,7 @@ pub struct Query {
 
 /// What the retrieval steps read, and only that: each step takes these, not the [`Library`],
 /// so a step can change (or be tested) without the rest. Made once per search.
+#[derive(Clone)]
 pub struct Sources<'a> {
     pub index: &'a crate::index::PageIndex,
     pub store: &'a crate::store::Store,
