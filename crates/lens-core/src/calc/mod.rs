@@ -828,8 +828,20 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
             }
         }
         Unit::Days => format!("{} days", exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"))),
-        _ => exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{:.*}", f.decimals.unwrap_or(2) as usize, v)),
+        _ => {
+            let d = f.decimals.unwrap_or_else(|| ratio_places(v));
+            exact.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v))
+        }
     }
+}
+
+/// Decimal places for a ratio asked without any: two, or as many as show two significant
+/// digits of a small one (at most six), so that -0.002 is not shown as "0.00".
+fn ratio_places(v: f64) -> u32 {
+    if v == 0.0 || !v.is_finite() || v.abs() >= 0.1 {
+        return 2;
+    }
+    ((-v.abs().log10()).ceil() as u32 + 1).clamp(2, 6)
 }
 
 fn problem_text(e: &EvalError, cat: &Catalogue) -> String {
@@ -1316,6 +1328,11 @@ impl Calculation {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_small_ratio_keeps_two_significant_digits() {
+        assert_eq!([0.52, 0.1, 0.07, -0.00198, 0.0, 0.000_01].map(ratio_places), [2, 2, 3, 4, 2, 6]);
+    }
 
     #[test]
     fn a_row_naming_only_a_loss_is_a_loss() {
