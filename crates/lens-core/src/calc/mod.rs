@@ -368,14 +368,9 @@ impl Finder<'_, '_> {
     /// reached (a figure on a fourth page). Read as any candidate page is, by [`Finder::best_on`].
     fn read_from_facts(&mut self, item: &str, def: &catalogue::ItemDef, year: i32) -> Option<(i32, Ratio, Operand)> {
         use crate::facts::{BALANCE_SHEET, CASH_FLOW, INCOME_STATEMENT};
-        let (statements, durations): (&[&str], &[&str]) = match (def.balance, self.months) {
-            (true, _) => (&[BALANCE_SHEET], &["instant"]),
-            (false, 12) => (&[INCOME_STATEMENT, CASH_FLOW], &["fiscal year"]),
-            (false, 3) => (&[INCOME_STATEMENT, CASH_FLOW], &["3 months"]),
-            (false, 6) => (&[INCOME_STATEMENT, CASH_FLOW], &["6 months year to date"]),
-            (false, 9) => (&[INCOME_STATEMENT, CASH_FLOW], &["9 months year to date"]),
-            _ => return None,
-        };
+        let duration = facts_duration(def.balance, self.months)?;
+        let durations = &[duration];
+        let statements: &[&str] = if def.balance { &[BALANCE_SHEET] } else { &[INCOME_STATEMENT, CASH_FLOW] };
         let mut added = false;
         for doc in self.docs.clone() {
             let Ok(d) = self.lib.document(&doc) else { continue };
@@ -416,14 +411,9 @@ impl Finder<'_, '_> {
         let Ok(d) = self.lib.document(&op.page.doc_id) else { return };
         let Ok(facts) = crate::facts::stored::of_year(self.lib.store(), d.key, year) else { return };
         let mine = value.to_f64().abs();
-        let wanted = |duration: &str| match (def.balance, self.months) {
-            (true, _) => duration == "instant",
-            (false, 12) => duration == "fiscal year",
-            (false, 3) => duration == "3 months",
-            (false, m) => duration == format!("{m} months year to date"),
-        };
+        let Some(wanted) = facts_duration(def.balance, self.months) else { return };
         for f in facts {
-            if !def.labels.contains(&norm(&f.label)) || !wanted(&f.period.duration) || !f.is_amount() || f.page == op.page.page {
+            if !def.labels.contains(&norm(&f.label)) || f.period.duration != wanted || !f.is_amount() || f.page == op.page.page {
                 continue;
             }
             let Some(theirs) = f.in_units() else { continue };
@@ -946,6 +936,19 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         }
     }
     Ok(Some(work_checked(lib, q, &plan, pages)))
+}
+
+/// The facts' period length (`crate::facts::Period::duration`) of an item asked over a period
+/// of `months`: a balance's is a point in time; `None` for a length the facts do not name.
+fn facts_duration(balance: bool, months: u8) -> Option<&'static str> {
+    match (balance, months) {
+        (true, _) => Some("instant"),
+        (false, 12) => Some("fiscal year"),
+        (false, 3) => Some("3 months"),
+        (false, 6) => Some("6 months year to date"),
+        (false, 9) => Some("9 months year to date"),
+        _ => None,
+    }
 }
 
 /// The names a document's filer goes by (squashed to letters and digits), once each.

@@ -202,22 +202,19 @@ pub fn of_year(store: &Store, key: i64, year: i32) -> Result<Vec<Fact>> {
 /// [`pages_with`] for a line item known by its printed labels (compared lowercased, as
 /// [`crate::figures::catalogue::norm`] writes them) rather than by a catalogue concept.
 pub fn pages_labelled(store: &Store, key: i64, labels: &[String], year: i32, statements: &[&str], durations: &[&str]) -> Result<Vec<(u32, String)>> {
-    let mut st =
-        store.conn().prepare_cached("SELECT page,statement,duration,label,flagged IS NOT NULL FROM facts WHERE doc_key=?1 AND year=?2 ORDER BY page")?;
-    let rows = st.query_map(params![key, year], |r| {
-        Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get::<_, bool>(4)?))
-    })?;
     let mut out: Vec<(u32, String)> = Vec::new();
     let mut flagged: Vec<u32> = Vec::new();
-    for r in rows {
-        let (page, statement, duration, label, flag) = r?;
-        if !labels.contains(&crate::figures::catalogue::norm(&label)) || !statements.contains(&statement.as_str()) || !durations.contains(&duration.as_str()) {
+    for f in of_year(store, key, year)? {
+        if !labels.contains(&crate::figures::catalogue::norm(&f.label))
+            || !statements.contains(&f.statement.as_str())
+            || !durations.contains(&f.period.duration.as_str())
+        {
             continue;
         }
-        if flag {
-            flagged.push(page);
-        } else if !out.iter().any(|(p, _)| *p == page) {
-            out.push((page, label));
+        if f.flagged.is_some() {
+            flagged.push(f.page);
+        } else if !out.iter().any(|(p, _)| *p == f.page) {
+            out.push((f.page, f.label));
         }
     }
     out.retain(|(p, _)| !flagged.contains(p));
