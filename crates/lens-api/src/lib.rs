@@ -711,7 +711,8 @@ struct AnswerersAvailable {
     in_use: Option<String>,
 }
 
-/// The filings of a library ingested before facts existed (or whose text OCR changed since) read
+/// The covers of a library ingested before they could be read ([`Library::read_covers`]), and the
+/// filings ingested before facts existed (or whose text OCR changed since) read
 /// into facts on a library of its own, once the app has opened it; the app answers meanwhile
 /// (answers are judged without the facts not yet read).
 fn read_facts_in_background(dir: &Path) {
@@ -719,6 +720,10 @@ fn read_facts_in_background(dir: &Path) {
     std::thread::spawn(move || {
         let run = || -> Result<usize> {
             let mut lib = Library::open(&dir)?;
+            let named = lib.read_covers()?;
+            if named > 0 {
+                eprintln!("covers read again: {named} filings gained a company, year or form");
+            }
             lib.build_facts(&mut |p| eprintln!("reading facts: {} ({} figures) {}/{}", p.doc_id, p.facts, p.done, p.total))
         };
         if let Err(e) = run() {

@@ -418,7 +418,9 @@ pub fn ingest(
     if cancel.load(Ordering::Relaxed) {
         return Err(LensError::Cancelled);
     }
-    // the new filings read into facts (and any the library still lacks)
+    // covers an older build could not read (new filings' were read as they came in), then the
+    // new filings read into facts (and any the library still lacks)
+    lib.read_covers()?;
     lib.build_facts(&mut |p| on_event(&IngestEvent::Facts { doc_id: p.doc_id.clone(), facts: p.facts, done: p.done, total: p.total }))?;
     sum.seconds = t0.elapsed().as_secs_f64();
     Ok(sum)

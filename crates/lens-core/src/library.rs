@@ -296,6 +296,38 @@ impl Library {
     }
 
     /// The documents with dense vectors of `model`, by key.
+    /// Read again, once, the cover of every document ingested before covers without an SEC
+    /// caption could be read (the setting `covers_read_through` keeps the last document key
+    /// read): what [`crate::meta::guess`] finds on its first pages fills the company, year or
+    /// form it lacks ([`Library::read_cover`]). A name a user cleared later is not put back.
+    /// How many documents gained something.
+    pub fn read_covers(&mut self) -> Result<usize> {
+        let through: i64 = self.store.setting("covers_read_through")?.and_then(|v| v.parse().ok()).unwrap_or(0);
+        let docs: Vec<crate::store::Document> = self.store.documents()?.into_iter().filter(|d| d.key > through).collect();
+        let mut n = 0;
+        for d in &docs {
+            n += usize::from(self.read_cover(&d.id)?);
+        }
+        if let Some(last) = docs.iter().map(|d| d.key).max() {
+            self.store.set_setting("covers_read_through", &last.to_string())?;
+        }
+        Ok(n)
+    }
+
+    /// Read one document's cover again (after OCR gave its first pages text): the company,
+    /// year and form it lacks, from its first three pages
+    /// ([`crate::store::Store::fill_metadata`]); whether it gained something.
+    pub fn read_cover(&mut self, id: &str) -> Result<bool> {
+        let d = self.store.document(id)?;
+        if d.company.is_some() && d.year.is_some() && d.form.is_some() {
+            return Ok(false);
+        }
+        let texts = self.store.page_texts_by_key(d.key)?;
+        let first: Vec<&str> = texts.iter().take(3).map(|(_, t)| t.as_str()).collect();
+        let meta = crate::meta::guess(&d.id, &first);
+        self.store.fill_metadata(&d.id, &meta)
+    }
+
     /// Read into facts every document that lacks them or whose text changed since
     /// ([`crate::facts::build_missing`]); how many were read.
     pub fn build_facts(&mut self, on_progress: &mut dyn FnMut(&crate::facts::Progress)) -> Result<usize> {
@@ -594,5 +626,40 @@ impl Library {
     pub fn page_source(&self, page: &PageRef) -> Result<PathBuf> {
         let d = self.check_page(&page.doc_id, page.page)?;
         self.pdf_path(&d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::NewPage;
+
+    /// A document of one page of `text`, as an older build stored it (`meta` as it guessed).
+    fn stored(lib: &mut Library, id: &str, text: &str, meta: &crate::meta::DocMeta) {
+        let page = NewPage { page: 1, text, heading: "", boxes: &[], width: 612.0, height: 792.0, needs_ocr: false, label: None };
+        let key = lib.store_mut().insert_pending(id, "/x.pdf", 1, id, meta, &[page]).unwrap();
+        lib.store_mut().publish(key, &meta.aliases).unwrap();
+    }
+
+    #[test]
+    fn covers_an_older_build_could_not_read_are_read_once_and_fill_only_what_is_missing() {
+        let mut lib = Library::in_memory().unwrap();
+        let cover = "Annual Report 2022\nNorthwind Traders plc\nNorthwind Traders plc and its subsidiaries";
+        // an older build named neither: the company, year and form come from the cover, with its aliases
+        stored(&mut lib, "0a61a353", cover, &crate::meta::DocMeta { title: "0a61a353".into(), ..Default::default() });
+        // a named filing keeps its name, whatever its cover says
+        let named = crate::meta::guess("ACME_2019_10K", &[]);
+        stored(&mut lib, "ACME_2019_10K", cover, &named);
+        assert_eq!(lib.read_covers().unwrap(), 1);
+        let d = lib.document("0a61a353").unwrap();
+        assert_eq!((d.company.as_deref(), d.year, d.form.as_deref()), (Some("Northwind Traders plc"), Some(2022), Some("annual report")));
+        assert!(lib.aliases().unwrap().iter().any(|(a, doc, _)| a == "northwind traders" && doc == "0a61a353"));
+        assert_eq!(lib.document("ACME_2019_10K").unwrap().company.as_deref(), Some("Acme"));
+        // read once: a name the user clears afterwards is not put back
+        lib.set_metadata("0a61a353", Some(""), None, None).unwrap();
+        assert_eq!(lib.read_covers().unwrap(), 0);
+        assert_eq!(lib.document("0a61a353").unwrap().company, None);
+        // a cover OCR has since given text is read again on its own
+        assert!(lib.read_cover("0a61a353").unwrap());
     }
 }

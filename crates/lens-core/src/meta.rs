@@ -109,7 +109,11 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
             meta.year = c.get(1).or(c.get(2)).and_then(|m| m.as_str().parse().ok());
         }
     }
-    let registrant_name = registrant_in(&head);
+    if meta.year.is_none() {
+        meta.year = report_year(&head);
+    }
+    // no SEC cover: the name an annual report gives itself ("Acme Holdings plc")
+    let registrant_name = registrant_in(&head).or_else(|| cover_company(first_pages));
     if meta.company.is_none() {
         meta.company = registrant_name.clone().map(|n| title_case(&n));
     }
@@ -153,6 +157,150 @@ pub fn registrant_in(head: &str) -> Option<String> {
         .rev()
         .map(|l| clean_name(l.trim().trim_start_matches('(')))
         .find(|l| l.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !l.to_lowercase().contains("commission file"))
+}
+
+/// Legal forms that end a company's name as a report prints it ("Acme Holdings plc", "Globex
+/// Limited", "Initech AG", "Umbrella S.p.A."): what tells a name from a heading.
+const LEGAL_FORM: &str = r"plc|PLC|p\.l\.c\.|Limited|LIMITED|Ltd\.?|LTD\.?|Inc\.|INC\.|Inc\b|INC\b|Incorporated|INCORPORATED|Corporation|CORPORATION|Corp\.|CORP\.|AG|SE|S\.A\.|N\.V\.|NV|ASA|AB|Oyj|S\.p\.A\.|SpA|GmbH|Berhad|BERHAD|Bhd\.?|BHD\.?|LLC|L\.P\.";
+
+/// Words a sentence starts with that are never the first word of a name ("In 2022 Acme plc").
+const NOT_A_NAME_START: &[&str] = &[
+    "the",
+    "in",
+    "at",
+    "of",
+    "on",
+    "for",
+    "by",
+    "from",
+    "to",
+    "and",
+    "our",
+    "this",
+    "that",
+    "with",
+    "as",
+    "during",
+    "its",
+    "his",
+    "her",
+    "their",
+    "is",
+    "was",
+    "a",
+    "an",
+    "all",
+    "each",
+    "both",
+    "under",
+    "between",
+    "within",
+    "about",
+    "copyright",
+    "©",
+];
+
+/// Words that name a kind of company, not one ("Investment Trust plc").
+const GENERIC_NAME_WORDS: &[&str] =
+    &["investment", "investments", "trust", "fund", "capital", "bank", "global", "financial", "services", "partners", "resources", "industries", "the"];
+
+/// The company an annual report without an SEC cover names itself, read from its first pages:
+/// the name with a legal form ([`LEGAL_FORM`]) said most often there (the earliest of equals),
+/// else the name its title line gives ("Acme Annual Report 2022", "Acme Integrated Report").
+/// Names are read within a line; leading sentence words ("In", "The") are not part of them.
+pub fn cover_company(first_pages: &[&str]) -> Option<String> {
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"((?:[A-Z0-9][\w&'’.\-]*)(?:[ \t]+(?:[A-Z0-9][\w&'’.\-]*|&|of|and|de|du|la|von|van|der))*?)[ \t]*,?[ \t]+(?:{LEGAL_FORM})(?:[\s,;:)]|$)"
+        ))
+        .expect("valid regex")
+    });
+    static TITLED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^((?:[A-Z0-9][\w&'’.\-]*)(?:[ \t]+(?:[A-Z0-9][\w&'’.\-]*|&|of|and)){0,4})[ \t]+(?:(?:19|20)\d{2}[ \t]+)?(?:Annual|ANNUAL|Integrated|INTEGRATED)[ \t]+(?:Report|REPORT)\b")
+            .expect("valid regex")
+    });
+    let mut seen: Vec<(String, String, usize)> = Vec::new();
+    let mut count = |name: &str| {
+        let words: Vec<&str> = name.split_whitespace().collect();
+        // a sentence's first words and a year before the name are not part of it ("In 2023 Acme plc")
+        let start =
+            words.iter().position(|w| !NOT_A_NAME_START.contains(&w.to_lowercase().as_str()) && w.chars().any(char::is_alphabetic)).unwrap_or(words.len());
+        let words = &words[start..];
+        // a name is a few words, with letters, not a year or a figure
+        if words.is_empty() || words.len() > 6 || !words.iter().any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2) {
+            return;
+        }
+        // a report's parts ("Independent Auditor's Report ... Limited") and generic words alone
+        // ("Investment Trust plc" cut from a lower-case brand) do not name a company
+        let plain: Vec<String> = words.iter().map(|w| normalize_name(w)).collect();
+        if plain.iter().flat_map(|w| w.split(' ')).any(|w| ["auditor", "auditors", "report", "directors", "statement", "statements", "contents"].contains(&w))
+            || plain.iter().all(|w| GENERIC_NAME_WORDS.contains(&w.as_str()) || CORP_SUFFIXES.contains(&w.as_str()))
+        {
+            return;
+        }
+        let n = words.join(" ");
+        let key = normalize_name(&n);
+        match seen.iter_mut().find(|(k, ..)| *k == key) {
+            Some(e) => e.2 += 1,
+            None => seen.push((key, n, 1)),
+        }
+    };
+    for page in first_pages.iter().take(3) {
+        for line in page.lines() {
+            for c in NAMED.captures_iter(line) {
+                // the name as printed, its comma before the form kept ("Acme, Inc.")
+                let m = c.get(0).expect("a match");
+                let full = m.as_str();
+                // "Documents incorporated by reference", "incorporated in Delaware": a verb
+                let after = line[m.end()..].split_whitespace().next().unwrap_or("").to_lowercase();
+                if full.trim_end().to_lowercase().ends_with("incorporated") && ["by", "in", "herein", "under", "into"].contains(&after.as_str()) {
+                    continue;
+                }
+                // the exchanges a cover lists its shares on are not the company
+                let lower = full.to_lowercase();
+                if ["exchange", "nasdaq", "nyse", "stock market"].iter().any(|w| lower.contains(w)) {
+                    continue;
+                }
+                count(full.trim_end_matches(|ch: char| ch.is_whitespace() || ch == ',' || ch == ';' || ch == ':' || ch == ')'));
+            }
+        }
+    }
+    if let Some(best) = seen.iter().enumerate().max_by_key(|(i, (_, _, n))| (*n, std::cmp::Reverse(*i))).map(|(_, e)| e.1.clone()) {
+        return Some(best);
+    }
+    first_pages.iter().take(3).flat_map(|p| p.lines()).map(str::trim).find_map(|l| {
+        let c = TITLED.captures(l)?;
+        let words: Vec<&str> = c[1].split_whitespace().collect();
+        let start = words.iter().position(|w| !NOT_A_NAME_START.contains(&w.to_lowercase().as_str()))?;
+        let name = words[start..].iter().filter(|w| !w.chars().all(|ch| ch.is_ascii_digit())).copied().collect::<Vec<_>>().join(" ");
+        (name.chars().filter(|ch| ch.is_alphabetic()).count() >= 2).then_some(name)
+    })
+}
+
+/// The fiscal year an annual report's first pages give it where no SEC cover does: "Annual
+/// Report 2022", "2022 Annual Report", "Annual Report and Accounts 2022/23" (the year it ends),
+/// "for the year ended 31 March 2023", "year ended December 31, 2022".
+pub fn report_year(head: &str) -> Option<i32> {
+    static TITLE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:annual|integrated)\s+report(?:\s+(?:and|&)\s+(?:accounts|financial\s+statements))?\s+((?:19|20)\d{2})(?:\s*[/–-]\s*(\d{2}|(?:19|20)\d{2}))?\b|\b((?:19|20)\d{2})(?:\s*[/–-]\s*(\d{2}|(?:19|20)\d{2}))?\s+(?:annual|integrated)\s+report\b")
+            .expect("valid regex")
+    });
+    static ENDED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\byear\s+ended\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?((?:19|20)\d{2})\b")
+            .expect("valid regex")
+    });
+    if let Some(c) = TITLE.captures(head) {
+        let (start, end) = if c.get(1).is_some() { (c.get(1), c.get(2)) } else { (c.get(3), c.get(4)) };
+        let start: i32 = start?.as_str().parse().ok()?;
+        return Some(match end.map(|e| e.as_str()) {
+            // "2022/23": the year it ends
+            Some(e) if e.len() == 2 => (start / 100) * 100 + e.parse::<i32>().ok()?,
+            Some(e) => e.parse().ok()?,
+            None => start,
+        })
+        .filter(|y| (*y - start) <= 1 && *y >= start);
+    }
+    ENDED.captures(head).and_then(|c| c[1].parse().ok())
 }
 
 /// A name as printed, without the rules, leaders and stray punctuation around it
@@ -390,6 +538,34 @@ mod tests {
         assert_eq!(shown[0], "Johnson & Johnson");
         assert!(shown.contains(&"JNJ".to_string()) && shown.contains(&"J&J".to_string()), "{shown:?}");
         assert!(!shown.iter().any(|a| a == "johnsonjohnson" || a == "johnson johnson"), "{shown:?}");
+    }
+
+    #[test]
+    fn annual_reports_without_an_sec_cover() {
+        // the name with its legal form, said most often on the first pages
+        let cover = "Annual Report and Accounts 2022/23\nDelivering growth\n";
+        let intro = "Highlights\nIn 2023 Northwind Traders plc grew revenue by 8%.\nNorthwind Traders plc (the Company) and its subsidiaries\nAuditor: Contoso LLP\nSubsidiary: Northwind Logistics Limited\n";
+        let m = guess("0a61a353b1ea", &[cover, intro]);
+        assert_eq!(m.company.as_deref(), Some("Northwind Traders plc"));
+        assert_eq!(m.year, Some(2023), "the year 2022/23 ends");
+        assert_eq!(m.form.as_deref(), Some("annual report"));
+        assert!(m.aliases.contains(&"northwind traders".to_string()), "{:?}", m.aliases);
+        // all capitals, a comma before the form, a year that the report's title gives
+        let m = guess("report", &["FABRIKAM HOLDINGS BERHAD\n2022 ANNUAL REPORT\n"]);
+        assert_eq!((m.company.as_deref(), m.year), (Some("Fabrikam Holdings Berhad"), Some(2022)));
+        let m = guess("report", &["Tailspin Toys, Inc.\nFor the year ended 31 March 2021\n"]);
+        assert_eq!((m.company.as_deref(), m.year), (Some("Tailspin Toys, Inc."), Some(2021)));
+        // no legal form: the title line's name
+        assert_eq!(cover_company(&["Woodgrove Bank Annual Report 2021\nContents\n"]).as_deref(), Some("Woodgrove Bank"));
+        // none of these is a company
+        assert_eq!(cover_company(&["Annual Report 2021\nContents\nThe year in review\n"]), None);
+        assert_eq!(report_year("Revenue 2021 2020\n"), None);
+        assert_eq!(cover_company(&["Independent Auditor’s Limited\nby lower-case Investment Trust plc"]), None);
+        assert_eq!(cover_company(&["Independent Auditor's Report Limited\nby lower-case Investment Trust plc"]), None);
+        assert_eq!(cover_company(&["DOCUMENTS INCORPORATED BY REFERENCE\nNew York Stock Exchange, Inc.\nThe Nasdaq Stock Market LLC\n"]), None);
+        // a file name's company and year are kept
+        let m = guess("3M_2018_10K", &["Annual Report 2017\nGlobex Limited"]);
+        assert_eq!((m.company.as_deref(), m.year), (Some("3M"), Some(2018)));
     }
 
     #[test]

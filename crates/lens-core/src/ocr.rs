@@ -210,10 +210,16 @@ type Done = (usize, String, String, Vec<CharBox>, &'static str);
 
 /// OCR every page that needs it (resumable: done pages are stored as they finish).
 pub fn run(lib: &mut Library, opts: &OcrOptions, cancel: &AtomicBool, on_event: &mut dyn FnMut(&OcrEvent)) -> Result<OcrSummary> {
+    // documents whose first pages are to be read: their covers are read again after
+    let covers: std::collections::BTreeSet<String> =
+        lib.store().ocr_todo(opts.doc.as_deref(), opts.retry_failed)?.into_iter().filter(|t| t.page <= 3).map(|t| t.doc_id).collect();
     let r = run_inner(lib, opts, cancel, on_event);
     // pages changed in place: their rerank profiles must be recomputed, their facts read again
     lib.forget_profiles();
     let r = r?;
+    for id in &covers {
+        lib.read_cover(id)?;
+    }
     lib.build_facts(&mut |_| {})?;
     Ok(r)
 }

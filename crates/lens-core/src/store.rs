@@ -237,6 +237,35 @@ impl Store {
         Ok(())
     }
 
+    /// A document's cover read again (in a library ingested before the cover could be read, or
+    /// after OCR gave the cover text): the company, year and form it lacks are filled from
+    /// `meta`, its title follows when the company is filled, and the names `meta` gives become
+    /// its aliases. Nothing it holds is replaced. One transaction; false when nothing was filled.
+    pub fn fill_metadata(&mut self, id: &str, meta: &DocMeta) -> Result<bool> {
+        let doc = self.document(id)?;
+        let company = doc.company.is_none() && meta.company.is_some();
+        let year = doc.year.is_none() && meta.year.is_some();
+        let form = doc.form.is_none() && meta.form.is_some();
+        if !(company || year || form) {
+            return Ok(false);
+        }
+        let tx = self.conn.transaction()?;
+        if company {
+            tx.execute("UPDATE documents SET company=?2, title=?3 WHERE key=?1", params![doc.key, meta.company, meta.title])?;
+            for a in &meta.aliases {
+                tx.execute("INSERT OR IGNORE INTO aliases(alias,doc_id,source) VALUES(?1,?2,'meta')", params![a, id])?;
+            }
+        }
+        if year {
+            tx.execute("UPDATE documents SET year=?2 WHERE key=?1", params![doc.key, meta.year])?;
+        }
+        if form {
+            tx.execute("UPDATE documents SET form=?2 WHERE key=?1", params![doc.key, meta.form])?;
+        }
+        tx.commit()?;
+        Ok(true)
+    }
+
     /// Remove a complete document (its index entries are tombstoned). Returns its key.
     pub fn remove_document(&mut self, id: &str) -> Result<i64> {
         let doc = self.document(id)?;
