@@ -437,11 +437,87 @@ pub fn units(text: &str) -> Vec<String> {
     out
 }
 
+/// Words a sentence often starts with: after an abbreviation with inner periods ("in the U.S.
+/// The company ..."), one of these starts a new sentence; any other capital goes on with a name
+/// ("U.S. Cellular").
+const SENTENCE_STARTS: &[&str] = &[
+    "The",
+    "This",
+    "These",
+    "That",
+    "Those",
+    "There",
+    "We",
+    "Our",
+    "Us",
+    "It",
+    "Its",
+    "In",
+    "On",
+    "At",
+    "As",
+    "For",
+    "A",
+    "An",
+    "If",
+    "However",
+    "Additionally",
+    "Also",
+    "During",
+    "Such",
+    "Since",
+    "While",
+    "When",
+    "Although",
+    "Accordingly",
+    "Further",
+    "Furthermore",
+    "Moreover",
+    "Other",
+    "Each",
+    "All",
+    "No",
+    "Not",
+    "See",
+    "Refer",
+    "Net",
+    "Total",
+    "Revenue",
+    "Sales",
+    "Management",
+    "He",
+    "She",
+    "They",
+    "Their",
+    "Following",
+    "Prior",
+    "Previously",
+];
+
+/// Whether the period at byte `i` of `p` (followed by a space and a capital) ends an
+/// abbreviation, not a sentence: a title or initial ("Mr.", "Dr.", "No.", "J. Smith"), or a word
+/// of inner periods ("U.S.", "N.A.") before a capital that does not start a sentence ("U.S.
+/// Cellular", but "in the U.S. The company ..." ends one).
+fn abbreviation_at(p: &str, i: usize) -> bool {
+    const TITLES: &[&str] =
+        &["mr", "mrs", "ms", "dr", "st", "no", "nos", "messrs", "jr", "sr", "vs", "approx", "fig", "mt", "prof", "gen", "gov", "sen", "rep"];
+    let word = p[..i].rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"' || c == '\u{201c}').next().unwrap_or("");
+    if word.is_empty() {
+        return false;
+    }
+    let letters: Vec<char> = word.chars().filter(|c| c.is_alphabetic()).collect();
+    if TITLES.contains(&word.to_lowercase().as_str()) || (letters.len() == 1 && word.len() == 1 && letters[0].is_uppercase()) {
+        return true;
+    }
+    let next: &str = p[i + 2..].split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    word.contains('.') && letters.len() <= 4 && !SENTENCE_STARTS.contains(&next)
+}
+
 fn split_sentences(p: &str, out: &mut Vec<String>) {
     let mut start = 0;
     let b = p.as_bytes();
     for i in 0..b.len() {
-        if b[i] == b'.' && i + 2 < b.len() && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() {
+        if b[i] == b'.' && i + 2 < b.len() && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() && !abbreviation_at(p, i) {
             let s = p[start..=i].trim();
             if !s.is_empty() {
                 out.push(s.to_string());
@@ -488,6 +564,18 @@ mod tests {
         assert!(!u.iter().any(|s| s.ends_with("primarily")), "{u:?}");
         assert!(u.contains(&"Net sales 18,992 18,127".to_string()), "{u:?}");
         assert!(u.contains(&"Net sales increased 9 percent in fiscal 2022.".to_string()), "{u:?}");
+        // an abbreviation does not end a sentence; a sentence after it does
+        let page = "Previously, Dillon served as CEO of U.S. Cellular, the Global Chief Marketing Officer of McDonald's Corp., and held roles at PepsiCo. She received a degree.\nSales grew in the U.S. The company opened stores. Mr. J. Smith joined. Dr. Lee left.\n";
+        let u = units(page);
+        assert!(
+            u.contains(
+                &"Previously, Dillon served as CEO of U.S. Cellular, the Global Chief Marketing Officer of McDonald's Corp., and held roles at PepsiCo."
+                    .to_string()
+            ),
+            "{u:?}"
+        );
+        assert!(u.contains(&"Sales grew in the U.S.".to_string()) && u.contains(&"Mr. J. Smith joined.".to_string()), "{u:?}");
+        assert!(u.contains(&"Dr. Lee left.".to_string()), "{u:?}");
         // lines that never end a sentence are cut once long
         let run_on = units(&"revenue grew by ten percent in the year\n".repeat(300));
         assert!(!run_on.is_empty() && run_on.iter().all(|s| s.len() <= MAX_PARAGRAPH + 60), "{run_on:?}");
