@@ -22,8 +22,14 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     }
     if !json {
         for (i, t) in tables.iter().enumerate() {
-            let cols: Vec<String> =
-                t.columns.iter().map(|c| format!("{} [{}{}]", c.header, c.year, c.months.map(|m| format!(", {m} months")).unwrap_or_default())).collect();
+            let cols: Vec<String> = t
+                .columns
+                .iter()
+                .map(|c| {
+                    let group = c.group.as_deref().map(|g| format!("{g}: ")).unwrap_or_default();
+                    format!("{group}{} [{}{}]", c.header, c.year, c.months.map(|m| format!(", {m} months")).unwrap_or_default())
+                })
+                .collect();
             println!("table {} ({}): {}", i + 1, t.unit, cols.join(" | "));
             if !t.title.is_empty() {
                 println!("  title: {}", t.title);

@@ -1374,6 +1374,25 @@ mod tests {
     }
 
     #[test]
+    fn members_printed_as_column_groups_are_ranked_by_the_row_naming_the_measure() {
+        let lib = library_with(table::tests::SEGMENTS);
+        let read = [PageRef::new("ACME_2019_10K", 1)];
+        let ask = |q: &str| work(&lib, &lib.read_question(q), &read).unwrap().unwrap();
+        let c = ask("Which of ACME's business segments had the lowest net revenue in 2021 Q1?");
+        assert_eq!(c.result.as_deref(), Some("Corporate (-473 million)"), "{c:#?}");
+        assert_eq!(c.verdict.as_deref(), Some("Corporate"));
+        // the total's column is not a member; it makes the ranking sure
+        assert!(c.warning.is_none(), "{:?}", c.warning);
+        assert_eq!(c.operands.len(), 2);
+        assert_eq!((c.operands[1].name.as_str(), c.operands[1].value.as_str()), ("Commercial Banking: Total net revenue", "2393"));
+        let c = ask("Which of ACME's segments had the highest net income in Q1 2021?");
+        assert_eq!(c.result.as_deref(), Some("Consumer & Community Banking (6,728 million)"), "{c:#?}");
+        // by change: the same column of the year before, member by member
+        let c = ask("Which of ACME's segments had the biggest growth in net revenue in Q1 2021?");
+        assert_eq!(c.verdict.as_deref(), Some("Corporate & Investment Bank"), "{c:#?}");
+    }
+
+    #[test]
     fn a_reading_a_check_refuses_is_put_aside_and_the_next_one_kept() {
         // page 1 prints current assets in a table that states no unit (it wins by its size);
         // page 2 is the balance sheet in millions

@@ -147,9 +147,32 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     }
     let asks_which = q.text.to_lowercase().contains("which");
     let mut best: Option<Choice> = None;
+    let mut best_groups: Option<(f64, Groups)> = None;
     let mut one_row = None;
     for (rank, p) in candidates.iter().enumerate() {
         let text = lib.store().page(&p.doc_id, p.page).map(|pg| pg.text.to_lowercase()).unwrap_or_default();
+        // the page's tables that print the period once per member (segments over their columns)
+        if let Some(g) = groups_on(p, &lib.page_tables(p), measure, year, months, by_change) {
+            let page_penalty = if rank < pages.len() { 0.2 * rank as f64 } else { 0.6 + 0.05 * (rank - pages.len()) as f64 };
+            // the kind of member asked for ("which segment") named on the page or in the table's
+            // title: the groups are those members
+            let kind_named = kinds.iter().any(|k| text.contains(k.as_str()) || g.title.to_lowercase().contains(k.as_str()));
+            let score = 0.5 * holds(&text, &terms) as f64
+                + 2.0
+                + if kind_named {
+                    2.0
+                } else if asks_which {
+                    0.5
+                } else {
+                    0.0
+                }
+                + if g.total { 1.0 } else { 0.0 }
+                + 0.1 * (g.members.len().min(10) as f64)
+                - page_penalty;
+            if best_groups.as_ref().is_none_or(|b| score > b.0) {
+                best_groups = Some((score, g));
+            }
+        }
         for (ti, t) in lib.page_tables(p).iter().enumerate() {
             let col = match year {
                 Some(y) => {
@@ -252,6 +275,11 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         Extreme::Smallest => "smallest",
     };
     let metric = format!("{what} row: {}", terms.join(" "));
+    if let Some((score, g)) = best_groups {
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            return Some(rank_groups(g, extreme, what, metric));
+        }
+    }
     let Some((_, sure, page, ti, col, prior, rows)) = best else {
         let why = match one_row {
             Some(p) => format!("the table on {p} has one row: there is nothing to rank"),
@@ -342,6 +370,171 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         months: 12,
         ..Default::default()
     })
+}
+
+/// One member's figure in a table that prints the period once per member: (the member as its
+/// column group's head names it, the row, the cell of the period asked, the prior year's cell).
+/// (Then the column's header, the prior column's, and whether the column is of the period length asked.)
+type Member = (String, Row, crate::figures::table::Cell, Option<crate::figures::table::Cell>, String, String, bool);
+
+/// The members of a page's column groups ranked by one row ("Total net revenue" under
+/// "Consumer & Community Banking", "Corporate & Investment Bank", ... "Corporate").
+struct Groups {
+    page: PageRef,
+    unit: String,
+    title: String,
+    /// Whether a group is the members' total ("Total", "Consolidated"): the others are then its parts.
+    total: bool,
+    members: Vec<Member>,
+}
+
+/// Whether a column group's head names the members' total, not a member.
+fn is_total_group(head: &str) -> bool {
+    let l = head.to_lowercase();
+    l.starts_with("total") || l.contains("consolidated") || l.contains("elimination") || l.contains("reconcil")
+}
+
+/// The row of `t` that names the measure ranked: every word of it in the label (by stem), the
+/// shortest such label (the measure itself, not a line item naming it among other words).
+fn measure_row<'a>(t: &'a Table, measure: &[String]) -> Option<&'a Row> {
+    if measure.is_empty() {
+        return None;
+    }
+    t.rows
+        .iter()
+        .filter(|r| !is_share_row(r) && holds(&r.label.to_lowercase(), measure) == measure.len())
+        .min_by_key(|r| r.label.split_whitespace().filter(|w| !["total", "net"].contains(&w.to_lowercase().as_str())).count())
+}
+
+/// The members a page's tables print as column groups, each with its figure in the row naming
+/// the measure, for the year (and period length) asked: tables of the page whose every column has
+/// a group head are read together (a page printing three segments, then two and the total).
+fn groups_on(p: &PageRef, tables: &[Table], measure: &[String], year: Option<i32>, months: Option<u8>, by_change: bool) -> Option<Groups> {
+    let mut members: Vec<Member> = Vec::new();
+    let mut total = false;
+    let (mut unit, mut title) = (String::new(), String::new());
+    for t in tables.iter().filter(|t| t.columns.len() >= 2 && t.columns.iter().all(|c| c.group.is_some())) {
+        let Some(row) = measure_row(t, measure) else { continue };
+        let mut heads: Vec<&str> = Vec::new();
+        for c in &t.columns {
+            let h = c.group.as_deref().unwrap_or("");
+            if !heads.contains(&h) {
+                heads.push(h);
+            }
+        }
+        for h in heads {
+            if is_total_group(h) {
+                total = true;
+                continue;
+            }
+            let in_group: Vec<usize> = (0..t.columns.len()).filter(|i| t.columns[*i].group.as_deref() == Some(h)).collect();
+            let y = year.unwrap_or_else(|| in_group.iter().map(|i| t.columns[*i].year).max().unwrap_or(0));
+            let of_year: Vec<usize> = in_group.iter().copied().filter(|i| t.columns[*i].year == y).collect();
+            let Some(col) = of_year.iter().copied().find(|i| t.columns[*i].months == months).or(of_year.first().copied()) else { continue };
+            let Some(cell) = row.cells.get(col).cloned().flatten() else { continue };
+            let prior = by_change
+                .then(|| {
+                    in_group
+                        .iter()
+                        .copied()
+                        .find(|i| t.columns[*i].year == y - 1 && t.columns[*i].months == t.columns[col].months && t.columns[*i].part == t.columns[col].part)
+                })
+                .flatten()
+                .and_then(|i| row.cells.get(i).cloned().flatten());
+            if by_change && prior.as_ref().is_none_or(|c| c.value.to_f64() == 0.0) {
+                continue;
+            }
+            let prior_header = prior.as_ref().map(|_| (y - 1).to_string()).unwrap_or_default();
+            // a member printed again for another period length (a six months' table under the
+            // three months') keeps the column of the length asked
+            let fits = t.columns[col].months == months;
+            match members.iter().position(|m| m.0 == h) {
+                Some(i) if fits && !members[i].6 => members[i] = (h.to_string(), row.clone(), cell, prior, t.columns[col].header.clone(), prior_header, fits),
+                Some(_) => {}
+                None => members.push((h.to_string(), row.clone(), cell, prior, t.columns[col].header.clone(), prior_header, fits)),
+            }
+        }
+        if unit.is_empty() {
+            unit = t.unit.clone();
+            title = t.title.clone();
+        }
+    }
+    (members.len() >= 2).then(|| Groups { page: p.clone(), unit, title, total, members })
+}
+
+/// The ranking of column groups' members ([`groups_on`]) as a calculation: the winner and the
+/// runner-up as operands, each boxed in the row that names the measure.
+fn rank_groups(g: Groups, extreme: Extreme, what: &str, metric: String) -> Calculation {
+    let unit = match g.unit.as_str() {
+        "millions" => " million",
+        "billions" => " billion",
+        "thousands" => " thousand",
+        _ => "",
+    };
+    let by = |m: &Member| match &m.3 {
+        Some(p) => (m.2.value.to_f64() - p.value.to_f64()) / p.value.to_f64().abs(),
+        None => m.2.value.to_f64(),
+    };
+    let mut ranked: Vec<(&Member, f64)> = g.members.iter().map(|m| (m, by(m))).collect();
+    ranked.sort_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+    if extreme == Extreme::Largest {
+        ranked.reverse();
+    }
+    let operand = |m: &Member, c: &crate::figures::table::Cell, period: &str| Operand {
+        name: format!("{}: {}", m.0, m.1.label),
+        period: period.to_string(),
+        value: c.value.to_string(),
+        unit: g.unit.clone(),
+        page: g.page.clone(),
+        quote: format!("{} {}", m.1.label, c.text),
+        boxes: vec![m.1.label_rect.clone(), c.rect.clone()],
+        read: crate::calc::OperandRead { row: m.1.label.clone(), column: format!("{} {}", m.0, period), table: g.title.clone(), ..Default::default() },
+    };
+    let mut operands = Vec::new();
+    for (m, _) in ranked.iter().take(2) {
+        operands.push(operand(m, &m.2, &m.4));
+        if let Some(p) = &m.3 {
+            operands.push(operand(m, p, &m.5));
+        }
+    }
+    let said = |m: &Member, v: f64| match m.3 {
+        Some(_) => format!("{} ({:+.1}%)", m.0, v * 100.0),
+        None => format!("{} ({}{})", m.0, signed(&c_text(&m.2)), unit),
+    };
+    let (win, win_v) = ranked[0];
+    let result = said(win, win_v);
+    let runner = ranked.get(1).map(|(m, v)| format!("; runner-up {}", said(m, *v))).unwrap_or_default();
+    let formula = format!(
+        "the {what} \"{}\" of {} column groups ({}) in the column \"{}\" on {}",
+        win.1.label,
+        ranked.len(),
+        ranked.iter().map(|(m, _)| m.0.as_str()).collect::<Vec<_>>().join(", "),
+        win.4,
+        g.page
+    );
+    Calculation {
+        display: format!("{metric} = {result}{runner}. {formula}"),
+        metric,
+        formula,
+        operands,
+        result: Some(result),
+        problem: None,
+        verdict: Some(win.0.clone()),
+        // sure only when the table prints the members' total beside them: they are its parts
+        warning: (!g.total).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
+        unit: "amount".into(),
+        shape: "rank".into(),
+        months: 12,
+        ..Default::default()
+    }
+}
+
+/// A figure printed in parentheses as a negative number ("(473)" -> "-473").
+fn signed(text: &str) -> String {
+    match text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        Some(inner) => format!("-{inner}"),
+        None => text.to_string(),
+    }
 }
 
 /// A cell's figure as printed, without currency signs.

@@ -22,8 +22,10 @@ use serde::{Deserialize, Serialize};
 
 pub use identity::Identity;
 
-/// Bumped when the reading changes: documents read by an older one are read again.
-pub const VERSION: i64 = 1;
+/// Bumped when the reading changes: documents read by an older one are read again (2: heads
+/// over groups of columns are the members of their cells; a period heading printed left of
+/// every column gives them its length).
+pub const VERSION: i64 = 2;
 
 /// What kind of table a fact is printed in.
 pub const BALANCE_SHEET: &str = "balance sheet";
@@ -84,8 +86,9 @@ pub struct Fact {
     /// The heading the row is printed under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
-    /// What the row is one member of: a section that is not a total's ("Americas"), or a
-    /// schedule's year ("2024", "Thereafter").
+    /// What the figure is one member of: its column group's head ("Corporate & Investment
+    /// Bank"), else its row's section that is not a total's ("Americas"), or a schedule's year
+    /// ("2024", "Thereafter").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<String>,
     pub period: Period,
@@ -332,7 +335,9 @@ pub fn read_page(page: u32, heading: &str, text: &str, boxes: &[crate::boxes::Ch
                     label: r.label.clone(),
                     concept: concept.clone(),
                     section: r.section.clone(),
-                    member: member.clone(),
+                    // a column group's head ("Corporate & Investment Bank") is the member its
+                    // cells are printed for
+                    member: t.columns[ci].group.clone().or_else(|| member.clone()),
                     period: periods[ci].clone(),
                     printed: cell.text.clone(),
                     value: cell.value.to_string(),
@@ -455,6 +460,15 @@ mod tests {
         assert_eq!(concept_of("Inventories, net", &cat).as_deref(), Some("inventory"));
         assert_eq!(concept_of("Net income attributable to noncontrolling interest", &cat), None);
         assert_eq!(concept_of("Assets held for sale", &cat), None);
+    }
+
+    #[test]
+    fn a_column_groups_head_is_the_member_of_its_cells() {
+        let (text, boxes) = crate::figures::table::tests::page(crate::figures::table::tests::SEGMENTS);
+        let facts = read_page(19, "", &text, &boxes, &Catalogue::builtin(), true);
+        let corporate: Vec<&Fact> = facts.iter().filter(|f| f.member.as_deref() == Some("Corporate") && f.label == "Total net revenue").collect();
+        assert_eq!(corporate.iter().map(|f| f.value.as_str()).collect::<Vec<_>>(), ["-473", "166"], "{corporate:#?}");
+        assert_eq!((corporate[0].period.duration.as_str(), corporate[0].period.months), ("3 months", Some(3)), "{:?}", corporate[0].period);
     }
 
     #[test]

@@ -31,8 +31,47 @@ pub struct Column {
     /// prints two or more columns per period.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<String>,
+    /// The head printed over a group of columns ("Consumer & Community Banking" over its
+    /// "2021 2020 Change"), when the table prints the same periods once per segment, region or
+    /// other member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
     #[serde(skip)]
     x: (f32, f32),
+}
+
+/// The heads printed over groups of columns (`heads`, a row of words above the header) given to
+/// `columns`: each column takes the head nearest above it; kept only when two or more heads
+/// each take a run of adjacent columns, left to right, and every column has one. A head left
+/// of every column (the label column's "Three months ended March 31,") is not a group's.
+fn name_groups(columns: &mut [Column], heads: &[Segment]) {
+    let Some(first) = columns.iter().map(|c| c.x.0).reduce(f32::min) else { return };
+    let heads: Vec<&Segment> = heads.iter().filter(|h| h.b.r > first - 10.0 && !is_title_filler(&h.text.to_lowercase())).collect();
+    if heads.len() < 2 {
+        return;
+    }
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by(|a, b| columns[*a].x.0.total_cmp(&columns[*b].x.0));
+    let centre = |l: f32, r: f32| (l + r) / 2.0;
+    let nearest: Vec<usize> = order
+        .iter()
+        .map(|&i| {
+            let cx = centre(columns[i].x.0, columns[i].x.1);
+            (0..heads.len())
+                .min_by(|a, b| (centre(heads[*a].b.l, heads[*a].b.r) - cx).abs().total_cmp(&(centre(heads[*b].b.l, heads[*b].b.r) - cx).abs()))
+                .unwrap_or(0)
+        })
+        .collect();
+    // left to right, each head once, every head used
+    let monotone = nearest.windows(2).all(|w| w[0] <= w[1]);
+    let mut used = nearest.clone();
+    used.dedup();
+    if !monotone || used.len() != heads.len() {
+        return;
+    }
+    for (&i, &h) in order.iter().zip(&nearest) {
+        columns[i].group = Some(heads[h].text.clone());
+    }
 }
 
 impl Column {
@@ -363,6 +402,9 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
     // printed with no label of its own is that section's total
     let mut section: Option<String> = None;
     let mut period_spans: Vec<(f32, f32, u8)> = Vec::new();
+    // the heads of a row of words alone right above a header, in two or more runs (segments,
+    // regions over their periods' columns)
+    let mut group_heads: Vec<Segment> = Vec::new();
     // rows of words alone (titles, headings) since the last row with figures
     let mut words_above: Vec<String> = Vec::new();
     for (ri, row) in rows.iter().enumerate() {
@@ -381,11 +423,36 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
         }
         if segs.iter().all(|s| !figure(s) && year_in(&s.text).is_none()) {
             // a title's words, not the period heads, dates and unit lines between it and the header
-            if line.chars().any(char::is_alphabetic) && !is_title_filler(&line.to_lowercase()) {
+            let title_words = line.chars().any(char::is_alphabetic) && !is_title_filler(&line.to_lowercase());
+            if title_words {
                 words_above.push(line);
+            }
+            let heads: Vec<Segment> = segs.iter().filter(|s| s.text.chars().any(char::is_alphabetic) && months_in(&s.text).is_none()).cloned().collect();
+            // a head's second line ("Corporate &" / "Investment Bank") joins the head above it;
+            // a head of one line beside it ("Commercial Banking") joins the row of heads
+            let below = |h: &Segment, g: &Segment| h.b.l < g.b.r && h.b.r > g.b.l && g.b.b - h.b.t < 2.0 * h.b.height().max(4.0);
+            let continues = !group_heads.is_empty() && heads.iter().any(|h| group_heads.iter().any(|g| below(h, g)));
+            if continues {
+                for h in heads {
+                    match group_heads.iter_mut().find(|g| below(&h, g)) {
+                        Some(g) => {
+                            g.text = format!("{} {}", g.text, h.text);
+                            g.b = g.b.union(&h.b);
+                        }
+                        None => group_heads.push(h),
+                    }
+                }
+                group_heads.sort_by(|a, b| a.b.l.total_cmp(&b.b.l));
+            } else if heads.len() >= 2 || (heads.len() == 1 && segs.iter().any(|s| months_in(&s.text).is_some())) {
+                // two or more heads, or one beside the period heading ("Three months ended
+                // March 31," then "Corporate &" over the columns, its second line below)
+                group_heads = heads;
+            } else if title_words {
+                group_heads.clear();
             }
         } else if segs.iter().enumerate().any(|(i, s)| figure(s) && year_in(&s.text).is_none() && !is_day_after_month(&segs, i)) {
             words_above.clear();
+            group_heads.clear();
         }
         // period headings ("Three Months Ended ... Six Months Ended") for the next header row
         let spans: Vec<(f32, f32, u8)> = segs.iter().filter_map(|s| months_in(&s.text).map(|m| (s.b.l, s.b.r, m))).collect();
@@ -399,14 +466,25 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
             && segs.iter().enumerate().all(|(i, s)| year_in(&s.text).is_some() || number_of(&s.text).is_none() || is_day_after_month(&segs, i))
             && year_cells.iter().all(|(s, _)| s.text.chars().filter(|c| c.is_ascii_digit()).count() <= 6);
         if is_header {
-            let columns = year_cells
+            let mut columns: Vec<Column> = year_cells
                 .iter()
                 .map(|(s, y)| {
                     let cx = (s.b.l + s.b.r) / 2.0;
                     let months = period_spans.iter().find(|(l, r, _)| cx >= *l - 40.0 && cx <= *r + 40.0).map(|p| p.2);
-                    Column { year: *y, months, header: s.text.clone(), part: None, x: (s.b.l, s.b.r) }
+                    Column { year: *y, months, header: s.text.clone(), part: None, group: None, x: (s.b.l, s.b.r) }
                 })
                 .collect();
+            // one period heading that no column sits under (printed left, over the labels:
+            // "Three months ended June 30,"): every column is of that length
+            if let [(_, _, m)] = period_spans[..] {
+                if columns.iter().all(|c| c.months.is_none()) {
+                    for c in &mut columns {
+                        c.months = Some(m);
+                    }
+                }
+            }
+            name_groups(&mut columns, &group_heads);
+            group_heads.clear();
             period_spans.clear();
             pending_label = None;
             section = None;
@@ -433,6 +511,7 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                             months: c.months,
                             header: format!("{} {}", c.header, h.text),
                             part: Some(h.text.to_lowercase()),
+                            group: c.group.clone(),
                             x: (h.b.l, h.b.r),
                         })
                     })
@@ -553,6 +632,99 @@ pub(crate) mod tests {
             boxes.push(CharBox::default());
         }
         (text, boxes)
+    }
+
+    /// A segment table as a bank's 10-Q prints it: one period heading left of the columns, three
+    /// segments over their "2021 2020" columns, two of them on two lines, a second table on the
+    /// same page with two segments and their total.
+    pub(crate) const SEGMENTS: &[(&str, f32, f32)] = &[
+        ("Segment results (in millions)", 30.0, 770.0),
+        ("Three months ended March 31,", 10.0, 755.0),
+        ("Consumer &", 200.0, 755.0),
+        ("Corporate &", 330.0, 755.0),
+        ("Community Banking", 200.0, 745.0),
+        ("Investment Bank", 330.0, 745.0),
+        ("Commercial Banking", 460.0, 745.0),
+        ("(in millions, except ratios)", 30.0, 730.0),
+        ("2021", 200.0, 730.0),
+        ("2020", 250.0, 730.0),
+        ("2021", 330.0, 730.0),
+        ("2020", 380.0, 730.0),
+        ("2021", 460.0, 730.0),
+        ("2020", 510.0, 730.0),
+        ("Total net revenue", 30.0, 715.0),
+        ("12,517", 200.0, 715.0),
+        ("13,287", 250.0, 715.0),
+        ("14,605", 330.0, 715.0),
+        ("10,003", 380.0, 715.0),
+        ("2,393", 460.0, 715.0),
+        ("2,165", 510.0, 715.0),
+        ("Net income/(loss)", 30.0, 705.0),
+        ("6,728", 200.0, 705.0),
+        ("197", 250.0, 705.0),
+        ("5,740", 330.0, 705.0),
+        ("1,985", 380.0, 705.0),
+        ("1,168", 460.0, 705.0),
+        ("139", 510.0, 705.0),
+        ("Three months ended March 31,", 10.0, 680.0),
+        ("Asset Management", 200.0, 680.0),
+        ("Corporate", 330.0, 680.0),
+        ("Total", 460.0, 680.0),
+        ("(in millions, except ratios)", 30.0, 665.0),
+        ("2021", 200.0, 665.0),
+        ("2020", 250.0, 665.0),
+        ("2021", 330.0, 665.0),
+        ("2020", 380.0, 665.0),
+        ("2021", 460.0, 665.0),
+        ("2020", 510.0, 665.0),
+        ("Total net revenue", 30.0, 650.0),
+        ("4,077", 200.0, 650.0),
+        ("3,389", 250.0, 650.0),
+        ("(473)", 330.0, 650.0),
+        ("166", 380.0, 650.0),
+        ("33,119", 460.0, 650.0),
+        ("29,010", 510.0, 650.0),
+        ("Net income/(loss)", 30.0, 640.0),
+        ("1,244", 200.0, 640.0),
+        ("669", 250.0, 640.0),
+        ("(580)", 330.0, 640.0),
+        ("(125)", 380.0, 640.0),
+        ("14,300", 460.0, 640.0),
+        ("2,865", 510.0, 640.0),
+    ];
+
+    #[test]
+    fn heads_over_groups_of_columns_name_the_columns_members() {
+        let (text, boxes) = page(SEGMENTS);
+        let t = tables(&text, &boxes);
+        assert_eq!(t.len(), 2, "{t:#?}");
+        let groups: Vec<(Option<&str>, i32, Option<u8>)> = t[0].columns.iter().map(|c| (c.group.as_deref(), c.year, c.months)).collect();
+        assert_eq!(
+            groups,
+            [
+                (Some("Consumer & Community Banking"), 2021, Some(3)),
+                (Some("Consumer & Community Banking"), 2020, Some(3)),
+                (Some("Corporate & Investment Bank"), 2021, Some(3)),
+                (Some("Corporate & Investment Bank"), 2020, Some(3)),
+                (Some("Commercial Banking"), 2021, Some(3)),
+                (Some("Commercial Banking"), 2020, Some(3)),
+            ]
+        );
+        assert_eq!(
+            t[1].columns.iter().map(|c| c.group.as_deref().unwrap_or("")).collect::<Vec<_>>(),
+            ["Asset Management", "Asset Management", "Corporate", "Corporate", "Total", "Total"]
+        );
+        // a statement's plain header has no groups, and a title above it is not one
+        let (text, boxes) = page(&[
+            ("Consolidated Statement of Income", 50.0, 740.0),
+            ("(in millions)", 50.0, 725.0),
+            ("2019", 300.0, 700.0),
+            ("2018", 400.0, 700.0),
+            ("Net sales", 50.0, 690.0),
+            ("5,000", 300.0, 690.0),
+            ("4,000", 400.0, 690.0),
+        ]);
+        assert!(tables(&text, &boxes)[0].columns.iter().all(|c| c.group.is_none()));
     }
 
     #[test]
