@@ -394,6 +394,9 @@ pub fn plain_words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect()
 }
 
+/// Marks a list item starts with.
+const BULLETS: [char; 6] = ['•', '●', '▪', '◦', '■', '➢'];
+
 /// Characters a paragraph of lines that never end a sentence runs to before it is cut at a line.
 const MAX_PARAGRAPH: usize = 1000;
 
@@ -404,6 +407,12 @@ pub fn units(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
     for (i, l) in lines.iter().enumerate() {
         let l = *l;
+        // a list item starts anew: bullets printed without a full stop are items, not one
+        // sentence run on through the list
+        if l.starts_with(BULLETS) && !para.is_empty() {
+            split_sentences(&para, &mut out);
+            para.clear();
+        }
         let letters = l.chars().filter(|c| c.is_alphabetic()).count();
         let digits = l.chars().filter(|c| c.is_ascii_digit()).count();
         let next_starts = lines.get(i + 1).and_then(|n| n.chars().next()).is_none_or(|c| !c.is_lowercase());
@@ -513,17 +522,29 @@ fn abbreviation_at(p: &str, i: usize) -> bool {
     word.contains('.') && letters.len() <= 4 && !SENTENCE_STARTS.contains(&next)
 }
 
+/// Split a paragraph into sentences: at a period (and the closing quotes after it: `."`, `.”`)
+/// followed by a space and a capital or an opening quote (`“We are ...`), unless the period
+/// ends an abbreviation ([`abbreviation_at`]).
 fn split_sentences(p: &str, out: &mut Vec<String>) {
+    const CLOSING: [char; 4] = ['"', '\u{201d}', '\u{2019}', '\''];
     let mut start = 0;
-    let b = p.as_bytes();
-    for i in 0..b.len() {
-        if b[i] == b'.' && i + 2 < b.len() && b[i + 1] == b' ' && b[i + 2].is_ascii_uppercase() && !abbreviation_at(p, i) {
-            let s = p[start..=i].trim();
-            if !s.is_empty() {
-                out.push(s.to_string());
-            }
-            start = i + 2;
+    for (i, c) in p.char_indices() {
+        if c != '.' || i < start {
+            continue;
         }
+        let after = &p[i + 1..];
+        let closed = after.trim_start_matches(CLOSING);
+        let end = i + 1 + (after.len() - closed.len());
+        let Some(next) = closed.strip_prefix(' ') else { continue };
+        let starts = next.chars().next().is_some_and(|n| n.is_uppercase() || n == '\u{201c}' || n == '"');
+        if !starts || (end == i + 1 && next.starts_with(|n: char| n.is_ascii_uppercase()) && abbreviation_at(p, i)) {
+            continue;
+        }
+        let s = p[start..end].trim();
+        if !s.is_empty() {
+            out.push(s.to_string());
+        }
+        start = end + 1;
     }
     let s = p[start..].trim();
     if !s.is_empty() {
@@ -576,6 +597,23 @@ mod tests {
         );
         assert!(u.contains(&"Sales grew in the U.S.".to_string()) && u.contains(&"Mr. J. Smith joined.".to_string()), "{u:?}");
         assert!(u.contains(&"Dr. Lee left.".to_string()), "{u:?}");
+        // a quotation's sentences end inside its closing quotes, and one may open with a quote
+        let page = "“We are proud of this milestone.” As previously announced, the Company completed the separation. “The completion positions us well,” said the CEO.\n";
+        let u = units(page);
+        assert_eq!(
+            u,
+            [
+                "“We are proud of this milestone.”",
+                "As previously announced, the Company completed the separation.",
+                "“The completion positions us well,” said the CEO."
+            ],
+            "{u:?}"
+        );
+        // list items printed without a full stop are items of their own, each whole
+        let page = "• Company reduced its share count by 191 million\n• Company secured $13.2 billion in cash proceeds and maintains 9.5%\nof equity stake in Kenvue\n• Company maintains its dividend\n";
+        let u = units(page);
+        assert!(u.contains(&"• Company secured $13.2 billion in cash proceeds and maintains 9.5% of equity stake in Kenvue".to_string()), "{u:?}");
+        assert!(u.contains(&"• Company reduced its share count by 191 million".to_string()), "{u:?}");
         // lines that never end a sentence are cut once long
         let run_on = units(&"revenue grew by ten percent in the year\n".repeat(300));
         assert!(!run_on.is_empty() && run_on.iter().all(|s| s.len() <= MAX_PARAGRAPH + 60), "{run_on:?}");
