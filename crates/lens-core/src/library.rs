@@ -306,7 +306,7 @@ impl Library {
         let docs: Vec<crate::store::Document> = self.store.documents()?.into_iter().filter(|d| d.key > through).collect();
         let mut n = 0;
         for d in &docs {
-            n += usize::from(self.read_cover(&d.id)?);
+            n += usize::from(self.fill_from_cover(d)?);
         }
         if let Some(last) = docs.iter().map(|d| d.key).max() {
             self.store.set_setting("covers_read_through", &last.to_string())?;
@@ -319,11 +319,15 @@ impl Library {
     /// ([`crate::store::Store::fill_metadata`]); whether it gained something.
     pub fn read_cover(&mut self, id: &str) -> Result<bool> {
         let d = self.store.document(id)?;
+        self.fill_from_cover(&d)
+    }
+
+    fn fill_from_cover(&mut self, d: &Document) -> Result<bool> {
         if d.company.is_some() && d.year.is_some() && d.form.is_some() {
             return Ok(false);
         }
-        let texts = self.store.page_texts_by_key(d.key)?;
-        let first: Vec<&str> = texts.iter().take(3).map(|(_, t)| t.as_str()).collect();
+        let texts = self.store.first_page_texts(d.key, COVER_PAGES)?;
+        let first: Vec<&str> = texts.iter().map(String::as_str).collect();
         let meta = crate::meta::guess(&d.id, &first);
         self.store.fill_metadata(&d.id, &meta)
     }
@@ -465,7 +469,7 @@ impl Library {
     /// A document with the company's display name (from its cover page,
     /// [`crate::meta::display_name`]), the period it covers and the name the app shows.
     pub fn document_view(&self, d: Document) -> DocView {
-        let cover: Vec<String> = (1..=d.pages.min(3)).filter_map(|p| self.store.page(&d.id, p).ok()).map(|p| p.text).collect();
+        let cover: Vec<String> = self.store.first_page_texts(d.key, COVER_PAGES).unwrap_or_default();
         let cover: Vec<&str> = cover.iter().map(String::as_str).collect();
         let display_name = d.company.as_deref().map(|c| crate::meta::display_name(c, &cover, &self.companies));
         let period = crate::meta::period(&d.id, d.year, d.form.as_deref());
@@ -628,6 +632,9 @@ impl Library {
         self.pdf_path(&d)
     }
 }
+
+/// The pages a filing's cover is read from (its company, year and form; the name it prints).
+const COVER_PAGES: u32 = 3;
 
 #[cfg(test)]
 mod tests {

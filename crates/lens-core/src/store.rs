@@ -348,6 +348,13 @@ impl Store {
         Ok(v)
     }
 
+    /// The text of the document's first `n` pages (its cover), in page order.
+    pub fn first_page_texts(&self, key: i64, n: u32) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare_cached("SELECT text FROM pages WHERE doc_key=?1 AND page<=?2 ORDER BY page")?;
+        let v = st.query_map(params![key, n], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        Ok(v)
+    }
+
     /// Store one document's dense vectors for `model` (all pages, one transaction) and mark it done.
     pub fn put_dense_doc(&mut self, model: &str, key: i64, dim: usize, pages: &[(u32, Vec<u8>)]) -> Result<()> {
         let tx = self.conn.transaction()?;

@@ -6,7 +6,7 @@
 
 use super::Context;
 use super::{Calculation, Operand};
-use crate::figures::table::{Row, Table};
+use crate::figures::table::{Cell, Row, Table};
 use crate::pageref::PageRef;
 use crate::question::{Extreme, Question};
 
@@ -289,13 +289,8 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     };
     let t = &lib.page_tables(&page)[ti];
     let header = &t.columns[col].header;
-    let unit = |u: &str| match u {
-        "millions" => " million",
-        "billions" => " billion",
-        "thousands" => " thousand",
-        _ => "",
-    };
-    let operand = |r: &Row, c: &crate::figures::table::Cell, period: &str| Operand {
+    let unit = scale_word;
+    let operand = |r: &Row, c: &Cell, period: &str| Operand {
         name: r.label.clone(),
         period: period.to_string(),
         value: c.value.to_string(),
@@ -306,7 +301,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         read: crate::calc::OperandRead { row: r.label.clone(), column: period.to_string(), table: t.title.clone(), ..Default::default() },
     };
     // (row, the cell ranked, the prior year's cell, the figure ranked by)
-    let mut ranked: Vec<(&Row, &crate::figures::table::Cell, Option<&crate::figures::table::Cell>, f64)> = rows
+    let mut ranked: Vec<(&Row, &Cell, Option<&Cell>, f64)> = rows
         .iter()
         .filter_map(|r| {
             let c = r.cells[col].as_ref()?;
@@ -338,7 +333,7 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             operands.push(operand(r, p, &prior_header));
         }
     }
-    let said = |r: &Row, c: &crate::figures::table::Cell, p: Option<&crate::figures::table::Cell>, v: f64| match p {
+    let said = |r: &Row, c: &Cell, p: Option<&Cell>, v: f64| match p {
         Some(_) => format!("{} ({:+.1}%)", r.label, v * 100.0),
         None => format!("{} ({}{})", r.label, c_text(c), unit(&t.unit)),
     };
@@ -356,26 +351,54 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         ),
         _ => format!("the {what} of {} rows in the column \"{header}\" on {page}", ranked.len()),
     };
-    Some(Calculation {
-        display: format!("{metric} = {result}{runner}. {formula}"),
+    Some(ranked_calculation(metric, formula, operands, format!("{result}{runner}"), result, win.label.clone(), sure))
+}
+
+/// A ranking as a calculation: the winner (`verdict`) and what is said of it (`result`, and
+/// with the runner-up `said`); not `sure`, the rule `rank_unsure` warns that the table was
+/// picked by its page's words.
+fn ranked_calculation(metric: String, formula: String, operands: Vec<Operand>, said: String, result: String, verdict: String, sure: bool) -> Calculation {
+    Calculation {
+        display: format!("{metric} = {said}. {formula}"),
         metric,
         formula,
         operands,
         result: Some(result),
         problem: None,
-        verdict: Some(win.label.clone()),
+        verdict: Some(verdict),
         warning: (!sure).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
         unit: "amount".into(),
         shape: "rank".into(),
         months: 12,
         ..Default::default()
-    })
+    }
 }
 
-/// One member's figure in a table that prints the period once per member: (the member as its
-/// column group's head names it, the row, the cell of the period asked, the prior year's cell).
-/// (Then the column's header, the prior column's, and whether the column is of the period length asked.)
-type Member = (String, Row, crate::figures::table::Cell, Option<crate::figures::table::Cell>, String, String, bool);
+/// The word a table's unit adds after a figure ("millions" -> " million").
+fn scale_word(unit: &str) -> &'static str {
+    match unit {
+        "millions" => " million",
+        "billions" => " billion",
+        "thousands" => " thousand",
+        _ => "",
+    }
+}
+
+/// One member's figure in a table that prints the period once per member.
+struct Member {
+    /// The member as its column group's head names it.
+    name: String,
+    /// The row naming the measure.
+    row: Row,
+    /// The cell of the period asked, and its column's header.
+    cell: Cell,
+    header: String,
+    /// The prior year's cell when ranked by change, and its column's header.
+    prior: Option<Cell>,
+    prior_header: String,
+    /// Whether the column is of the period length asked.
+    fits: bool,
+}
 
 /// The members of a page's column groups ranked by one row ("Total net revenue" under
 /// "Consumer & Community Banking", "Corporate & Investment Bank", ... "Corporate").
@@ -448,10 +471,11 @@ fn groups_on(p: &PageRef, tables: &[Table], measure: &[String], year: Option<i32
             // a member printed again for another period length (a six months' table under the
             // three months') keeps the column of the length asked
             let fits = t.columns[col].months == months;
-            match members.iter().position(|m| m.0 == h) {
-                Some(i) if fits && !members[i].6 => members[i] = (h.to_string(), row.clone(), cell, prior, t.columns[col].header.clone(), prior_header, fits),
+            let m = Member { name: h.to_string(), row: row.clone(), cell, header: t.columns[col].header.clone(), prior, prior_header, fits };
+            match members.iter().position(|m| m.name == h) {
+                Some(i) if fits && !members[i].fits => members[i] = m,
                 Some(_) => {}
-                None => members.push((h.to_string(), row.clone(), cell, prior, t.columns[col].header.clone(), prior_header, fits)),
+                None => members.push(m),
             }
         }
         if unit.is_empty() {
@@ -465,68 +489,50 @@ fn groups_on(p: &PageRef, tables: &[Table], measure: &[String], year: Option<i32
 /// The ranking of column groups' members ([`groups_on`]) as a calculation: the winner and the
 /// runner-up as operands, each boxed in the row that names the measure.
 fn rank_groups(g: Groups, extreme: Extreme, what: &str, metric: String) -> Calculation {
-    let unit = match g.unit.as_str() {
-        "millions" => " million",
-        "billions" => " billion",
-        "thousands" => " thousand",
-        _ => "",
-    };
-    let by = |m: &Member| match &m.3 {
-        Some(p) => (m.2.value.to_f64() - p.value.to_f64()) / p.value.to_f64().abs(),
-        None => m.2.value.to_f64(),
+    let unit = scale_word(&g.unit);
+    let by = |m: &Member| match &m.prior {
+        Some(p) => (m.cell.value.to_f64() - p.value.to_f64()) / p.value.to_f64().abs(),
+        None => m.cell.value.to_f64(),
     };
     let mut ranked: Vec<(&Member, f64)> = g.members.iter().map(|m| (m, by(m))).collect();
     ranked.sort_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
     if extreme == Extreme::Largest {
         ranked.reverse();
     }
-    let operand = |m: &Member, c: &crate::figures::table::Cell, period: &str| Operand {
-        name: format!("{}: {}", m.0, m.1.label),
+    let operand = |m: &Member, c: &Cell, period: &str| Operand {
+        name: format!("{}: {}", m.name, m.row.label),
         period: period.to_string(),
         value: c.value.to_string(),
         unit: g.unit.clone(),
         page: g.page.clone(),
-        quote: format!("{} {}", m.1.label, c.text),
-        boxes: vec![m.1.label_rect.clone(), c.rect.clone()],
-        read: crate::calc::OperandRead { row: m.1.label.clone(), column: format!("{} {}", m.0, period), table: g.title.clone(), ..Default::default() },
+        quote: format!("{} {}", m.row.label, c.text),
+        boxes: vec![m.row.label_rect.clone(), c.rect.clone()],
+        read: crate::calc::OperandRead { row: m.row.label.clone(), column: format!("{} {}", m.name, period), table: g.title.clone(), ..Default::default() },
     };
     let mut operands = Vec::new();
     for (m, _) in ranked.iter().take(2) {
-        operands.push(operand(m, &m.2, &m.4));
-        if let Some(p) = &m.3 {
-            operands.push(operand(m, p, &m.5));
+        operands.push(operand(m, &m.cell, &m.header));
+        if let Some(p) = &m.prior {
+            operands.push(operand(m, p, &m.prior_header));
         }
     }
-    let said = |m: &Member, v: f64| match m.3 {
-        Some(_) => format!("{} ({:+.1}%)", m.0, v * 100.0),
-        None => format!("{} ({}{})", m.0, signed(&c_text(&m.2)), unit),
+    let said = |m: &Member, v: f64| match m.prior {
+        Some(_) => format!("{} ({:+.1}%)", m.name, v * 100.0),
+        None => format!("{} ({}{})", m.name, signed(&c_text(&m.cell)), unit),
     };
     let (win, win_v) = ranked[0];
     let result = said(win, win_v);
     let runner = ranked.get(1).map(|(m, v)| format!("; runner-up {}", said(m, *v))).unwrap_or_default();
     let formula = format!(
         "the {what} \"{}\" of {} column groups ({}) in the column \"{}\" on {}",
-        win.1.label,
+        win.row.label,
         ranked.len(),
-        ranked.iter().map(|(m, _)| m.0.as_str()).collect::<Vec<_>>().join(", "),
-        win.4,
+        ranked.iter().map(|(m, _)| m.name.as_str()).collect::<Vec<_>>().join(", "),
+        win.header,
         g.page
     );
-    Calculation {
-        display: format!("{metric} = {result}{runner}. {formula}"),
-        metric,
-        formula,
-        operands,
-        result: Some(result),
-        problem: None,
-        verdict: Some(win.0.clone()),
-        // sure only when the table prints the members' total beside them: they are its parts
-        warning: (!g.total).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
-        unit: "amount".into(),
-        shape: "rank".into(),
-        months: 12,
-        ..Default::default()
-    }
+    // sure only when the table prints the members' total beside them: they are its parts
+    ranked_calculation(metric, formula, operands, format!("{result}{runner}"), result, win.name.clone(), g.total)
 }
 
 /// A figure printed in parentheses as a negative number ("(473)" -> "-473").
@@ -538,7 +544,7 @@ fn signed(text: &str) -> String {
 }
 
 /// A cell's figure as printed, without currency signs.
-fn c_text(c: &crate::figures::table::Cell) -> String {
+fn c_text(c: &Cell) -> String {
     c.text.trim_start_matches('$').trim().to_string()
 }
 
