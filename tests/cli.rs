@@ -769,7 +769,16 @@ fn ingest_returns_while_ocr_goes_on_in_the_background() {
     }
     let found = ok(&lens(&lib, &["search", "purchases of property plant and equipment", "--no-filter", "--retriever", "bm25"]));
     assert!(found.contains("scan#1"), "{found}");
-    assert!(std::fs::read_to_string(lib.join("ocr.log")).unwrap().contains("OCR: 1 pages read"));
+    // the background run writes its summary once it has also read the cover and the facts
+    // again, which is after the page was published: wait for it, within the same limit
+    loop {
+        let log = std::fs::read_to_string(lib.join("ocr.log")).unwrap_or_default();
+        if log.contains("OCR: 1 pages read") {
+            break;
+        }
+        assert!(t0.elapsed() < std::time::Duration::from_secs(180), "the background OCR run wrote no summary: {log}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }
 
 #[test]
