@@ -312,6 +312,21 @@ fn ask_cites_quotes_highlights_and_logs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown statement"), "{}", String::from_utf8_lossy(&o.stderr));
     let o = lens(lib.path(), &["facts", "NOPE"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("[unknown_document]"));
+
+    // a follow-up keeps what it does not name from the answer it follows, and its JSON and log
+    // entry name that answer; an unknown one is refused clearly and nothing is logged
+    let out = ok(&lens(lib.path(), &["ask", "and in FY2017?", "--follow-up", &id, "--json"]));
+    let v = last_json(&out);
+    assert_eq!(v["follow_up"]["of"].as_i64(), id.parse::<i64>().ok(), "{v}");
+    assert_eq!(v["follow_up"]["asked"], "and in FY2017?");
+    assert!(v["question"]["text"].as_str().unwrap().starts_with("What is the FY2017 capital expenditure amount (in USD millions) for 3M?"), "{v}");
+    assert!(v["answer"].as_str().unwrap().contains("1,373"), "3M's 2017 capital expenditure: {v}");
+    let logged: Value = serde_json::from_str(ok(&lens(lib.path(), &["log", "--json"])).lines().next().unwrap()).unwrap();
+    assert_eq!(logged["shown"]["follow_up"]["of"].as_i64(), id.parse::<i64>().ok(), "{logged}");
+    let before = ok(&lens(lib.path(), &["log", "--json"])).lines().count();
+    let o = lens(lib.path(), &["ask", "and in FY2016?", "--follow-up", "999999"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no question #999999 in the log"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(ok(&lens(lib.path(), &["log", "--json"])).lines().count(), before);
 }
 
 /// `lens serve ARGS --port 0` started: (child, the line it printed first, the port in it).

@@ -493,6 +493,23 @@
   // ---- ask + viewer
   let current = null; // last answer
   let viewing = null; // {doc, page, zoom}
+  // a thread of follow-ups: the next question is read after this answer (its log id) until
+  // "New question" ends it
+  let thread = null;
+  function showThread() {
+    $('thread').hidden = !thread;
+    if (!thread) { $('q').placeholder = "e.g. What was 3M's FY2018 capital expenditure?"; return; }
+    $('thread-text').textContent = 'Following up “' + thread.question + '”: what your question leaves out (company, period, figure) is kept from it.';
+    $('q').placeholder = 'e.g. and in the year before? What drove it?';
+  }
+  $('follow-up').addEventListener('click', () => {
+    if (!current || !current.log_id) return;
+    thread = { of: current.log_id, question: current.question.text };
+    showThread();
+    $('q').value = '';
+    $('q').focus();
+  });
+  $('thread-end').addEventListener('click', () => { thread = null; showThread(); $('q').value = ''; $('q').focus(); });
   $('ask-form').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const q = $('q').value.trim();
@@ -507,7 +524,9 @@
       const docs = [...$('scope').selectedOptions].map((o) => o.value);
       // streamed: the pages read show first, then the answer text as it is produced
       let streamed = '';
-      const r = await api.stream('ask_stream', { question: q, k: Number($('k').value), docs, filter: !noFilter }, (e) => {
+      const args = { question: q, k: Number($('k').value), docs, filter: !noFilter };
+      if (thread) args.follow_up_of = thread.of;
+      const r = await api.stream('ask_stream', args, (e) => {
         if (e.event === 'pages') {
           msg.textContent = 'Answering from ' + e.pages.join(', ') + '…';
           $('answer').hidden = false;
@@ -523,6 +542,8 @@
       });
       renderChips(r);
       current = r;
+      // the thread goes on from the latest answer
+      if (thread) { thread = { of: r.log_id, question: r.question.text }; showThread(); }
       renderAnswer(r);
       msg.textContent = '';
     } catch (e) {
@@ -642,7 +663,11 @@
     // the question as read, in one line, so a wrong reading is seen
     const reading = r.question && r.question.reading;
     $('reading').hidden = !reading;
-    $('reading').textContent = reading ? 'Read as: ' + reading : '';
+    // a follow-up says which question it followed and what it kept from it
+    const f = r.follow_up;
+    const kept = f ? f.kept.filter((k) => !k.startsWith('question: ')) : [];
+    const followed = f ? 'Follow-up of #' + f.of + ', asked as “' + r.question.text + '”' + (kept.length ? ' (kept ' + kept.join('; ') + ')' : '') + '. ' : '';
+    $('reading').textContent = reading ? followed + 'Read as: ' + reading : '';
     // how well the cited page supports the answer: a weak one never looks like a supported one
     const sup = $('support');
     sup.hidden = r.support === 'none' || !r.support;
@@ -787,6 +812,9 @@
   function showAnswer(r, note) {
     show('ask');
     $('q').value = typeof r.question === 'string' ? r.question : (r.question && r.question.text) || '';
+    // a reopened answer starts no thread; "Ask a follow-up" starts one from it
+    thread = null;
+    showThread();
     current = r;
     renderAnswer(r);
     $('ask-msg').className = 'muted';

@@ -197,6 +197,23 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.fill('#q', "What are 3M's total current assets at the end of FY2018?");
     await page.click('#ask-btn');
     await page.waitForFunction(() => /FY2018: \$[\d,]+ million; FY2017: \$[\d,]+ million/.test(document.getElementById('answer-text').textContent));
+    // a follow-up keeps the company and period it does not name, says so, and the thread goes on
+    await page.click('#follow-up');
+    await page.waitForSelector('#thread:not([hidden])');
+    assert.match(await page.textContent('#thread-text'), /Following up “What are 3M's total current assets at the end of FY2018\?”/);
+    assert.equal(await page.inputValue('#q'), '');
+    await page.fill('#q', 'and total current liabilities?');
+    await page.click('#ask-btn');
+    await page.waitForFunction(() => document.getElementById('reading').textContent.startsWith('Follow-up of #'));
+    assert.match(await page.textContent('#reading'), /asked as “Total current liabilities for 3M in FY2018\?” \(kept company: 3M; period: FY2018\)\. Read as: /);
+    assert.match(await page.textContent('#answer-text'), /7,244/);
+    assert.match(await page.textContent('#thread-text'), /Following up “Total current liabilities for 3M in FY2018\?”/);
+    await page.fill('#q', 'and in FY2017?');
+    await page.click('#ask-btn');
+    await page.waitForFunction(() => document.getElementById('reading').textContent.includes('“Total current liabilities for 3M in FY2017?”'));
+    // "New question" ends the thread: the next question is read on its own
+    await page.click('#thread-end');
+    assert.ok(await page.isHidden('#thread'));
 
     // metadata can be edited in the library (once the table has loaded)
     await page.click('button.tab[data-view=library]');

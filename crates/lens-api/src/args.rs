@@ -66,11 +66,15 @@ pub struct AskArgs {
     /// a client (the server drops it from a request's body).
     #[serde(default)]
     pub user: Option<String>,
+    /// The log id of the question this one follows up: what it does not say (company, period,
+    /// measure, chosen filings) is kept from that one ([`lens_core::followup`]).
+    #[serde(default)]
+    pub follow_up_of: Option<i64>,
 }
 
 impl AskArgs {
     pub fn new(question: impl Into<String>) -> AskArgs {
-        AskArgs { question: question.into(), docs: Vec::new(), filter: true, k: None, answerer: None, retriever: None, user: None }
+        AskArgs { question: question.into(), docs: Vec::new(), filter: true, k: None, answerer: None, retriever: None, user: None, follow_up_of: None }
     }
 
     /// The core request: these arguments over the library's settings. Loads the embedding model

@@ -296,9 +296,12 @@ impl Api {
     /// from it (the client went away) stops the answerer. The library is not held while the
     /// answerer runs.
     pub fn ask_stream(&self, a: &AskArgs, on_event: &mut dyn FnMut(AskEvent) -> bool) -> Result<AskResponse> {
-        let (retrieved, kind) = self.with_library(|l| {
+        let (retrieved, kind) = self.with_records(|l, records| {
             let st = l.settings()?;
-            let req = a.request(l, &st)?;
+            let mut req = a.request(l, &st)?;
+            if let Some(of) = a.follow_up_of {
+                l.follow_up(&mut req, of, records)?;
+            }
             Ok((l.retrieve_for(&req)?, req.answerer))
         })?;
         let mut retrieved = retrieved;

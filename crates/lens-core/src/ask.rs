@@ -36,6 +36,8 @@ pub struct AskRequest {
     pub retriever: Retriever,
     /// The team user asking (logged with the question); `None` on a one-person library.
     pub asked_by: Option<String>,
+    /// Set by [`Library::follow_up`]: the question this one follows and what it kept.
+    pub follow_up: Option<crate::followup::FollowUp>,
 }
 
 impl AskRequest {
@@ -48,6 +50,7 @@ impl AskRequest {
             answerer: AnswererKind::default(),
             retriever: Retriever::default(),
             asked_by: None,
+            follow_up: None,
         }
     }
 }
@@ -97,6 +100,9 @@ pub struct AskResponse {
     /// The notes and reasons as the service wrote them, where they were reworded (Details).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub details: Vec<String>,
+    /// A follow-up's thread: the question it follows, the words asked and what was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_up: Option<crate::followup::FollowUp>,
 }
 
 /// `notes` and `a`'s reasons in a user's words ([`crate::wording`]); what was reworded, as
@@ -157,6 +163,8 @@ pub struct Retrieved {
     pub calculation: Option<Calculation>,
     /// The team user asking ([`AskRequest::asked_by`]).
     pub asked_by: Option<String>,
+    /// [`AskRequest::follow_up`].
+    pub follow_up: Option<crate::followup::FollowUp>,
 }
 
 impl Retrieved {
@@ -522,6 +530,7 @@ impl Library {
             retrieve_ms: t0.elapsed().as_secs_f64() * 1000.0,
             calculation,
             asked_by: req.asked_by.clone(),
+            follow_up: req.follow_up.clone(),
         })
     }
 
@@ -569,6 +578,7 @@ impl Library {
             device,
             notes: r.notes,
             details,
+            follow_up: r.follow_up,
         })
     }
 
@@ -642,6 +652,7 @@ impl Library {
             }
             None => Vec::new(),
         };
+        let follow_up = e.shown.as_ref().and_then(|s| s.follow_up.clone());
         let read = match &e.shown {
             // as shown: the label, its reasons and checks came back with the entry
             Some(s) => {
@@ -674,6 +685,7 @@ impl Library {
             device,
             notes,
             details,
+            follow_up,
         })
     }
 
@@ -707,6 +719,7 @@ impl Library {
                 checks: a.checks.clone(),
                 question: r.read.clone(),
                 notes: r.notes.clone(),
+                follow_up: r.follow_up.clone(),
             }),
         };
         records.log_question(&entry)

@@ -431,6 +431,7 @@ pub fn run(
             retrieve_ms: 0.0,
             calculation,
             asked_by: None,
+            follow_up: None,
         };
         // and phase 3's judgement, as the app makes it
         let mut a = ask::answer_pages(answerer, &r, &mut |_| true)?;

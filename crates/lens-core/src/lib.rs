@@ -34,6 +34,7 @@ pub mod replica;
 // indexing, retrieval
 pub mod dense;
 pub mod filter;
+pub mod followup;
 pub mod index;
 pub mod lexicon;
 pub mod rank;

@@ -52,6 +52,10 @@ pub struct Shown {
     pub question: crate::question::Question,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// A follow-up's thread ([`crate::followup::FollowUp`]): the question it follows and what
+    /// it kept from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub follow_up: Option<crate::followup::FollowUp>,
 }
 
 /// The records a team shares, wherever they are kept: the question log with its feedback, the

@@ -139,6 +139,7 @@ fn a_reopened_answer_shows_the_label_it_was_shown_and_an_older_entry_says_it_is_
         checks: vec![lens_core::figures::rules::Check::pass("type", "the answer is of the type asked")],
         question: lib.read_question(question).with_companies(vec!["nike".into()]),
         notes: vec!["searched NIKE_2019_10K".into()],
+        follow_up: None,
     };
     let id = lib.store().log_question(&entry(Some(shown.clone()))).unwrap();
     let r = lib.reopen(id).unwrap();

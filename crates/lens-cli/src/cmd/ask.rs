@@ -22,12 +22,16 @@ pub struct Args {
     pub retriever: Option<String>,
     #[command(flatten)]
     pub model: ModelArgs,
+    /// The log id of the answer this question follows up ("and in FY2018?"): the company,
+    /// period and measure it does not name are kept from that one
+    #[arg(long, value_name = "LOG_ID")]
+    pub follow_up: Option<i64>,
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(cli: &Global, args: Args) -> Result<()> {
-    let Args { question, answerer: kind, k, docs, no_filter, render, retriever: rflag, model, json } = args;
+    let Args { question, answerer: kind, k, docs, no_filter, render, retriever: rflag, model, follow_up, json } = args;
     let lib = open(&cli.library)?;
     model.device.parse::<lens_llm::DeviceChoice>()?;
     let mut req = lens_core::ask::AskRequest::new(question);
@@ -36,6 +40,9 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     req.k = k;
     req.docs = docs;
     req.filter = !no_filter;
+    if let Some(of) = follow_up {
+        lib.follow_up(&mut req, of, lib.store())?;
+    }
     let a = answerer(&lib, req.answerer, &model, &cli.models)?;
     let streaming = !json && req.answerer == lens_core::answer::AnswererKind::Qwen;
     let r = lib.ask_with(&req, a.as_ref(), &mut |e| {
@@ -58,6 +65,9 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
+        if let Some(f) = &r.follow_up {
+            println!("follow-up of #{}: \"{}\", kept {}", f.of, f.asked, f.kept.join("; "));
+        }
         println!("Q: {}", r.question.text);
         println!("read as: {}", r.question.reading());
         let a = &r.answer;
