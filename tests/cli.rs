@@ -327,6 +327,60 @@ fn ask_cites_quotes_highlights_and_logs() {
     let o = lens(lib.path(), &["ask", "and in FY2016?", "--follow-up", "999999"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("no question #999999 in the log"), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(ok(&lens(lib.path(), &["log", "--json"])).lines().count(), before);
+
+    // the two worked answers as a spreadsheet: each operand with its period, value, unit, page,
+    // box and the file's sha256, read back as a spreadsheet tool reads it (openpyxl)
+    let follow = logged["id"].as_i64().unwrap().to_string();
+    let sha = last_json(&ok(&lens(lib.path(), &["docs", "--json"])))[0]["sha256"].as_str().unwrap().to_string();
+    let xlsx = lib.path().join("answers.xlsx");
+    let out = ok(&lens(lib.path(), &["export", &id, &follow, "--out", xlsx.to_str().unwrap()]));
+    assert!(out.contains("2 answers"), "{out}");
+    let sheets = read_workbook(&xlsx);
+    assert_eq!(sheets.as_object().unwrap().keys().collect::<Vec<_>>(), ["Answers", "Evidence"]);
+    let evidence = sheets["Evidence"].as_array().unwrap();
+    let header: Vec<&str> = evidence[0].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("{name} column: {header:?}"));
+    let rows: Vec<&Value> = evidence[1..].iter().filter(|r| r[col("Kind")] == "operand").collect();
+    assert_eq!(rows.len(), 2, "{evidence:?}");
+    for (r, period, value) in [(rows[0], "FY2018", -1577.0), (rows[1], "FY2017", -1373.0)] {
+        assert_eq!((r[col("Period")].as_str(), r[col("Value")].as_f64(), r[col("Unit")].as_str()), (Some(period), Some(value), Some("millions")), "{r}");
+        assert_eq!((r[col("Page")].as_str(), r[col("sha256")].as_str()), (Some("3M_2018_10K#60"), Some(sha.as_str())), "{r}");
+        assert!(r[col("Box left (pt)")].as_f64().unwrap() < r[col("Box right (pt)")].as_f64().unwrap(), "{r}");
+    }
+    let csv_out = lib.path().join("answers.csv");
+    ok(&lens(lib.path(), &["export", &id, &follow, "--format", "csv", "--out", csv_out.to_str().unwrap()]));
+    let csv = std::fs::read_to_string(&csv_out).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(
+        csv.lines().nth(2).unwrap().contains(",FY2017,-1373,\"Purchases of property, plant and equipment (PP&E) (1,373)\",millions,3M_2018_10K#60,"),
+        "{csv}"
+    );
+    assert!(csv.contains(&sha));
+    let o = lens(lib.path(), &["export", &id, "--out", "answers.txt"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("name a .csv or .xlsx file"), "{}", String::from_utf8_lossy(&o.stderr));
+
+    // a page's tables: as printed, and every figure with its trace
+    let t = lib.path().join("p60.xlsx");
+    ok(&lens(lib.path(), &["tables", "3M_2018_10K#60", "--xlsx", t.to_str().unwrap()]));
+    let sheets = read_workbook(&t);
+    let figures = sheets["Figures"].as_array().unwrap();
+    assert!(
+        figures
+            .iter()
+            .any(|r| r[1] == "Purchases of property, plant and equipment (PP&E)" && r[3] == 2018 && r[5].as_f64() == Some(-1577.0) && r[16] == sha.as_str()),
+        "{figures:?}"
+    );
+    assert!(sheets["Table 1"].as_array().unwrap().iter().any(|r| r[0] == "Purchases of property, plant and equipment (PP&E)"));
+}
+
+/// Every sheet of a workbook as rows of values, read by openpyxl (Debian's python3-openpyxl,
+/// which `scripts/setup` installs).
+fn read_workbook(path: &Path) -> Value {
+    let py = if Path::new("/usr/bin/python3").exists() { "/usr/bin/python3" } else { "python3" };
+    let script = "import json, sys, openpyxl\nwb = openpyxl.load_workbook(sys.argv[1])\nprint(json.dumps({ws.title: [list(r) for r in ws.iter_rows(values_only=True)] for ws in wb}))";
+    let o = std::process::Command::new(py).args(["-c", script, path.to_str().unwrap()]).output().expect("python3 runs");
+    assert!(o.status.success(), "openpyxl could not read {} (scripts/setup installs python3-openpyxl): {}", path.display(), String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
 }
 
 /// `lens serve ARGS --port 0` started: (child, the line it printed first, the port in it).

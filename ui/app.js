@@ -808,6 +808,30 @@
     } catch (e) { msg.className = 'error'; showErr(msg, e, 'No workpaper: '); }
   }
   for (const f of ['html', 'pdf']) $('wp-' + f).addEventListener('click', () => current && current.log_id && workpaper([current.log_id], f, 'wp-msg'));
+  // the answer's figures as a spreadsheet: each operand (or the quoted line) with its trace
+  for (const f of ['csv', 'xlsx']) {
+    $('x-' + f).addEventListener('click', async () => {
+      if (!current || !current.log_id) return;
+      const msg = $('wp-msg');
+      msg.className = 'muted';
+      msg.textContent = 'Making the spreadsheet…';
+      try {
+        const saved = await api.saveWorkpaper({ ids: [current.log_id], format: f });
+        msg.textContent = saved ? 'Spreadsheet saved: ' + saved : '';
+      } catch (e) { msg.className = 'error'; showErr(msg, e, 'No spreadsheet: '); }
+    });
+  }
+  // the tables read from the page in view, as a workbook
+  $('v-tables').addEventListener('click', async () => {
+    if (!viewing) return;
+    const msg = $('wp-msg');
+    msg.className = 'muted';
+    msg.textContent = 'Reading the page\'s tables…';
+    try {
+      const saved = await api.saveTables({ page: viewing.doc + '#' + viewing.page, format: 'xlsx' });
+      msg.textContent = saved ? 'Tables saved: ' + saved : '';
+    } catch (e) { msg.className = 'error'; showErr(msg, e, 'No tables: '); }
+  });
   // an answer shown again in the Ask view (from the Log): answer, quote, pages read, the cited page boxed
   function showAnswer(r, note) {
     show('ask');

@@ -111,6 +111,18 @@
     return download(new Blob([bytes], { type: f.mime }), f.name);
   }
 
+  // The tables read from a page as a spreadsheet ({page, format}); saved as a workpaper is.
+  async function saveTables(args) {
+    if (tauri) {
+      try { return await tauri.invoke('export_tables', { args }); } catch (e) { throw asError(e); }
+    }
+    const f = await call('tables_export', args);
+    const bin = atob(f.base64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return download(new Blob([bytes], { type: f.mime }), f.name);
+  }
+
   // A browser download of `blob` as `name` (resolves to the name).
   function download(blob, name) {
     const a = document.createElement('a');
@@ -140,5 +152,5 @@
     try { return await tauri.invoke('open_text', { title, extensions }); } catch (e) { throw asError(e); }
   }
 
-  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, saveText, openText, kind: tauri ? 'tauri' : 'http' };
+  window.lensApi = { call, stream, pageImage, addFiles, pickFiles, saveWorkpaper, saveTables, saveText, openText, kind: tauri ? 'tauri' : 'http' };
 })();

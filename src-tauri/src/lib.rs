@@ -337,8 +337,32 @@ async fn export_workpaper<R: tauri::Runtime>(
                 (f.name, f.bytes)
             }
         };
-        let ext = wa.format.ext();
-        save_with_dialog(&app, &st, "Save workpaper", &name, (if ext == "pdf" { "PDF" } else { "HTML" }, ext), &bytes, "the workpaper")
+        let (title, what) = if wa.format.is_sheet() { ("Save spreadsheet", "the spreadsheet") } else { ("Save workpaper", "the workpaper") };
+        save_with_dialog(&app, &st, title, &name, (wa.format.kind(), wa.format.ext()), &bytes, what)
+    })
+    .await
+}
+
+/// Export the tables read from a page as a spreadsheet, saved where the user chooses in the
+/// native save dialog. The saved path, or `null` when the dialog was closed.
+#[tauri::command]
+async fn export_tables<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: tauri::State<'_, AppState>,
+    args: serde_json::Value,
+) -> Result<Option<String>, ApiError> {
+    let st = state.inner().clone();
+    blocking(move || {
+        let ta: lens_api::TablesExportArgs =
+            serde_json::from_value(args.clone()).map_err(|e| ApiError::from(LensError::BadInput(format!("export_tables: {e}"))))?;
+        let (name, bytes) = match st.remote() {
+            Some(remote) => remote.file("tables_export", &args)?,
+            None => {
+                let f = st.api.tables_export(&ta)?;
+                (f.name, f.bytes)
+            }
+        };
+        save_with_dialog(&app, &st, "Save the page's tables", &name, (ta.format.kind(), ta.format.ext()), &bytes, "the spreadsheet")
     })
     .await
 }
@@ -429,7 +453,7 @@ pub fn builder<R: tauri::Runtime>(builder: tauri::Builder<R>, state: AppState) -
                 on_drop(window, paths);
             }
         })
-        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper, save_text, open_text])
+        .invoke_handler(tauri::generate_handler![api, ask_stream, page_image, pick_pdfs, export_workpaper, export_tables, save_text, open_text])
 }
 
 pub fn run() {

@@ -149,6 +149,22 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // the saved line sits above the buttons, where their tooltips (opened below the pointer) never cover it
     const [msgBox, btnBox] = [await page.locator('#wp-msg').boundingBox(), await page.locator('#wp-html').boundingBox()];
     assert.ok(msgBox.y + msgBox.height <= btnBox.y + 1, 'the saved line is above the buttons: ' + JSON.stringify([msgBox, btnBox]));
+    // the answer's figures as a spreadsheet: CSV rows with period, value, page, box and sha256;
+    // the same as an Excel workbook; the page's tables as a workbook from the viewer
+    const [xCsv] = await Promise.all([page.waitForEvent('download'), page.click('#x-csv')]);
+    assert.match(xCsv.suggestedFilename(), /^answers-\d+\.csv$/);
+    await xCsv.saveAs(join(wpDir, 'answer.csv'));
+    const csv = readFileSync(join(wpDir, 'answer.csv'), 'utf8').split('\r\n');
+    assert.match(csv[0], /^Log id,Question,Kind,Item,Period,Value,As printed,Unit,Page,Printed page,Box left \(pt\),.*,File,sha256$/);
+    assert.match(csv[1], /,operand,.*,FY2018,-1577,.*,millions,3M_2018_10K#60,p\. 60,[\d.]+,[\d.]+,[\d.]+,[\d.]+,.*,3M_2018_10K\.pdf,[0-9a-f]{64}$/);
+    await page.waitForFunction(() => document.getElementById('wp-msg').textContent.startsWith('Spreadsheet saved'));
+    const [xXlsx] = await Promise.all([page.waitForEvent('download'), page.click('#x-xlsx')]);
+    assert.match(xXlsx.suggestedFilename(), /^answers-\d+\.xlsx$/);
+    await xXlsx.saveAs(join(wpDir, 'answer.xlsx'));
+    assert.equal(readFileSync(join(wpDir, 'answer.xlsx')).subarray(0, 2).toString(), 'PK');
+    const [tables] = await Promise.all([page.waitForEvent('download'), page.click('#v-tables')]);
+    assert.equal(tables.suggestedFilename(), '3M_2018_10K-p60-tables.xlsx');
+    await page.waitForFunction(() => document.getElementById('wp-msg').textContent.startsWith('Tables saved'));
     // opened from disk it shows the page with nothing fetched: screenshot for README
     const wpPage = await browser.newPage({ viewport: { width: 1000, height: 1200 } });
     await wpPage.goto('file://' + join(wpDir, 'wp.html'));

@@ -11,8 +11,8 @@ pub const SERVER_CALLS: &[&str] = &["ask_stream", "upload", "page.png"];
 /// The least role a call needs; `None` for a call no one may make (unknown).
 pub fn required_role(call: &str) -> Option<Role> {
     Some(match call {
-        "app_info" | "documents" | "search" | "ask" | "ask_stream" | "cancel_ask" | "feedback" | "log" | "reopen" | "workpaper" | "aliases"
-        | "get_settings" | "ingest_status" | "dense_status" | "vision_status" | "watches" | "watch_status" | "label_sets" | "label_questions"
+        "app_info" | "documents" | "search" | "ask" | "ask_stream" | "cancel_ask" | "feedback" | "log" | "reopen" | "workpaper" | "tables_export"
+        | "aliases" | "get_settings" | "ingest_status" | "dense_status" | "vision_status" | "watches" | "watch_status" | "label_sets" | "label_questions"
         | "label_question" | "label_export" | "label_agreement" | "label_score" | "page.png" => Role::Reader,
         "label_create_set" | "label_add" | "label_from_log" | "label_grade" | "label_save" | "label_add_box" | "label_remove_box" | "label_import" => {
             Role::Annotator

@@ -273,12 +273,14 @@ impl std::ops::Deref for LogRow {
     }
 }
 
-/// A workpaper of logged answers, as a self-contained HTML file or a PDF.
+/// A workpaper of logged answers, as a self-contained HTML file or a PDF; or their
+/// calculations' operands (else quotes), each with its page, box and file hash, as a
+/// spreadsheet (CSV or Excel).
 #[derive(Debug, Clone, Deserialize)]
 pub struct WorkpaperArgs {
     /// Log ids, in the order the workpaper lists them.
     pub ids: Vec<i64>,
-    /// `html` (default) or `pdf`.
+    /// `html` (default), `pdf`, `csv` or `xlsx`.
     #[serde(default)]
     pub format: WorkpaperFormat,
 }
@@ -289,6 +291,8 @@ pub enum WorkpaperFormat {
     #[default]
     Html,
     Pdf,
+    Csv,
+    Xlsx,
 }
 
 impl WorkpaperFormat {
@@ -296,14 +300,55 @@ impl WorkpaperFormat {
         match self {
             WorkpaperFormat::Html => "html",
             WorkpaperFormat::Pdf => "pdf",
+            WorkpaperFormat::Csv => "csv",
+            WorkpaperFormat::Xlsx => "xlsx",
         }
     }
     pub fn mime(self) -> &'static str {
         match self {
             WorkpaperFormat::Html => "text/html",
             WorkpaperFormat::Pdf => "application/pdf",
+            WorkpaperFormat::Csv => "text/csv",
+            WorkpaperFormat::Xlsx => "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
         }
     }
+    /// What a save dialog calls files of this format.
+    pub fn kind(self) -> &'static str {
+        match self {
+            WorkpaperFormat::Html => "HTML",
+            WorkpaperFormat::Pdf => "PDF",
+            WorkpaperFormat::Csv => "CSV",
+            WorkpaperFormat::Xlsx => "Excel workbook",
+        }
+    }
+    /// The format a file name's extension asks for.
+    pub fn from_path(path: &std::path::Path) -> Option<WorkpaperFormat> {
+        match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+            Some("pdf") => Some(WorkpaperFormat::Pdf),
+            Some("html" | "htm") => Some(WorkpaperFormat::Html),
+            Some("csv") => Some(WorkpaperFormat::Csv),
+            Some("xlsx") => Some(WorkpaperFormat::Xlsx),
+            _ => None,
+        }
+    }
+    /// A spreadsheet (the figures, no rendered pages).
+    pub fn is_sheet(self) -> bool {
+        matches!(self, WorkpaperFormat::Csv | WorkpaperFormat::Xlsx)
+    }
+}
+
+/// The tables read from a page, as a spreadsheet.
+#[derive(Debug, Clone, Deserialize)]
+pub struct TablesExportArgs {
+    /// "3M_2018_10K#60"
+    pub page: String,
+    /// `csv` or `xlsx` (default).
+    #[serde(default = "xlsx")]
+    pub format: WorkpaperFormat,
+}
+
+fn xlsx() -> WorkpaperFormat {
+    WorkpaperFormat::Xlsx
 }
 
 /// A file made for the user to save.

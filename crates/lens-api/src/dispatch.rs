@@ -22,6 +22,7 @@ pub const COMMANDS: &[&str] = &[
     "log",
     "reopen",
     "workpaper",
+    "tables_export",
     "remove",
     "set_metadata",
     "aliases",
@@ -84,6 +85,10 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         "reopen" => out(api.reopen(parse::<ReopenArgs>(cmd, a)?.id)?),
         "workpaper" => {
             let f = api.workpaper(&parse(cmd, a)?)?;
+            out(json!({ "name": f.name, "mime": f.mime, "bytes": f.bytes.len(), "base64": lens_core::workpaper::base64(&f.bytes) }))
+        }
+        "tables_export" => {
+            let f = api.tables_export(&parse(cmd, a)?)?;
             out(json!({ "name": f.name, "mime": f.mime, "bytes": f.bytes.len(), "base64": lens_core::workpaper::base64(&f.bytes) }))
         }
         "remove" => {

@@ -371,12 +371,28 @@ impl Api {
     /// after it.
     pub fn workpaper(&self, a: &WorkpaperArgs) -> Result<FileOut> {
         let mut w = self.with_records(|l, r| l.workpaper_in(&a.ids, r))?;
-        w.render(lens_core::workpaper::DPI);
+        if !a.format.is_sheet() {
+            w.render(lens_core::workpaper::DPI);
+        }
         let bytes = match a.format {
             WorkpaperFormat::Html => lens_core::workpaper::html(&w)?.into_bytes(),
             WorkpaperFormat::Pdf => lens_core::workpaper::pdf(&w)?,
+            WorkpaperFormat::Csv | WorkpaperFormat::Xlsx => lens_core::export::bytes(&lens_core::export::answers(&w), a.format == WorkpaperFormat::Xlsx)?,
         };
-        Ok(FileOut { name: w.file_name(a.format.ext()), mime: a.format.mime(), bytes })
+        let name = if a.format.is_sheet() { w.file_name(a.format.ext()).replacen("workpaper", "answers", 1) } else { w.file_name(a.format.ext()) };
+        Ok(FileOut { name, mime: a.format.mime(), bytes })
+    }
+
+    /// The tables read from a page as a spreadsheet: each table as printed, and every figure
+    /// with its page, box and file hash.
+    pub fn tables_export(&self, a: &TablesExportArgs) -> Result<FileOut> {
+        let page: lens_core::PageRef = a.page.parse()?;
+        if !a.format.is_sheet() {
+            return Err(LensError::BadInput("a page's tables are exported as csv or xlsx".into()));
+        }
+        let book = self.with_library(|l| l.tables_book(&page))?;
+        let name = format!("{}-p{}-tables.{}", page.doc_id, page.page, a.format.ext());
+        Ok(FileOut { name, mime: a.format.mime(), bytes: lens_core::export::bytes(&book, a.format == WorkpaperFormat::Xlsx)? })
     }
 
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {

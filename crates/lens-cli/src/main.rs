@@ -111,6 +111,9 @@ enum Cmd {
     /// calculation, quote, the cited pages rendered with their boxes, file sha256, page labels,
     /// answerer and feedback, as one self-contained HTML file or a PDF
     Workpaper(cmd::workpaper::Args),
+    /// Logged answers as a spreadsheet (CSV or Excel): each operand of a worked calculation,
+    /// else the quoted line, with its period, value, unit, page, box and the file's sha256
+    Export(cmd::export::Args),
     /// Watched folders: new/changed PDFs are ingested, deleted ones removed
     Watch(cmd::watch::Args),
     /// Dense (embedding) vectors for the dense and hybrid retrievers
@@ -251,6 +254,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Models(a) => cmd::models::run(&g, a)?,
         Cmd::Log(a) => cmd::log::run(&g, a)?,
         Cmd::Workpaper(a) => cmd::workpaper::run(&g, a)?,
+        Cmd::Export(a) => cmd::export::run(&g, a)?,
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,

@@ -52,6 +52,9 @@ pub enum LensError {
     /// A team database (PostgreSQL) that cannot be reached, or refused what was asked.
     #[error("the team database: {0}")]
     Database(String),
+    /// A spreadsheet (CSV or Excel) that could not be written.
+    #[error("the spreadsheet could not be written: {0}")]
+    Export(String),
 }
 
 impl LensError {
@@ -78,6 +81,7 @@ impl LensError {
             LensError::Model(_) => "model",
             LensError::LibraryVersion { .. } => "library_version",
             LensError::Database(_) => "database",
+            LensError::Export(_) => "export",
         }
     }
 

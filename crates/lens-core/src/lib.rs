@@ -49,6 +49,7 @@ pub mod eval;
 pub mod eval_answers;
 pub mod eval_survival;
 pub mod evidence;
+pub mod export;
 pub mod ingest;
 pub mod judge;
 pub mod labels;

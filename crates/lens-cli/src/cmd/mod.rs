@@ -9,6 +9,7 @@ pub mod devices;
 pub mod docs;
 pub mod eval;
 pub mod eval_answers;
+pub mod export;
 pub mod facts;
 pub mod feedback;
 pub mod ingest;

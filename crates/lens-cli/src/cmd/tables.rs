@@ -7,13 +7,26 @@ pub struct Args {
     pub page: String,
     #[arg(long)]
     pub json: bool,
+    /// Also write the tables' figures (one row each, with page, box and file sha256) as CSV
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Also write the tables as printed and their figures as an Excel workbook
+    #[arg(long, value_name = "FILE")]
+    pub xlsx: Option<PathBuf>,
 }
 
 pub fn run(cli: &Global, args: Args) -> Result<()> {
-    let Args { page, json } = args;
+    let Args { page, json, csv, xlsx } = args;
     let lib = open(&cli.library)?;
     let p: lens_core::PageRef = page.parse()?;
     lib.check_page(&p.doc_id, p.page)?;
+    for (out, excel) in [(csv, false), (xlsx, true)] {
+        let Some(out) = out else { continue };
+        let book = lib.tables_book(&p)?;
+        let bytes = lens_core::export::bytes(&book, excel)?;
+        std::fs::write(&out, &bytes).map_err(|e| lens_core::LensError::Io { path: out.clone(), source: e })?;
+        eprintln!("wrote {} ({} rows of figures)", out.display(), book.sheets[book.figures].rows.len() - 1);
+    }
     let tables = lib.page_tables(&p);
     if json {
         println!("{}", serde_json::to_string(&*tables)?);

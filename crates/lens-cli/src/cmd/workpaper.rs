@@ -13,12 +13,11 @@ pub struct Args {
 
 pub fn run(cli: &Global, args: Args) -> Result<()> {
     let Args { ids, out } = args;
-    let format = match out.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
-        Some("pdf") => lens_api::WorkpaperFormat::Pdf,
-        Some("html" | "htm") => lens_api::WorkpaperFormat::Html,
-        _ => {
+    let format = match lens_api::WorkpaperFormat::from_path(&out) {
+        Some(f) => f,
+        None => {
             return Err(lens_core::LensError::BadInput(format!(
-                "{}: the workpaper is written as .html or .pdf; name the file with one of those",
+                "{}: the workpaper is written as .html or .pdf (or its figures as .csv or .xlsx); name the file with one of those",
                 out.display()
             ))
             .into())
