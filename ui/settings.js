@@ -25,6 +25,56 @@
     }
     lastModels = modelsKey(r);
   }
+  // the models the app can fetch, each with its size; a fetch runs in the background with its
+  // progress shown, and the lists above refresh when it is done
+  const modelName = { minilm: 'MiniLM', qwen: 'Qwen' };
+  async function renderFetchable() {
+    const box = $('s-fetch');
+    let list;
+    try { list = await api.call('models_fetchable'); } catch (e) { showErr(box, e); return; }
+    box.textContent = '';
+    for (const m of list) {
+      const row = el('p', 'muted');
+      const name = modelName[m.id] || m.id;
+      row.appendChild(el('strong', null, name));
+      row.appendChild(document.createTextNode(': ' + m.about + '. '));
+      if (m.present) row.appendChild(document.createTextNode('Installed in the models folder.'));
+      else {
+        const b = el('button', 'secondary', 'Fetch ' + name + ' (' + m.mb + ' MB)');
+        b.type = 'button';
+        b.id = 's-fetch-' + m.id;
+        b.addEventListener('click', () => startFetch(m.id));
+        row.appendChild(b);
+      }
+      box.appendChild(row);
+    }
+    const msg = el('p', 'muted');
+    msg.id = 's-fetch-msg';
+    msg.setAttribute('role', 'status');
+    box.appendChild(msg);
+  }
+  async function startFetch(id) {
+    try { await api.call('model_fetch', { name: id }); pollFetch(); } catch (e) { showErr($('s-fetch-msg'), e); }
+  }
+  async function pollFetch() {
+    let st;
+    try { st = await api.call('model_fetch_status'); } catch (e) { showErr($('s-fetch-msg'), e); return; }
+    const msg = $('s-fetch-msg');
+    if (!msg) return;
+    msg.className = st.error ? 'error' : 'muted';
+    if (st.running) {
+      const mb = (n) => (n / 1e6).toFixed(0);
+      msg.textContent = st.what ? 'Fetching ' + st.what + ': ' + mb(st.done_bytes) + (st.total_bytes ? ' of ' + mb(st.total_bytes) : '') + ' MB…' : sentence(st.message) + '…';
+      setTimeout(pollFetch, 700);
+      return;
+    }
+    await renderFetchable();
+    const done = $('s-fetch-msg');
+    done.className = st.error ? 'error' : 'muted';
+    done.textContent = st.error ? 'Not fetched: ' + sentence(st.error) + ' Fetch again to go on.' : st.model ? (modelName[st.model] || st.model) + ' is ready: every file checked against its pinned sha256.' : '';
+    try { renderModels(await api.call('get_settings')); } catch (_) { /* the next tick */ }
+  }
+
   // what the chosen retriever reads now, and what the last question ran on (from the log)
   function renderRetriever(r) {
     const info = $('s-retriever-info');
@@ -49,6 +99,7 @@
       const st = r.settings;
       $('s-library').value = r.library_dir;
       $('s-models').value = st.models_dir;
+      renderFetchable();
       $('s-model').value = st.model;
       $('s-embedder').value = st.embedder;
       $('s-vision-model').value = st.vision_model;

@@ -268,6 +268,10 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // settings: a bad OCR language is refused with the package to install; a good change is saved
     await page.click('button.tab[data-view=settings]');
     await page.waitForFunction(() => document.getElementById('s-topk').value !== '');
+    // the models a user can get, each with its size, one click from a fetch
+    await page.waitForSelector('#s-fetch-minilm');
+    assert.equal(await page.textContent('#s-fetch-minilm'), 'Fetch MiniLM (84 MB)');
+    assert.equal(await page.textContent('#s-fetch-qwen'), 'Fetch Qwen (478 MB)');
     await page.fill('#s-ocr', 'eng+xyz');
     await page.click('#settings-form button[type=submit]');
     await page.waitForFunction(() => document.getElementById('settings-msg').textContent.includes('tesseract-ocr-xyz'));

@@ -12,13 +12,15 @@ pub const SERVER_CALLS: &[&str] = &["ask_stream", "upload", "page.png"];
 pub fn required_role(call: &str) -> Option<Role> {
     Some(match call {
         "app_info" | "documents" | "search" | "ask" | "ask_stream" | "cancel_ask" | "feedback" | "log" | "reopen" | "workpaper" | "tables_export"
-        | "aliases" | "get_settings" | "ingest_status" | "dense_status" | "vision_status" | "watches" | "watch_status" | "label_sets" | "label_questions"
-        | "label_question" | "label_export" | "label_agreement" | "label_score" | "page.png" => Role::Reader,
+        | "aliases" | "get_settings" | "ingest_status" | "dense_status" | "vision_status" | "models_fetchable" | "model_fetch_status" | "watches"
+        | "watch_status" | "label_sets" | "label_questions" | "label_question" | "label_export" | "label_agreement" | "label_score" | "page.png" => {
+            Role::Reader
+        }
         "label_create_set" | "label_add" | "label_from_log" | "label_grade" | "label_save" | "label_add_box" | "label_remove_box" | "label_import" => {
             Role::Annotator
         }
         "remove" | "set_metadata" | "add_alias" | "remove_alias" | "set_settings" | "ingest_paths" | "cancel_ingest" | "dense_build" | "cancel_dense"
-        | "vision_build" | "cancel_vision" | "add_watch" | "remove_watch" | "label_remove_set" | "upload" => Role::Admin,
+        | "vision_build" | "cancel_vision" | "model_fetch" | "add_watch" | "remove_watch" | "label_remove_set" | "upload" => Role::Admin,
         _ => return None,
     })
 }

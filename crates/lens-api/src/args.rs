@@ -379,3 +379,9 @@ pub struct VisionStatus {
     pub coverage: Vec<lens_vision::library::Coverage>,
     pub job: crate::jobs::VisionState,
 }
+
+/// A model to fetch into the models folder: `minilm` or `qwen`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModelFetchArgs {
+    pub name: String,
+}

@@ -23,6 +23,9 @@ pub const COMMANDS: &[&str] = &[
     "reopen",
     "workpaper",
     "tables_export",
+    "models_fetchable",
+    "model_fetch",
+    "model_fetch_status",
     "remove",
     "set_metadata",
     "aliases",
@@ -87,6 +90,9 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
             let f = api.workpaper(&parse(cmd, a)?)?;
             out(json!({ "name": f.name, "mime": f.mime, "bytes": f.bytes.len(), "base64": lens_core::workpaper::base64(&f.bytes) }))
         }
+        "models_fetchable" => out(api.fetchable()?),
+        "model_fetch" => out(api.fetch_model(&parse::<ModelFetchArgs>(cmd, a)?.name)?),
+        "model_fetch_status" => out(api.fetch_status()),
         "tables_export" => {
             let f = api.tables_export(&parse(cmd, a)?)?;
             out(json!({ "name": f.name, "mime": f.mime, "bytes": f.bytes.len(), "base64": lens_core::workpaper::base64(&f.bytes) }))

@@ -12,6 +12,7 @@
 pub mod access;
 pub mod args;
 pub mod dispatch;
+pub mod fetch;
 pub mod jobs;
 pub mod labels;
 pub mod watch;
@@ -51,6 +52,8 @@ pub struct Api {
     asks: Mutex<Vec<Arc<AtomicBool>>>,
     /// held while a model loads (one load at a time; other answerers stay usable)
     model_loading: Mutex<()>,
+    /// the model being fetched from Settings ([`fetch`])
+    fetching: Arc<Mutex<fetch::FetchState>>,
     /// Where the team's records (log, feedback, users) are kept when not in the library's
     /// SQLite file: a team server's PostgreSQL (`lens-pg`).
     records: Option<SharedRecords>,
@@ -171,6 +174,7 @@ impl Api {
                 answerers: Mutex::new(HashMap::new()),
                 asks: Mutex::new(Vec::new()),
                 model_loading: Mutex::new(()),
+                fetching: Arc::new(Mutex::new(fetch::FetchState::default())),
                 records,
                 filings,
             }

@@ -17,6 +17,7 @@ pub mod blocks;
 pub mod delta;
 pub mod device;
 pub mod discover;
+pub mod fetch;
 pub mod folder_pass;
 pub mod gpu;
 pub mod model;
