@@ -673,19 +673,33 @@
     sup.hidden = r.support === 'none' || !r.support;
     sup.className = r.support || '';
     sup.textContent = r.support === 'strong' ? 'Supported by the cited page' : 'Best match, low confidence: check the page' + ((r.support_reasons || []).length ? ' (' + r.support_reasons.join('; ') + ')' : '');
+    // "Not found" says why when the service knows (no filing of the company asked, the pages
+    // are off the question's topic)
+    if (r.not_found && (r.support_reasons || []).length) {
+      sup.hidden = false;
+      sup.className = 'none';
+      sup.textContent = 'Why: ' + sentence(r.support_reasons.join('; ')) + '.';
+    }
     $('answer-text').classList.toggle('weak', r.support === 'weak');
     renderWhichCompany(r);
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
     $('answer-quote').hidden = !r.quote;
     renderCalculation(r.calculation);
     renderChecks(r.checks);
-    const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().join(', ') : '') + ((r.notes || []).length ? ' · ' + r.notes.join('; ') : '');
+    // each note a sentence of its own ("…question. The model ran on the processor.")
+    const notes = (r.notes || []).map((n) => (/[.!?]$/.test(n) ? n : n + '.'));
+    const scope = (r.filter ? ' · searched ' + r.filter.groups.flat().map(shownName).join(', ') : '') + (notes.length ? ' · ' + notes.join(' ') : '');
     const m = r.model ? ' (' + r.model.model + ': ' + r.model.prompt_tokens + ' prompt tokens at ' + r.model.prefill_tps.toFixed(0) + '/s, ' + r.model.new_tokens + ' written at ' + r.model.decode_tps.toFixed(1) + '/s)' : '';
     // the notes come in a user's words (the service's wording table); the notes as written,
     // passage ids and build details, are one click away
     const found = { quote: 'the quoted line is highlighted', numbers: "the answer's figures are highlighted", calculation: 'each operand is highlighted', none: 'nothing is highlighted' }[r.found_by] || '';
-    $('answer-meta').textContent = 'retrieve ' + r.retrieve_ms.toFixed(0) + ' ms · answer ' + r.answer_ms.toFixed(0) + ' ms · ' + r.answerer + m + ' on ' + r.device + ' · ' + r.retriever + (found ? ' · ' + found : '') + scope;
-    const details = (r.details || []).concat(r.model ? (r.model.notes || []).filter((n) => !(r.details || []).includes(n)) : []);
+    // in a user's words: who answered (the calculator, the page's own line, the model), where,
+    // and how the pages were found; the names the service uses are under Details
+    const by = r.found_by === 'calculation' ? 'worked out by the calculator' : r.model ? 'written by the model' : r.not_found ? 'nothing quoted' : 'quoted from the page';
+    const where = r.device.startsWith('cpu') ? "this computer's processor" : r.device.startsWith('cuda') || r.device.startsWith('metal') ? 'the graphics processor' : r.device;
+    const how = { bm25: 'keyword search', dense: 'meaning search', hybrid: 'keyword + meaning search', vision: 'page-image search' }[r.retriever] || r.retriever;
+    $('answer-meta').textContent = 'pages found in ' + r.retrieve_ms.toFixed(0) + ' ms by ' + how + ' · answered in ' + r.answer_ms.toFixed(0) + ' ms, ' + by + m + ' on ' + where + (found ? ' · ' + found : '') + scope;
+    const details = [r.answerer + ' answerer, ' + r.retriever + ' retriever, device ' + r.device].concat(r.details || []).concat(r.model ? (r.model.notes || []).filter((n) => !(r.details || []).includes(n)) : []);
     if (details.length) withDetails($('answer-meta'), details.join('\n'));
     $('fb-msg').textContent = '';
     $('wp-msg').textContent = '';

@@ -42,6 +42,10 @@
       when.appendChild(el('span', 'nowrap', r.time.slice(11, 19)));
       tr.appendChild(when);
       for (const v of [r.question, r.cancelled ? r.answer + ' (stopped)' : r.answer]) tr.appendChild(el('td', null, String(v)));
+      // the label the answer was shown with, so a low-confidence answer never looks supported here
+      const support = (r.shown && r.shown.support) || r.support;
+      const shownAs = r.cancelled ? 'stopped' : r.not_found ? 'not found' : support === 'strong' ? 'supported' : support === 'weak' ? 'low confidence' : '';
+      tr.appendChild(el('td', 'label-' + (shownAs.replace(' ', '-') || 'none'), shownAs));
       // the cited page: one click reopens the answer with its page and boxes
       const cited = el('td');
       if (r.citations && r.citations.length) {
@@ -53,7 +57,10 @@
         cited.appendChild(b);
       }
       tr.appendChild(cited);
-      for (const v of [r.quote ? '“' + r.quote + '”' : '', r.answerer, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
+      // who answered, in words: the calculator (whatever answerer was chosen), the page's own
+      // line, or the model
+      const by = r.found_by === 'calculation' ? 'calculator' : r.model ? 'model (' + r.model.model + ')' : r.answerer === 'qwen' ? 'model' : 'quoted from the page';
+      for (const v of [r.quote ? '“' + r.quote + '”' : '', by, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
       // one click turns a logged question (a thumbs-down above all) into a question to label
       const lab = el('td');
       const lb = el('button', 'secondary', 'Label');

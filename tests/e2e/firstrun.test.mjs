@@ -87,7 +87,7 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     await page.fill('#q', "What is Amazon's FY2017 current ratio? Round your answer to two decimal places.");
     await page.click('#ask-btn');
     await page.waitForSelector('#answer:not([hidden])', { timeout: 60000 });
-    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'));
+    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('pages found in'));
     // the worked calculation's operands are printed with their thousands separators
     assert.match(await page.textContent('#calc-operands tbody'), /\d,\d{3}/);
     const neutral = await page.$$eval('.feedback button', (bs) => bs.map((b) => [b.getAttribute('aria-pressed'), getComputedStyle(b).backgroundColor]));
@@ -115,7 +115,7 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     for (const q of ['Which notes are covered by the supplemental indentures of Amcor Finance (USA) and Amcor Flexibles North America?', "What does Johnson & Johnson say about its 2023 full-year guidance for adjusted operational sales?"]) {
       await page.fill('#q', q);
       await page.click('#ask-btn');
-      await page.waitForFunction((q) => document.getElementById('ask-msg').textContent !== '' || document.getElementById('answer-meta').textContent.includes('retrieve'), q);
+      await page.waitForFunction((q) => document.getElementById('ask-msg').textContent !== '' || document.getElementById('answer-meta').textContent.includes('pages found in'), q);
       await page.waitForFunction(() => !document.getElementById('ask-btn').disabled);
     }
 

@@ -25,6 +25,8 @@ test('label two questions with the keyboard, export, and score as lens eval does
     // ? shows the keys and guidelines
     await kb.press('?');
     assert.ok(await page.isVisible('#l-help'));
+    // ...and says that a grade moves on by itself (2, j, 2 would skip a page)
+    assert.match(await page.textContent('#l-help-advance'), /A grade moves to the next page by itself/);
     await kb.press('?');
     assert.ok(await page.isHidden('#l-help'));
 

@@ -56,7 +56,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     assert.equal(events[events.length - 1], 'done');
     assert.ok(events.includes('text'));
     await page.waitForSelector('#answer:not([hidden])');
-    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'));
+    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('pages found in'));
     const answer = await page.textContent('#answer-text');
     assert.match(answer, /1,577/);
     // the question as read, in one line, above the answer
@@ -103,7 +103,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // the detected scope is shown as a chip; removing it searches everything
     assert.match(await page.textContent('#chips'), /3M Company FY2018 10-K ×/);
     assert.match(await page.textContent('#viewer-title'), /^3M Company FY2018 10-K · /);
-    assert.match(await page.textContent('#answer-meta'), /extractive on cpu/);
+    assert.match(await page.textContent('#answer-meta'), /by keyword search · answered in \d+ ms, worked out by the calculator on this computer's processor/);
     // keyboard: n / p turn pages only while the page viewer has focus (typed letters elsewhere
     // never turn pages); a click on the page gives it focus, shown by a ring
     const title0 = await page.textContent('#viewer-title');
@@ -127,6 +127,10 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('button.tab[data-view=log]');
     await page.waitForSelector('#log tbody tr');
     assert.match(await page.textContent('#log tbody'), /✗ wrong right row, wrong sign/);
+    // each row says how its answer was shown, and who answered it in words
+    assert.equal(await page.textContent('#log tbody tr:has-text("✗ wrong") td.label-supported'), 'supported');
+    assert.match(await page.textContent('#log tbody tr:has-text("✗ wrong")'), /calculator/);
+    assert.doesNotMatch(await page.textContent('#log tbody'), /extractive/);
     // each row shows its cited page and quote; the cited page reopens the answer, boxed
     assert.match(await page.textContent('#log tbody'), /3M_2018_10K#60 · p\. 60/);
     await page.screenshot({ path: join(out, 'log.png') });
@@ -230,6 +234,11 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // "New question" ends the thread: the next question is read on its own
     await page.click('#thread-end');
     assert.ok(await page.isHidden('#thread'));
+    // "Not found" says why
+    await page.fill('#q', 'Who wrote the novel Pride and Prejudice?');
+    await page.click('#ask-btn');
+    await page.waitForFunction(() => document.getElementById('answer-text').textContent === 'Not found in the provided pages.' && !document.getElementById('ask-btn').disabled);
+    assert.match(await page.textContent('#support'), /^Why: .{10,}\.$/);
 
     // metadata can be edited in the library (once the table has loaded)
     await page.click('button.tab[data-view=library]');
@@ -337,14 +346,16 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
     await page.click('button.tab[data-view=ask]');
     await page.fill('#q', 'What does 3M say about its litigation in 2018?');
     await page.click('#ask-btn');
-    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('retrieve'), null, { timeout: 60000 });
+    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('pages found in'), null, { timeout: 60000 });
     const meta = await page.textContent('#answer-meta');
-    assert.match(meta, /qwen \(tiny-qwen2-q8_0: \d+ prompt tokens at \d+\/s, \d+ written at [\d.]+\/s\) on cpu \(/);
+    assert.match(meta, /written by the model \(tiny-qwen2-q8_0: \d+ prompt tokens at \d+\/s, \d+ written at [\d.]+\/s\) on this computer's processor/);
     assert.ok(await page.isHidden('#stop-btn'), 'Stop is shown only while answering');
     // notes in a user's words: no passage ids or build words in sight, the notes as written
     // one click away under Details
     const shownMeta = await page.$eval('#answer-meta', (e) => { const c = e.cloneNode(true); for (const d of c.querySelectorAll('details')) d.remove(); return c.textContent; });
     assert.doesNotMatch(shownMeta, /\bP\d+\.[SR]\d+\b|GPU support|tokens: the lines/, shownMeta);
+    // and no developer's names for the answerer, retriever or processor
+    assert.doesNotMatch(shownMeta.replace(/\(tiny-qwen2-q8_0[^)]*\)/, ''), /\b(?:bm25|extractive|qwen|avx\w*|cpu)\b/i, shownMeta);
     assert.ok(await page.isVisible('#answer-meta details summary'), 'the notes as written are behind Details');
     await page.screenshot({ path: join(out, 'ask-qwen.png') });
     // the log records the model's answer

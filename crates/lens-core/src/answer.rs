@@ -188,7 +188,20 @@ impl Answer {
         let answer = match &c.verdict {
             // "No: operating margin 36.8% in FY2021, 34.6% in FY2022 (-2.2 points)" says what it is
             Some(_) => c.result.clone().unwrap_or_default(),
-            None => format!("{} ({})", c.result.clone().unwrap_or_default(), c.metric),
+            // the period it is for, when its figures are all of one ("$16,525 million (total
+            // current assets, FY2019)"): the year belongs in the answer
+            None => {
+                let mut periods: Vec<&str> = Vec::new();
+                for p in c.operands.iter().map(|o| o.period.as_str()).filter(|p| !p.is_empty()) {
+                    if !periods.contains(&p) {
+                        periods.push(p);
+                    }
+                }
+                match periods.as_slice() {
+                    [p] if !c.metric.contains(p) => format!("{} ({}, {p})", c.result.clone().unwrap_or_default(), c.metric),
+                    _ => format!("{} ({})", c.result.clone().unwrap_or_default(), c.metric),
+                }
+            }
         };
         Answer {
             answer,

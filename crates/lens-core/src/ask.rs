@@ -550,12 +550,12 @@ impl Library {
         let calculated = a.calculation.as_ref().is_some_and(|c| c.result.is_some());
         if a.answerer != AnswererKind::Extractive && calculated {
             r.notes.push(format!(
-                "worked out by the calculator from the statements' figures, not written by the {} model: a computed figure is exact and traced to its cells",
+                "worked out by the calculator from the statements' figures, not written by the language model ({}): a computed figure is exact and traced to its cells",
                 a.answerer
             ));
         } else if a.answerer != AnswererKind::Extractive && a.model.is_none() && !a.not_found {
             r.notes.push(format!(
-                "taken from the filing's own lines, not written by the {} model: each item, or the sentence that says yes or no, is boxed on its page",
+                "taken from the filing's own lines, not written by the language model ({}): each item, or the sentence that says yes or no, is boxed on its page",
                 a.answerer
             ));
         }

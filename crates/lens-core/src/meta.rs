@@ -104,6 +104,15 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
             meta.form = Some("annual report".into());
         }
     }
+    // a release's title names its quarter and fiscal year ("Fourth Quarter Fiscal 2022
+    // Results" in ULTABEAUTY_2023Q4_EARNINGS, whose fiscal 2022 ended in January 2023): the
+    // cover's year wins over the file name's when the quarters agree
+    if let Some((q, y)) = first_pages.first().and_then(|p| release_period(p)) {
+        let file_q = crate::filter::id_quarter(stem);
+        if meta.form.as_deref() == Some("earnings") && file_q.is_none_or(|fq| fq == q) {
+            meta.year = Some(y);
+        }
+    }
     if meta.year.is_none() {
         if let Some(c) = fy_text.captures(&head) {
             meta.year = c.get(1).or(c.get(2)).and_then(|m| m.as_str().parse().ok());
@@ -114,8 +123,15 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
     }
     // no SEC cover: the name an annual report gives itself ("Acme Holdings plc")
     let registrant_name = registrant_in(&head).or_else(|| cover_company(first_pages));
+    let from_file = meta.company.clone();
     if meta.company.is_none() {
         meta.company = registrant_name.clone().map(|n| title_case(&n));
+    }
+
+    // a name from the file name is written as the filing writes it ("Best Buy" for BESTBUY);
+    // the file name's form stays an alias
+    if let Some(written) = from_file.as_deref().and_then(|c| company_as_written(c, first_pages, &crate::filter::Companies::builtin())) {
+        meta.company = Some(written);
     }
 
     let mut aliases: Vec<String> = Vec::new();
@@ -125,7 +141,7 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
             aliases.push(n);
         }
     };
-    for name in meta.company.iter().chain(registrant_name.iter()) {
+    for name in meta.company.iter().chain(registrant_name.iter()).chain(from_file.iter()) {
         let n = normalize_name(name);
         add(&n);
         let short = strip_suffixes(&n);
@@ -145,6 +161,35 @@ pub fn guess(stem: &str, first_pages: &[&str]) -> DocMeta {
         meta.title = t;
     }
     meta
+}
+
+/// The quarter and fiscal year a results release's title names, in its first lines: "Fourth
+/// Quarter Fiscal 2022 Results" -> (4, 2022), "Reports 2023 Second-Quarter Results" -> (2,
+/// 2023), "Q1 2023 results" -> (1, 2023).
+pub fn release_period(first_page: &str) -> Option<(u8, i32)> {
+    static QY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(first|second|third|fourth|q[1-4])[\s-]+(?:quarter\s+)?(?:of\s+)?(?:fiscal\s+(?:year\s+)?|fy\s*)?((?:19|20)[0-9]{2})\b[^\n]{0,40}\bresults\b")
+            .expect("valid regex")
+    });
+    static YQ: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:fiscal\s+(?:year\s+)?|fy\s*)?((?:19|20)[0-9]{2})[\s-]+(first|second|third|fourth)[\s-]+quarter\b[^\n]{0,40}\bresults\b")
+            .expect("valid regex")
+    });
+    let quarter = |w: &str| -> Option<u8> {
+        match w.to_lowercase().as_str() {
+            "first" | "q1" => Some(1),
+            "second" | "q2" => Some(2),
+            "third" | "q3" => Some(3),
+            "fourth" | "q4" => Some(4),
+            _ => None,
+        }
+    };
+    let head: String = first_page.lines().take(15).collect::<Vec<_>>().join("\n");
+    if let Some(c) = QY.captures(&head) {
+        return Some((quarter(&c[1])?, c[2].parse().ok()?));
+    }
+    let c = YQ.captures(&head)?;
+    Some((quarter(&c[2])?, c[1].parse().ok()?))
 }
 
 /// The registrant's name on an SEC cover page: the last line with letters before the
@@ -326,6 +371,11 @@ pub fn clean_name(s: &str) -> String {
 /// Express"), else the stored name. A name the user typed in is kept unless the cover page
 /// spells out the same name.
 pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Companies) -> String {
+    respell(&shown_name(company, cover, companies), cover)
+}
+
+/// [`display_name`] before its capitals are taken from the cover's prose.
+fn shown_name(company: &str, cover: &[&str], companies: &crate::filter::Companies) -> String {
     let squash = |s: &str| normalize_name(s).replace(' ', "");
     let key = squash(company);
     if key.is_empty() {
@@ -364,6 +414,60 @@ pub fn display_name(company: &str, cover: &[&str], companies: &crate::filter::Co
         }
     }
     company.to_string()
+}
+
+/// The company as the filing writes it, when the name read from the file name is the same
+/// name with its spaces, ampersand or capitals lost: "Bestbuy" -> "Best Buy", "Johnson Johnson"
+/// -> "Johnson & Johnson", "Pepsico" -> "PepsiCo", "Mgmresorts" -> "MGM Resorts" (the leading
+/// words of the name the cover prints, [`display_name`], that spell the same letters, without a
+/// legal form). `None` when the cover does not print it, or prints it the same way.
+pub fn company_as_written(company: &str, cover: &[&str], companies: &crate::filter::Companies) -> Option<String> {
+    let squash = |s: &str| normalize_name(s).replace(' ', "");
+    let key = squash(company);
+    if key.is_empty() {
+        return None;
+    }
+    let shown = display_name(company, cover, companies);
+    let mut acc = String::new();
+    let mut words: Vec<&str> = Vec::new();
+    for w in shown.split_whitespace() {
+        acc.push_str(&squash(w));
+        words.push(w);
+        if acc.len() >= key.len() {
+            break;
+        }
+    }
+    if acc != key {
+        return None;
+    }
+    let core = words.join(" ").trim_end_matches([',', '.', ';']).to_string();
+    (core != company).then_some(core)
+}
+
+/// `shown` with its first part (before a comma: the name without its legal form) written as the
+/// cover's prose writes it, when that has more capitals and is not all capitals ("Pepsico,
+/// Inc." -> "PepsiCo, Inc." where the filing writes "PepsiCo"; "Mgm Resorts" -> "MGM
+/// Resorts"); else as it is.
+fn respell(shown: &str, cover: &[&str]) -> String {
+    let (head, tail) = match shown.find(',') {
+        Some(i) => (&shown[..i], &shown[i..]),
+        None => (shown, ""),
+    };
+    let words: Vec<String> = head.split_whitespace().map(regex::escape).collect();
+    if words.is_empty() {
+        return shown.to_string();
+    }
+    let Ok(re) = Regex::new(&format!(r"(?i)\b{}\b", words.join(r"\s+"))) else { return shown.to_string() };
+    let capitals = |t: &str| t.chars().filter(|c| c.is_uppercase()).count();
+    for page in cover {
+        for m in re.find_iter(page) {
+            let t = m.as_str();
+            if capitals(t) > capitals(head) && t.chars().any(char::is_lowercase) && normalize_name(t) == normalize_name(head) {
+                return format!("{}{tail}", t.split_whitespace().collect::<Vec<_>>().join(" "));
+            }
+        }
+    }
+    shown.to_string()
 }
 
 /// A company name in title case: "AMERICAN EXPRESS COMPANY" -> "American Express Company",
@@ -511,6 +615,45 @@ mod tests {
         assert_eq!(period("3M_2018_10K", Some(2018), Some("10-K")).as_deref(), Some("FY2018"));
         assert_eq!(period("AMCOR_2022_8K_dated-2022-07-01", Some(2022), Some("8-K")).as_deref(), Some("2022-07-01"));
         assert_eq!(period("report", None, None), None);
+    }
+
+    #[test]
+    fn a_name_from_the_file_name_is_written_as_the_filing_writes_it() {
+        let c = crate::filter::Companies::builtin();
+        let caption = "\n(Exact name of registrant as specified in its charter)";
+        // (company from the file name, cover page, as written)
+        let cases: &[(&str, String, Option<&str>)] = &[
+            ("Bestbuy", format!("BEST BUY CO., INC.{caption}"), Some("Best Buy")),
+            ("Mgmresorts", format!("MGM RESORTS INTERNATIONAL{caption}"), Some("MGM Resorts")),
+            ("Johnson Johnson", "Johnson & Johnson Reports 2023 Second-Quarter Results".into(), Some("Johnson & Johnson")),
+            // capitals inside a word, as the prose writes the name
+            ("Pepsico", format!("PEPSICO, INC.{caption}\nPepsiCo, Inc. (PepsiCo) was incorporated in 1919"), Some("PepsiCo")),
+            ("Ultabeauty", "Ulta Beauty Announces Fourth Quarter Fiscal 2022 Results".into(), Some("Ulta Beauty")),
+            // already as printed, or a cover that does not print it: nothing to change
+            ("3M", format!("3M COMPANY{caption}"), None),
+            ("Acme", "Quarterly results".into(), None),
+            ("Acmewidgets", format!("ACME WIDGETS CORP{caption}"), Some("Acme Widgets")),
+            ("Acmewidgets", format!("BEST WESTERN INC.{caption}"), None),
+        ];
+        for (company, cover, want) in cases {
+            assert_eq!(company_as_written(company, &[cover.as_str()], &c).as_deref(), *want, "{company}");
+        }
+        assert_eq!(display_name("Pepsico", &[&format!("PEPSICO, INC.{caption}\nPepsiCo, Inc. (PepsiCo) was incorporated")], &c), "PepsiCo, Inc.");
+        assert_eq!(display_name("Mgmresorts", &["MGM Resorts International Reports Fourth Quarter Results"], &c), "MGM Resorts");
+        // a release's title names its quarter and fiscal year: it wins over the file name's year
+        assert_eq!(release_period("Ulta Beauty Announces Fourth Quarter Fiscal 2022 Results\nNet Sales of $3.2 Billion"), Some((4, 2022)));
+        assert_eq!(release_period("Johnson & Johnson Reports 2023 Second-Quarter Results"), Some((2, 2023)));
+        assert_eq!(release_period("Amcor reports Q4 FY2023 results"), Some((4, 2023)));
+        assert_eq!(release_period("Net sales rose compared to the fourth quarter of 2021"), None);
+        let m = guess("ULTABEAUTY_2023Q4_EARNINGS", &["March 9, 2023\nUlta Beauty Announces Fourth Quarter Fiscal 2022 Results"]);
+        assert_eq!((m.company.as_deref(), m.year, m.form.as_deref()), (Some("Ulta Beauty"), Some(2022), Some("earnings")));
+        assert_eq!(period("ULTABEAUTY_2023Q4_EARNINGS", m.year, m.form.as_deref()).as_deref(), Some("Q4 FY2022"));
+        // a 10-K's year stays its file name's
+        assert_eq!(guess("ACME_2023_10K", &["Fourth Quarter Fiscal 2022 Results"]).year, Some(2023));
+        // ingested: the company as written, the file name's spelling kept as an alias
+        let m = guess("BESTBUY_2019_10K", &[&format!("FORM 10-K\nBEST BUY CO., INC.{caption}")]);
+        assert_eq!(m.company.as_deref(), Some("Best Buy"));
+        assert!(m.aliases.contains(&"bestbuy".to_string()) && m.aliases.contains(&"best buy".to_string()), "{:?}", m.aliases);
     }
 
     #[test]

@@ -64,7 +64,7 @@ fn worked_answers_on_real_filings() {
     let c = calc::work(&lib, &q, std::slice::from_ref(&p60)).unwrap().expect("a calculation");
     assert_eq!(c.result.as_deref(), Some("$32,765 million"), "{c:#?}");
     let r = lib.ask(&lens_core::ask::AskRequest::new("What was 3M's total revenue in 2018?")).unwrap();
-    assert_eq!(r.answer.answer, "$32,765 million (revenue)");
+    assert_eq!(r.answer.answer, "$32,765 million (revenue, FY2018)");
     assert_eq!(r.answer.support, lens_core::support::Support::Strong, "{:?}", r.answer.support_reasons);
     // a line item asked without a year or a figure's words stays the extractive answer's
     assert!(calc::work(&lib, &lib.read_question("What does 3M say about revenue recognition?"), std::slice::from_ref(&p60)).unwrap().is_none());

@@ -257,7 +257,17 @@ fn a_model_quote_is_boxed_where_it_is_and_a_made_up_one_nowhere() {
     let req = lens_core::ask::AskRequest::new("What is the FY2018 capital expenditure amount (in USD millions) for 3M?");
     let r = lib.ask_with(&req, &Scripted { answer: "unused", quote: "unused" }, &mut |_| true).unwrap();
     assert_eq!(r.answer.calculation.as_ref().and_then(|c| c.result.as_deref()), Some("$1,577 million"));
-    assert!(r.notes.iter().any(|n| n.starts_with("worked out by the calculator from the statements' figures, not written by the qwen model")), "{:?}", r.notes);
+    // in a user's words (no answerer's name), the note as written under Details
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("Worked out by the calculator from the statements' figures, not written by the language model: ")),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        r.details.iter().any(|n| n.starts_with("worked out by the calculator from the statements' figures, not written by the language model (qwen)")),
+        "{:?}",
+        r.details
+    );
 }
 
 #[test]

@@ -8,12 +8,15 @@ use lens_core::ask::AskRequest;
 #[test]
 fn a_statement_row_names_its_years_and_more_pages_never_lose_an_answer() {
     let (_dir, lib) = lib_with(&["NIKE_2019_10K", "MICROSOFT_2023_10K", "JOHNSON_JOHNSON_2023Q2_EARNINGS", "3M_2018_10K"]);
+    // the company as the filing writes it, not as its file name spells it ("Johnson Johnson")
+    assert_eq!(lib.document("JOHNSON_JOHNSON_2023Q2_EARNINGS").unwrap().company.as_deref(), Some("Johnson & Johnson"));
+    assert_eq!(lib.document("3M_2018_10K").unwrap().company.as_deref(), Some("3M"));
 
     // the balance sheet's row, each figure with its year and unit, the year asked first; the
     // quote (what is boxed) stays the row as printed
     // ("what were …" is now the calculator's: one figure, traced to its cell)
     let r = lib.ask(&AskRequest::new("What were Nike's total current assets at the end of FY2019?")).unwrap();
-    assert_eq!(r.answer.answer, "$16,525 million (total current assets)");
+    assert_eq!(r.answer.answer, "$16,525 million (total current assets, FY2019)", "the year belongs in the answer");
     let r = lib.ask(&AskRequest::new("What are Nike's total current assets at the end of FY2019?")).unwrap();
     assert_eq!(r.answer.answer, "Total current assets — FY2019: $16,525 million; FY2018: $15,134 million");
     assert_eq!(r.answer.quote.as_deref(), Some("Total current assets 16,525 15,134"));
