@@ -255,7 +255,9 @@ pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions
             if !companies.contains(a) {
                 companies.push(a.clone());
             }
-            let company = d.company.clone().map(|c| c.to_lowercase()).unwrap_or_else(|| d.id.clone());
+            // one company however its filings spell it ("Best Buy", "Bestbuy" where a cover
+            // could not be read)
+            let company = d.company.as_deref().map(|c| crate::text::normalize_name(c).replace(' ', "")).unwrap_or_else(|| d.id.clone());
             by_company.entry(company).or_default().push(d);
         }
     }
@@ -369,6 +371,11 @@ mod tests {
         let f = detect("PepsiCo 8-K in 2023: who resigned?", &docs()).unwrap();
         assert_eq!(f.groups, vec![vec!["PEPSICO_2023_8K".to_string()]]);
         assert!(detect("What is a balance sheet?", &docs()).is_none());
+        // one company however its filings spell it: one group, not one per spelling
+        let mut d = docs();
+        d[3].company = Some("Pepsi Co".into());
+        let f = detect("Pepsico in 2023: revenue?", &d).unwrap();
+        assert_eq!(f.groups, vec![vec!["PEPSICO_2023Q1_10Q".to_string(), "PEPSICO_2023_8K".to_string()]]);
     }
     #[test]
     fn several_companies_or_years_make_groups() {
