@@ -795,6 +795,12 @@
     const pageHeightPx = img.clientHeight;
     const y = pageHeightPx - b.t * ptToPx;
     $('viewer-scroll').scrollTop = Math.max(0, y - 80);
+    // and sideways on a zoomed page: a figure at the right of its row comes into view
+    // (the boxes of the page: a worked answer's row label and its cell, the cell at the right)
+    const sc = $('viewer-scroll');
+    const onPage = current.boxes.filter((x) => x.doc_id === viewing.doc && x.page === viewing.page);
+    const right = Math.max(...onPage.map((x) => x.r)) * ptToPx;
+    if (right > sc.scrollLeft + sc.clientWidth || b.l * ptToPx < sc.scrollLeft) sc.scrollLeft = Math.max(0, right - sc.clientWidth + 40);
   });
 
   async function feedback(value) {

@@ -117,6 +117,13 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('page 61'));
     await page.keyboard.press('p');
     await page.waitForFunction(() => document.getElementById('viewer-title').textContent.endsWith('p. 60'));
+    // zoomed in, the boxed cell at the right of its row is scrolled into view sideways too
+    for (let i = 0; i < 3; i++) await page.click('#v-zoom-in');
+    await page.waitForFunction(() => { const i = document.getElementById('page-img'); return i.complete && i.naturalWidth > 1500; });
+    await page.click('#v-jump');
+    await page.waitForFunction(() => document.getElementById('viewer-scroll').scrollLeft > 0);
+    for (let i = 0; i < 3; i++) await page.click('#v-zoom-out');
+    await page.waitForFunction(() => { const i = document.getElementById('page-img'); return i.complete && i.naturalWidth < 1500; });
     await page.click('#v-jump');
     await page.screenshot({ path: join(out, 'ask.png') });
 
