@@ -406,6 +406,15 @@ fn shown_name(company: &str, cover: &[&str], companies: &crate::filter::Companie
             return pretty_name(m.as_str());
         }
     }
+    // the name printed glued on the cover, as it is ("WALMART INC." for Walmart: not the
+    // list's "Wal Mart")
+    if let Ok(re) = Regex::new(&format!(r"(?i)\b{}\b", regex::escape(&key))) {
+        if let Some(m) = cover.iter().take(3).find_map(|p| re.find(p)) {
+            if company.split_whitespace().count() == 1 {
+                return pretty_name(m.as_str());
+            }
+        }
+    }
     // the company list's spelling of the same name with its spaces ("american express")
     let spaced = companies.companies.iter().flat_map(|e| &e.names).filter(|n| n.contains(' ') && n.replace(' ', "") == key).max_by_key(|n| n.len());
     if let Some(best) = spaced {
@@ -441,6 +450,12 @@ pub fn company_as_written(company: &str, cover: &[&str], companies: &crate::filt
         return None;
     }
     let core = words.join(" ").trim_end_matches([',', '.', ';']).to_string();
+    // only a spelling the filing prints (not the company list's)
+    let printed: Vec<String> = core.split_whitespace().map(|w| regex::escape(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&'))).filter(|w| !w.is_empty()).collect();
+    let re = Regex::new(&format!(r"(?i)\b{}\b", printed.join(r"[\s\-]*"))).ok()?;
+    if !cover.iter().take(3).any(|p| re.is_match(p)) {
+        return None;
+    }
     (core != company).then_some(core)
 }
 
@@ -634,10 +649,14 @@ mod tests {
             ("Acme", "Quarterly results".into(), None),
             ("Acmewidgets", format!("ACME WIDGETS CORP{caption}"), Some("Acme Widgets")),
             ("Acmewidgets", format!("BEST WESTERN INC.{caption}"), None),
+            // the cover prints it glued: not the company list's "Wal Mart"
+            ("Walmart", "FORM 10-K\nWALMART INC.\nDelaware".into(), None),
         ];
         for (company, cover, want) in cases {
             assert_eq!(company_as_written(company, &[cover.as_str()], &c).as_deref(), *want, "{company}");
         }
+        assert_eq!(display_name("Walmart", &["FORM 10-K\nWALMART INC.\nDelaware"], &c), "Walmart Inc.");
+        assert_eq!(display_name("Walmart", &["Walmart reported"], &c), "Walmart");
         assert_eq!(display_name("Pepsico", &[&format!("PEPSICO, INC.{caption}\nPepsiCo, Inc. (PepsiCo) was incorporated")], &c), "PepsiCo, Inc.");
         assert_eq!(display_name("Mgmresorts", &["MGM Resorts International Reports Fourth Quarter Results"], &c), "MGM Resorts");
         // a release's title names its quarter and fiscal year: it wins over the file name's year
