@@ -260,7 +260,7 @@
     if (!st.installed) t = 'Vision search is off: no vision model (ColModernVBERT) is in the models folder (Settings).';
     else t = st.model + ' at ' + st.edge + ' px: ' + done + ' of ' + plural((st.coverage || []).length, 'document') + ' indexed';
     const p = j.progress || {};
-    if (j.running) t += ' — embedding ' + (p.doc_id ? p.doc_id + ' page ' + p.doc_pages_done + '/' + p.doc_pages + ' ' : '') + '(' + p.docs_done + '/' + (p.docs_total || '?') + ' documents' + (p.pages ? ', ' + (p.seconds / p.pages).toFixed(1) + ' s/page' : '') + ')…';
+    if (j.running) t += ' — embedding ' + (p.doc_id ? p.doc_id + ' page ' + p.doc_pages_done + '/' + p.doc_pages + ' ' : '') + (p.docs_total ? '(' + p.docs_done + ' of ' + p.docs_total + ' documents' : '(starting') + (p.pages ? ', ' + (p.seconds / p.pages).toFixed(1) + ' s/page' : '') + ')…';
     else if (j.cancelled) t += ' (stopped; the next build goes on where it stopped)';
     if (j.error) t += ' — ' + errText(j.error);
     $('vision-msg').textContent = t;
@@ -282,7 +282,7 @@
     const j = st.job || {};
     const n = (st.with_vectors || []).length;
     let t = st.model + ': ' + n + ' of ' + plural(st.documents, 'document') + (n === 1 ? ' has' : ' have') + ' dense vectors';
-    if (j.running) t += ' — embedding ' + (j.current ? 'after ' + j.current + ' ' : '') + '(' + j.docs_done + '/' + (j.docs_total || '?') + ' documents, ' + j.pages + ' pages)…';
+    if (j.running) t += ' — embedding ' + (j.current ? 'after ' + j.current + ' ' : '') + (j.docs_total ? '(' + j.docs_done + ' of ' + j.docs_total + ' documents, ' + j.pages + ' pages)…' : '(starting)…');
     else if (j.cancelled) t += ' (stopped)';
     if (j.error) t += ' — ' + errText(j.error);
     $('dense-msg').textContent = t;

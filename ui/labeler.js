@@ -74,7 +74,8 @@
       if (answered || mine) li.classList.add('done');
       ol.appendChild(li);
     }
-    if (!state.questions.length) ol.appendChild(el('li', 'muted', 'No questions yet: type one above, promote one from the Log, or import a JSONL file.'));
+    // a note, not a numbered item
+    if (!state.questions.length) ol.appendChild(el('li', 'muted empty-note', 'No questions yet: type one above, promote one from the Log, or import a JSONL file.'));
   }
 
   // ---- agreement as it stands: every annotator's grades are in the same library (a team
