@@ -846,7 +846,7 @@
     if (!viewing) return;
     const msg = $('wp-msg');
     msg.className = 'muted';
-    msg.textContent = 'Reading the page\'s tables…';
+    msg.textContent = "Reading the page's tables…";
     try {
       const saved = await api.saveTables({ page: viewing.doc + '#' + viewing.page, format: 'xlsx' });
       msg.textContent = saved ? 'Tables saved: ' + saved : '';

@@ -5,9 +5,6 @@
 //! what is searched, answered and logged, so the log stays an eval set of whole questions; the
 //! words typed and what was kept go with it ([`FollowUp`]).
 
-use crate::error::{LensError, Result};
-use crate::library::Library;
-use crate::log::Records;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
@@ -214,40 +211,6 @@ pub fn resolve(parent: &Parent, asked: &str, aliases: &dyn Fn(&str) -> Vec<Strin
 /// "Nike's", "Adidas's" (one form the company reader always reads).
 fn possessive(name: &str) -> String {
     format!("{name}'s")
-}
-
-impl Library {
-    /// The aliases of the library's companies named in `text` (the document filter's reading).
-    pub fn aliases_named(&self, text: &str) -> Vec<String> {
-        match self.doc_infos_with(true) {
-            Ok(infos) => crate::filter::detect(text, &infos).map(|f| f.companies).unwrap_or_default(),
-            Err(_) => Vec::new(),
-        }
-    }
-
-    /// `req` read as a follow-up of the logged question `of` (kept in `records`): its question
-    /// rewritten to stand alone, the parent's chosen filings kept unless it names a company, and
-    /// [`FollowUp`] set. An unknown id is a clear error.
-    pub fn follow_up(&self, req: &mut crate::ask::AskRequest, of: i64, records: &dyn Records) -> Result<()> {
-        if req.question.trim().is_empty() {
-            return Err(LensError::BadInput("the question is empty".into()));
-        }
-        let parent = records.log_entry(of).map_err(|e| match e {
-            LensError::NotFound(_) => LensError::NotFound(format!("no question #{of} in the log to follow up")),
-            e => e,
-        })?;
-        let measure = parent.shown.as_ref().and_then(|s| s.question.measure_name.clone()).or_else(|| self.read_question(&parent.question).measure_name);
-        let p = Parent { id: of, question: parent.question.clone(), measure };
-        let r = resolve(&p, &req.question, &|t| self.aliases_named(t));
-        let mut kept = r.kept;
-        if !r.own_company && req.docs.is_empty() && !parent.scope.is_empty() {
-            req.docs = parent.scope.clone();
-            kept.push(format!("filings: {}", parent.scope.join(", ")));
-        }
-        req.follow_up = Some(FollowUp { of, asked: req.question.trim().to_string(), kept });
-        req.question = r.question;
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -411,7 +411,9 @@ fn shown_name(company: &str, cover: &[&str], companies: &crate::filter::Companie
     if let Ok(re) = Regex::new(&format!(r"(?i)\b{}\b", regex::escape(&key))) {
         if let Some(m) = cover.iter().take(3).find_map(|p| re.find(p)) {
             if company.split_whitespace().count() == 1 {
-                return pretty_name(m.as_str());
+                // initials stay initials ("AMD")
+                let t = m.as_str();
+                return if t.len() <= 4 && !t.chars().any(char::is_lowercase) { t.to_string() } else { pretty_name(t) };
             }
         }
     }
@@ -451,9 +453,16 @@ pub fn company_as_written(company: &str, cover: &[&str], companies: &crate::filt
     }
     let core = words.join(" ").trim_end_matches([',', '.', ';']).to_string();
     // only a spelling the filing prints (not the company list's)
-    let printed: Vec<String> = core.split_whitespace().map(|w| regex::escape(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&'))).filter(|w| !w.is_empty()).collect();
+    let printed: Vec<String> =
+        core.split_whitespace().map(|w| regex::escape(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&'))).filter(|w| !w.is_empty()).collect();
     let re = Regex::new(&format!(r"(?i)\b{}\b", printed.join(r"[\s\-]*"))).ok()?;
     if !cover.iter().take(3).any(|p| re.is_match(p)) {
+        return None;
+    }
+    // the same letters in other capitals only where the filing writes more of them ("PepsiCo"),
+    // never fewer ("AMD" stays)
+    let capitals = |t: &str| t.chars().filter(|c| c.is_uppercase()).count();
+    if core.to_lowercase() == company.to_lowercase() && capitals(&core) <= capitals(company) {
         return None;
     }
     (core != company).then_some(core)
@@ -651,12 +660,14 @@ mod tests {
             ("Acmewidgets", format!("BEST WESTERN INC.{caption}"), None),
             // the cover prints it glued: not the company list's "Wal Mart"
             ("Walmart", "FORM 10-K\nWALMART INC.\nDelaware".into(), None),
+            ("AMD", "FORM 10-K\nADVANCED MICRO DEVICES, INC.\nAMD reported".into(), None),
         ];
         for (company, cover, want) in cases {
             assert_eq!(company_as_written(company, &[cover.as_str()], &c).as_deref(), *want, "{company}");
         }
         assert_eq!(display_name("Walmart", &["FORM 10-K\nWALMART INC.\nDelaware"], &c), "Walmart Inc.");
         assert_eq!(display_name("Walmart", &["Walmart reported"], &c), "Walmart");
+        assert_eq!(display_name("AMD", &["AMD reported"], &c), "AMD");
         assert_eq!(display_name("Pepsico", &[&format!("PEPSICO, INC.{caption}\nPepsiCo, Inc. (PepsiCo) was incorporated")], &c), "PepsiCo, Inc.");
         assert_eq!(display_name("Mgmresorts", &["MGM Resorts International Reports Fourth Quarter Results"], &c), "MGM Resorts");
         // a release's title names its quarter and fiscal year: it wins over the file name's year
