@@ -561,6 +561,10 @@
   function renderCalculation(c) {
     $('calc').hidden = !c;
     if (!c) return;
+    // a figure read as printed is a look-up, not a calculation: said so
+    const lookup = c.operands.length === 1 && !/[−+÷×*/]/.test(c.formula);
+    $('calc-h').textContent = lookup ? 'Where the figure comes from' : 'Worked calculation';
+    $('calc').setAttribute('aria-label', $('calc-h').textContent);
     $('calc-result').textContent = c.result ? c.metric + ' = ' + c.result : c.metric + ' could not be computed: ' + (c.problem || 'unknown');
     $('calc-result').className = c.result ? '' : 'error';
     $('calc-formula').textContent = c.formula;
@@ -683,7 +687,9 @@
     $('answer-text').classList.toggle('weak', r.support === 'weak');
     renderWhichCompany(r);
     $('answer-quote').textContent = r.quote ? '“' + r.quote + '”' : '';
-    $('answer-quote').hidden = !r.quote;
+    // a sentence answered with itself is shown once
+    const bare = (t) => (t || '').replace(/[“”"\s]+/g, ' ').trim().toLowerCase();
+    $('answer-quote').hidden = !r.quote || bare(r.quote) === bare(r.answer);
     renderCalculation(r.calculation);
     renderChecks(r.checks);
     // each note a sentence of its own ("…question. The model ran on the processor.")

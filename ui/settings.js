@@ -9,7 +9,8 @@
     const sel = $('s-answerer');
     const chosen = sel.value || r.settings.answerer;
     sel.textContent = '';
-    for (const x of r.answerers) sel.appendChild(new Option(x, x));
+    const answererWords = { extractive: 'Quoted from the page (no model)', qwen: 'Written by the language model' };
+    for (const x of r.answerers) sel.appendChild(new Option(answererWords[x] || x, x));
     sel.value = r.answerers.includes(chosen) ? chosen : r.settings.answerer;
     const dl = $('s-models-found');
     dl.textContent = '';
@@ -80,7 +81,13 @@
     const info = $('s-retriever-info');
     info.textContent = 'Reads now: ' + r.retriever_reads + '.';
     const ran = r.retriever_ran;
-    if (ran) info.appendChild(document.createTextNode(' Last question (' + ran.time.slice(0, 19).replace('T', ' ') + ' UTC' + ') ran on ' + ran.retriever + (ran.lists.length > 1 ? ' (' + ran.lists.join(' + ') + ')' : '') + '.'));
+    const words = { bm25: 'keyword search', dense: 'meaning search', hybrid: 'keyword + meaning search', vision: 'page-image search' };
+    if (ran) {
+      // the date and time never broken at their hyphens
+      info.appendChild(document.createTextNode(' Last question ('));
+      info.appendChild(el('span', 'nowrap', ran.time.slice(0, 19).replace('T', ' ') + ' UTC'));
+      info.appendChild(document.createTextNode(') ran on ' + (words[ran.retriever] || ran.retriever) + (ran.lists.length > 1 ? ' (' + ran.lists.map((l) => words[l] || l).join(' + ') + ')' : '') + '.'));
+    }
     else info.appendChild(document.createTextNode(' No question asked yet.'));
   }
   // what the model list shows, to redraw it only when it changed
@@ -107,7 +114,8 @@
       $('s-vision-pooled').checked = !!st.vision_pooled;
       const sel = $('s-retriever');
       sel.textContent = '';
-      for (const x of r.retrievers) sel.appendChild(new Option(x, x));
+      const retrieverWords = { bm25: 'Keyword search', dense: 'Meaning search', hybrid: 'Keyword + meaning search', vision: 'Page-image search' };
+      for (const x of r.retrievers) sel.appendChild(new Option(retrieverWords[x] || x, x));
       sel.value = st.retriever;
       renderRetriever(r);
       $('s-answerer').value = '';
@@ -116,7 +124,18 @@
       $('s-ocr').value = st.ocr_langs;
       $('s-threads').value = st.threads;
       $('s-model-threads').value = st.model_threads;
-      $('s-device').value = st.device || 'auto';
+      // the devices with whether this machine has them: one it lacks is shown, not offered
+      const dev = $('s-device');
+      dev.textContent = '';
+      dev.appendChild(new Option('Automatic (the graphics processor when one works, else the processor)', 'auto'));
+      for (const d of r.devices || []) {
+        const label = d.name === 'cpu' ? "This computer's processor" : (d.name === 'cuda' ? 'NVIDIA graphics processor (CUDA)' : 'Apple graphics processor (Metal)') + (d.usable ? '' : ': not available here');
+        const o = new Option(label, d.name);
+        o.disabled = !d.usable && st.device !== d.name;
+        o.title = d.detail;
+        dev.appendChild(o);
+      }
+      dev.value = st.device || 'auto';
       $('settings-msg').textContent = '';
     } catch (e) { showErr($('settings-msg'), e); }
     loadWatches();

@@ -74,6 +74,8 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // the worked calculation: the result and its operand, which links to its page
     await page.waitForSelector('#calc:not([hidden])');
     assert.match(await page.textContent('#calc-result'), /\$1,577 million/);
+    // a figure read as printed is a look-up: not called a calculation
+    assert.equal(await page.textContent('#calc-h'), 'Where the figure comes from');
     // the operand as the statement prints it, with its thousands separator
     assert.match(await page.textContent('#calc-operands'), /FY2018.*-1,577.*millions.*3M_2018_10K#60/s);
     // the verifier's checks under it: a line of counts, each check's detail in words
@@ -284,6 +286,11 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // settings: a bad OCR language is refused with the package to install; a good change is saved
     await page.click('button.tab[data-view=settings]');
     await page.waitForFunction(() => document.getElementById('s-topk').value !== '');
+    // the devices say whether this machine has them; the lists are in a user's words
+    await page.waitForFunction(() => document.querySelectorAll('#s-device option').length === 4);
+    assert.deepEqual(await page.$$eval('#s-device option', (os) => os.map((o) => [o.value, o.disabled])), [['auto', false], ['cpu', false], ['cuda', true], ['metal', true]]);
+    assert.match(await page.textContent('#s-device option[value=cuda]'), /not available here/);
+    assert.equal(await page.textContent('#s-retriever option[value=bm25]'), 'Keyword search');
     // the models a user can get, each with its size, one click from a fetch
     await page.waitForSelector('#s-fetch-minilm');
     assert.equal(await page.textContent('#s-fetch-minilm'), 'Fetch MiniLM (84 MB)');
@@ -372,7 +379,7 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
     // Settings says what the retriever reads and which one the last question ran on
     await page.click('button.tab[data-view=settings]');
     await page.waitForFunction(() => document.getElementById('s-retriever-info').textContent.includes('Last question'));
-    assert.match(await page.textContent('#s-retriever-info'), /^Reads now: (bm25|hybrid): BM25(; no embedding model installed; no vision model installed)?\. Last question \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\) ran on bm25\.$/);
+    assert.match(await page.textContent('#s-retriever-info'), /^Reads now: Keyword (\+ meaning )?search: the pages' words(; no embedding model installed; no vision model installed)?\. Last question \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\) ran on keyword search\.$/);
   } finally {
     await browser.close();
     proc.kill();

@@ -179,6 +179,9 @@ pub struct SettingsView {
     pub retriever_reads: String,
     /// The retriever the last question ran on, from the question log.
     pub retriever_ran: Option<RetrieverRan>,
+    /// The devices the model could run on here: the processor, and CUDA and Metal with
+    /// whether this build and machine have them.
+    pub devices: Vec<lens_llm::device::DeviceInfo>,
 }
 
 /// The retriever the last logged question ran on, and the lists it fused.

@@ -115,30 +115,40 @@ pub fn fused_lists(r: retrieve::Retriever, notes: &[String]) -> Vec<String> {
     notes.iter().find_map(|n| n.strip_prefix("hybrid of ")).map(|l| l.split(" + ").map(str::to_string).collect()).unwrap_or_else(|| vec![r.name().to_string()])
 }
 
-/// "hybrid: BM25 + dense (vectors for 3 of 4 documents); no vision model installed", from what
-/// is installed and built: `dense` and `vision` are (model installed, documents covered), `None`
+/// "Keyword + meaning search: the pages' words + their meaning (vectors for 3 of 4 documents);
+/// no vision model installed", in a user's words, from what is installed and built: `dense` and `vision` are (model installed, documents covered), `None`
 /// where the retriever does not read them.
 pub fn retriever_reads(r: retrieve::Retriever, docs: usize, dense: Option<(bool, usize)>, vision: Option<(bool, usize)>) -> String {
     let mut lists: Vec<String> = Vec::new();
     let mut missing: Vec<String> = Vec::new();
     if r != retrieve::Retriever::Dense && r != retrieve::Retriever::Vision {
-        lists.push("BM25".into());
+        lists.push("the pages' words".into());
     }
-    for (what, model, state) in [("dense", "embedding model", dense), ("vision", "vision model", vision)] {
+    for (what, model, read, state) in [("meaning", "embedding model", "their meaning", dense), ("page-image", "vision model", "page images", vision)] {
         match state {
             None => {}
             Some((false, _)) => missing.push(format!("no {model} installed")),
             Some((true, 0)) => missing.push(format!("no {what} vectors built yet")),
-            Some((true, n)) => lists.push(format!("{what} (vectors for {n} of {docs} document{})", if docs == 1 { "" } else { "s" })),
+            Some((true, n)) => lists.push(format!("{read} (vectors for {n} of {docs} document{})", if docs == 1 { "" } else { "s" })),
         }
     }
     let read = if lists.is_empty() { "nothing it can read yet".to_string() } else { lists.join(" + ") };
-    let mut out = format!("{}: {read}", r.name());
+    let mut out = format!("{}: {read}", retriever_words(r));
     if !missing.is_empty() {
         out.push_str("; ");
         out.push_str(&missing.join("; "));
     }
     out
+}
+
+/// A retriever as a user calls it: "Keyword search", "Keyword + meaning search".
+pub fn retriever_words(r: retrieve::Retriever) -> &'static str {
+    match r {
+        retrieve::Retriever::Bm25 => "Keyword search",
+        retrieve::Retriever::Dense => "Meaning search",
+        retrieve::Retriever::Hybrid => "Keyword + meaning search",
+        retrieve::Retriever::Vision => "Page-image search",
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -507,6 +517,7 @@ impl Api {
             model_in_use,
             retriever_reads,
             retriever_ran,
+            devices: lens_llm::device::devices(),
         })
     }
 
@@ -762,16 +773,16 @@ mod tests {
 
     #[test]
     fn retriever_reads_says_what_is_read_and_what_is_missing() {
-        assert_eq!(retriever_reads(Retriever::Bm25, 4, None, None), "bm25: BM25");
+        assert_eq!(retriever_reads(Retriever::Bm25, 4, None, None), "Keyword search: the pages' words");
         assert_eq!(
             retriever_reads(Retriever::Hybrid, 4, Some((true, 3)), Some((false, 0))),
-            "hybrid: BM25 + dense (vectors for 3 of 4 documents); no vision model installed"
+            "Keyword + meaning search: the pages' words + their meaning (vectors for 3 of 4 documents); no vision model installed"
         );
         assert_eq!(
             retriever_reads(Retriever::Hybrid, 1, Some((true, 0)), Some((true, 1))),
-            "hybrid: BM25 + vision (vectors for 1 of 1 document); no dense vectors built yet"
+            "Keyword + meaning search: the pages' words + page images (vectors for 1 of 1 document); no meaning vectors built yet"
         );
-        assert_eq!(retriever_reads(Retriever::Dense, 2, Some((false, 0)), None), "dense: nothing it can read yet; no embedding model installed");
+        assert_eq!(retriever_reads(Retriever::Dense, 2, Some((false, 0)), None), "Meaning search: nothing it can read yet; no embedding model installed");
     }
 
     #[test]
