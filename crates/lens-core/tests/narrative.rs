@@ -91,3 +91,19 @@ fn a_model_answerer_is_given_the_filings_list_and_yes_no_in_its_place() {
     assert_eq!(r.answer.answer, "Yes");
     assert!(!said(&r));
 }
+
+/// A "why" answered by a sentence printed over two lines: the whole sentence, to its full stop,
+/// green and boxed (it was cut at the line's end: "... partially offset by a decrease in").
+#[test]
+fn a_why_is_answered_by_the_whole_sentence_across_its_lines() {
+    let (_dir, lib) = lib_with(&["GENERALMILLS_2022_10K"]);
+    let r = lib.ask(&AskRequest::new("Why did General Mills' net sales increase 5 percent in fiscal 2022?")).unwrap();
+    let a = &r.answer;
+    assert_eq!(
+        a.answer,
+        "The 5 percent increase in net sales in fiscal 2022 reflects favorable net price realization and mix, partially offset by a decrease in contributions from volume growth."
+    );
+    assert_eq!(a.support, lens_core::support::Support::Strong, "{:?}", a.support_reasons);
+    assert_eq!(a.citations[0].to_string(), "GENERALMILLS_2022_10K#19");
+    assert!(r.boxes.len() >= 2, "each of its lines is boxed: {:?}", r.boxes);
+}
