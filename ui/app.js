@@ -471,7 +471,10 @@
       o.selected = chosen.has(d.id);
       sel.appendChild(o);
     }
-    sel.size = Math.min(4, Math.max(1, docs.length));
+    // every filing in sight up to six (more scroll); an empty library says so, not "0 selected"
+    sel.disabled = docs.length === 0;
+    if (!docs.length) { const o = new Option('No filings yet', ''); o.disabled = true; sel.appendChild(o); }
+    sel.size = Math.min(6, Math.max(2, docs.length));
   }
   function renderChips(r) {
     const box = $('chips');

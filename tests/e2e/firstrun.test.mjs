@@ -59,6 +59,9 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
 
     // an empty library: the Ask view says to add filings first, and its button leads there
     await page.waitForSelector('#empty-hint:not([hidden])');
+    // "Search in" on an empty library says there is nothing to pick, never "0 selected"
+    assert.ok(await page.isDisabled('#scope'));
+    assert.equal(await page.textContent('#scope'), 'No filings yet');
     assert.match(await page.textContent('#empty-hint'), /The library is empty: add filings/);
     // the tab's icon is served
     const icon = await page.request.get(new URL(url).origin + '/favicon.ico');
@@ -112,6 +115,9 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     assert.match(aliases, /J&J/);
     assert.doesNotMatch(aliases, /johnsonjohnson/);
     await page.click('button.tab[data-view=ask]');
+    // "Search in" shows every filing (three here), none hidden below a scroll
+    await page.waitForFunction(() => document.getElementById('scope').options.length === 3);
+    assert.equal(await page.$eval('#scope', (s) => s.size), 3);
     for (const q of ['Which notes are covered by the supplemental indentures of Amcor Finance (USA) and Amcor Flexibles North America?', "What does Johnson & Johnson say about its 2023 full-year guidance for adjusted operational sales?"]) {
       await page.fill('#q', q);
       await page.click('#ask-btn');
