@@ -311,6 +311,34 @@ impl Library {
         if let Some(last) = docs.iter().map(|d| d.key).max() {
             self.store.set_setting("covers_read_through", &last.to_string())?;
         }
+        n += self.respell_from_covers()?;
+        Ok(n)
+    }
+
+    /// Once per library (the setting `names_written_through`): a filing stored with what its
+    /// file name says (`BESTBUY_2019_10K`: "Bestbuy"; a release's year from its name) takes what
+    /// its cover says instead where [`crate::meta::guess`] now reads it ("Best Buy"; "Fourth
+    /// Quarter Fiscal 2022 Results": 2022). A name or year a user set is never changed: only one
+    /// equal to the file name's reading is. How many documents changed.
+    fn respell_from_covers(&mut self) -> Result<usize> {
+        let through: i64 = self.store.setting("names_written_through")?.and_then(|v| v.parse().ok()).unwrap_or(0);
+        let docs: Vec<crate::store::Document> = self.store.documents()?.into_iter().filter(|d| d.key > through).collect();
+        let mut n = 0;
+        for d in &docs {
+            let bare = crate::meta::guess(&d.id, &[]);
+            let texts = self.store.first_page_texts(d.key, COVER_PAGES)?;
+            let first: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let read = crate::meta::guess(&d.id, &first);
+            let company = (d.company.is_some() && d.company == bare.company && read.company != bare.company).then_some(read.company.as_deref()).flatten();
+            let year = (d.year.is_some() && d.year == bare.year && read.year != bare.year).then_some(read.year).flatten();
+            if company.is_some() || year.is_some() {
+                self.store.respell(&d.id, company, year, &read.aliases)?;
+                n += 1;
+            }
+        }
+        if let Some(last) = docs.iter().map(|d| d.key).max() {
+            self.store.set_setting("names_written_through", &last.to_string())?;
+        }
         Ok(n)
     }
 
@@ -668,5 +696,31 @@ mod tests {
         assert_eq!(lib.document("0a61a353").unwrap().company, None);
         // a cover OCR has since given text is read again on its own
         assert!(lib.read_cover("0a61a353").unwrap());
+    }
+
+    #[test]
+    fn names_an_older_build_took_from_file_names_are_written_as_the_cover_prints_them_once() {
+        let mut lib = Library::in_memory().unwrap();
+        let caption = "\n(Exact name of registrant as specified in its charter)";
+        let cover = format!("FORM 10-K\nBEST BUY CO., INC.{caption}");
+        // stored as an older build read it: the file name's "Bestbuy"
+        stored(&mut lib, "BESTBUY_2019_10K", cover.as_str(), &crate::meta::guess("BESTBUY_2019_10K", &[]));
+        // a name the user typed is theirs
+        stored(&mut lib, "BESTBUY_2023_10K", cover.as_str(), &crate::meta::guess("BESTBUY_2023_10K", &[]));
+        lib.set_metadata("BESTBUY_2023_10K", Some("BBY Retail"), None, None).unwrap();
+        // a release's year from its title
+        let release = "Ulta Beauty Announces Fourth Quarter Fiscal 2022 Results";
+        stored(&mut lib, "ULTABEAUTY_2023Q4_EARNINGS", release, &crate::meta::guess("ULTABEAUTY_2023Q4_EARNINGS", &[]));
+        assert_eq!(lib.document("BESTBUY_2019_10K").unwrap().company.as_deref(), Some("Bestbuy"));
+        assert_eq!(lib.read_covers().unwrap(), 2);
+        assert_eq!(lib.document("BESTBUY_2019_10K").unwrap().company.as_deref(), Some("Best Buy"));
+        assert_eq!(lib.document("BESTBUY_2023_10K").unwrap().company.as_deref(), Some("BBY Retail"));
+        let ulta = lib.document("ULTABEAUTY_2023Q4_EARNINGS").unwrap();
+        assert_eq!((ulta.company.as_deref(), ulta.year), (Some("Ulta Beauty"), Some(2022)));
+        assert!(lib.aliases().unwrap().iter().any(|(a, doc, _)| a == "best buy" && doc == "BESTBUY_2019_10K"));
+        // once: a name changed back afterwards stays
+        lib.set_metadata("BESTBUY_2019_10K", Some("Bestbuy"), None, None).unwrap();
+        assert_eq!(lib.read_covers().unwrap(), 0);
+        assert_eq!(lib.document("BESTBUY_2019_10K").unwrap().company.as_deref(), Some("Bestbuy"));
     }
 }

@@ -266,6 +266,24 @@ impl Store {
         Ok(true)
     }
 
+    /// A document's company and year as its cover gives them ([`crate::library::Library::read_covers`]),
+    /// with the names found there as aliases; one transaction.
+    pub fn respell(&mut self, id: &str, company: Option<&str>, year: Option<i32>, aliases: &[String]) -> Result<()> {
+        let doc = self.document(id)?;
+        let tx = self.conn.transaction()?;
+        if let Some(c) = company {
+            tx.execute("UPDATE documents SET company=?2 WHERE key=?1", params![doc.key, c])?;
+            for a in aliases {
+                tx.execute("INSERT OR IGNORE INTO aliases(alias,doc_id,source) VALUES(?1,?2,'meta')", params![a, id])?;
+            }
+        }
+        if let Some(y) = year {
+            tx.execute("UPDATE documents SET year=?2 WHERE key=?1", params![doc.key, y])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Remove a complete document (its index entries are tombstoned). Returns its key.
     pub fn remove_document(&mut self, id: &str) -> Result<i64> {
         let doc = self.document(id)?;
