@@ -41,13 +41,10 @@ pub struct User {
     pub removed_at: Option<String>,
 }
 
-/// A new random token: 32 hex digits from the system's random source.
+/// A new random token: 32 hex digits from the operating system's random source (getrandom).
 pub fn new_token() -> Result<String> {
-    use std::io::Read;
     let mut b = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut b))
-        .map_err(|e| LensError::BadInput(format!("no random source for a token: {e}")))?;
+    getrandom::fill(&mut b).map_err(|e| LensError::BadInput(format!("no random source for a token: {e}")))?;
     Ok(crate::text::hex(&b))
 }
 

@@ -9,9 +9,11 @@
 
 use axum::http::HeaderMap;
 
-/// Compare without an early exit, so timing tells nothing about the token.
+/// Compare in constant time (`subtle`), so timing tells nothing about the token (its length is
+/// no secret).
 pub fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use subtle::ConstantTimeEq;
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
 }
 
 fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -125,6 +127,13 @@ mod tests {
             h.append(*k, HeaderValue::from_str(v).unwrap());
         }
         h
+    }
+
+    #[test]
+    fn secrets_are_equal_only_when_every_byte_is() {
+        for (a, b, same) in [("3f9a", "3f9a", true), ("3f9a", "3f9b", false), ("3f9a", "3f9a0", false), ("", "", true), ("3f9a", "", false)] {
+            assert_eq!(same_secret(a, b), same, "{a:?} {b:?}");
+        }
     }
 
     #[test]

@@ -365,18 +365,10 @@ fn host_of(ip: std::net::IpAddr) -> String {
     }
 }
 
-fn token() -> String {
-    use std::io::Read;
-    let mut b = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = f.read_exact(&mut b);
-    }
-    if b.iter().all(|x| *x == 0) {
-        // no /dev/urandom: time and pid, still unguessable enough for a loopback session
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
-        b.copy_from_slice(&(t ^ ((std::process::id() as u128) << 64)).to_le_bytes());
-    }
-    b.iter().map(|x| format!("{x:02x}")).collect()
+/// The session's token: the operating system's random source, as a user's token is
+/// ([`lens_core::users::new_token`]); no guessable fallback.
+fn token() -> Result<String> {
+    Ok(lens_core::users::new_token()?)
 }
 
 /// Listen on 127.0.0.1:`port` (0: any free port) for the library at `library`.
@@ -456,7 +448,7 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
     let beyond = (!ip.is_loopback()).then(|| host_of(ip));
     anyhow::ensure!(opts.names.is_empty() || tls.is_some(), "--name is for a server reached over TLS by that name: give --tls-cert and --tls-key");
     let names = guard::Names::new(addr.port(), beyond.as_deref(), tls.is_some(), &opts.names);
-    Ok(Served { listener, api: Api::new_team(library, records, filings), secret: token(), port: addr.port(), team: opts.team, names, tls, ip, synced })
+    Ok(Served { listener, api: Api::new_team(library, records, filings), secret: token()?, port: addr.port(), team: opts.team, names, tls, ip, synced })
 }
 
 /// Bind, print the URL (with its token, unless in team mode), follow the watched folders, and
