@@ -388,3 +388,11 @@ pub struct VisionStatus {
 pub struct ModelFetchArgs {
     pub name: String,
 }
+
+/// Stop asks: the team server sets `user` to the caller (only their asks stop); without it,
+/// every ask.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CancelArgs {
+    #[serde(default)]
+    pub user: Option<String>,
+}

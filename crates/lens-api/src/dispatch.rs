@@ -79,7 +79,8 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         "documents" => out(api.documents()?),
         "search" => out(api.search(&parse(cmd, a)?)?),
         "ask" => out(api.ask(&parse(cmd, a)?)?),
-        "cancel_ask" => out(json!({ "cancelled": api.cancel_asks() })),
+        // in team mode the server names the caller: each user stops only their own asks
+        "cancel_ask" => out(json!({ "cancelled": api.cancel_asks_of(parse::<CancelArgs>(cmd, a)?.user.as_deref()) })),
         "feedback" => {
             api.feedback(&parse(cmd, a)?)?;
             out(json!({ "ok": true }))

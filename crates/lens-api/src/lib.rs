@@ -49,7 +49,7 @@ pub struct Api {
     /// answerers in use, by kind (built on first use; tests and model loaders put their own)
     answerers: Mutex<HashMap<AnswererKind, Arc<dyn Answerer>>>,
     /// stop flags of the asks now answering
-    asks: Mutex<Vec<Arc<AtomicBool>>>,
+    asks: Mutex<Vec<(Option<String>, Arc<AtomicBool>)>>,
     /// held while a model loads (one load at a time; other answerers stay usable)
     model_loading: Mutex<()>,
     /// the model being fetched from Settings ([`fetch`])
@@ -329,7 +329,7 @@ impl Api {
             Err(e) => return Err(e),
         };
         let stop = Arc::new(AtomicBool::new(false));
-        lock(&self.asks).push(stop.clone());
+        lock(&self.asks).push((a.user.clone(), stop.clone()));
         let mut written = String::new();
         let answered = ask::answer_pages(answerer.as_ref(), &retrieved, &mut |e| {
             if let AskEvent::Text { text } = &e {
@@ -337,7 +337,7 @@ impl Api {
             }
             !stop.load(Ordering::Relaxed) && on_event(e)
         });
-        lock(&self.asks).retain(|s| !Arc::ptr_eq(s, &stop));
+        lock(&self.asks).retain(|(_, s)| !Arc::ptr_eq(s, &stop));
         let answered = match answered {
             Err(LensError::Cancelled) => {
                 // the log keeps the stopped ask, marked, with what was written
@@ -353,11 +353,21 @@ impl Api {
 
     /// Stop every ask that is answering now (they end with `cancelled`; the log marks them).
     pub fn cancel_asks(&self) -> usize {
+        self.cancel_asks_of(None)
+    }
+
+    /// Stop the asks of team user `user` that are answering now (`None`: every ask, as the
+    /// desktop app and a one-person server do); a user never stops another's.
+    pub fn cancel_asks_of(&self, user: Option<&str>) -> usize {
         let asks = lock(&self.asks);
-        for s in asks.iter() {
-            s.store(true, Ordering::Relaxed);
+        let mut n = 0;
+        for (by, s) in asks.iter() {
+            if user.is_none() || by.as_deref() == user {
+                s.store(true, Ordering::Relaxed);
+                n += 1;
+            }
         }
-        asks.len()
+        n
     }
 
     // ---- log

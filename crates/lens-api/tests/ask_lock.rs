@@ -122,6 +122,26 @@ fn an_answer_can_be_stopped_and_the_log_marks_it_cancelled() {
 }
 
 #[test]
+fn a_team_user_stops_only_their_own_asks() {
+    let (_dir, api, started) = setup(4.0);
+    let ask_as = |user: &str| {
+        let api = api.clone();
+        let mut a = AskArgs::new(QUESTION);
+        a.user = Some(user.to_string());
+        std::thread::spawn(move || api.ask(&a))
+    };
+    let (ana, bea) = (ask_as("ana"), ask_as("bea"));
+    for _ in 0..2 {
+        started.recv_timeout(Duration::from_secs(30)).expect("both answerers started");
+    }
+    assert_eq!(api.cancel_asks_of(Some("mallory")), 0, "a user with no ask running stops nothing");
+    assert_eq!(api.cancel_asks_of(Some("ana")), 1);
+    assert_eq!(ana.join().unwrap().unwrap_err().code(), "cancelled");
+    let r = bea.join().unwrap().expect("bea's ask was not stopped by ana");
+    assert!(!r.answer.not_found, "{:?}", r.answer);
+}
+
+#[test]
 fn a_document_removed_while_answering_leaves_an_answer_without_boxes() {
     let (_dir, api, started) = setup(1.0);
     let asker = {
