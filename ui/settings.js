@@ -127,9 +127,9 @@
       // the devices with whether this machine has them: one it lacks is shown, not offered
       const dev = $('s-device');
       dev.textContent = '';
-      dev.appendChild(new Option('Automatic (the graphics processor when one works, else the processor)', 'auto'));
+      dev.appendChild(new Option('Automatic', 'auto'));
       for (const d of r.devices || []) {
-        const label = d.name === 'cpu' ? "This computer's processor" : (d.name === 'cuda' ? 'NVIDIA graphics processor (CUDA)' : 'Apple graphics processor (Metal)') + (d.usable ? '' : ': not available here');
+        const label = d.name === 'cpu' ? 'Processor' : (d.name === 'cuda' ? 'NVIDIA GPU (CUDA)' : 'Apple GPU (Metal)') + (d.usable ? '' : ': not here');
         const o = new Option(label, d.name);
         o.disabled = !d.usable && st.device !== d.name;
         o.title = d.detail;

@@ -289,7 +289,7 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     // the devices say whether this machine has them; the lists are in a user's words
     await page.waitForFunction(() => document.querySelectorAll('#s-device option').length === 4);
     assert.deepEqual(await page.$$eval('#s-device option', (os) => os.map((o) => [o.value, o.disabled])), [['auto', false], ['cpu', false], ['cuda', true], ['metal', true]]);
-    assert.match(await page.textContent('#s-device option[value=cuda]'), /not available here/);
+    assert.match(await page.textContent('#s-device option[value=cuda]'), /not here/);
     assert.equal(await page.textContent('#s-retriever option[value=bm25]'), 'Keyword search');
     // the models a user can get, each with its size, one click from a fetch
     await page.waitForSelector('#s-fetch-minilm');
