@@ -101,22 +101,21 @@
   // dialog asks where (resolves to the saved path, or null when closed); in a browser the file
   // is downloaded (resolves to its name).
   async function saveWorkpaper(args) {
-    if (tauri) {
-      try { return await tauri.invoke('export_workpaper', { args }); } catch (e) { throw asError(e); }
-    }
-    const f = await call('workpaper', args);
-    const bin = atob(f.base64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return download(new Blob([bytes], { type: f.mime }), f.name);
+    return saveFile('export_workpaper', 'workpaper', args);
   }
 
   // The tables read from a page as a spreadsheet ({page, format}); saved as a workpaper is.
   async function saveTables(args) {
+    return saveFile('export_tables', 'tables_export', args);
+  }
+
+  // A file the service makes: through the app's command and its save dialog, else the HTTP
+  // command's base64 bytes downloaded.
+  async function saveFile(appCmd, cmd, args) {
     if (tauri) {
-      try { return await tauri.invoke('export_tables', { args }); } catch (e) { throw asError(e); }
+      try { return await tauri.invoke(appCmd, { args }); } catch (e) { throw asError(e); }
     }
-    const f = await call('tables_export', args);
+    const f = await call(cmd, args);
     const bin = atob(f.base64);
     const bytes = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);

@@ -742,14 +742,6 @@ impl Library {
 
 /// Follow-ups ([`crate::followup`]): a question read after the logged one it follows.
 impl Library {
-    /// The aliases of the library's companies named in `text` (the document filter's reading).
-    pub fn aliases_named(&self, text: &str) -> Vec<String> {
-        match self.doc_infos_with(true) {
-            Ok(infos) => crate::filter::detect(text, &infos).map(|f| f.companies).unwrap_or_default(),
-            Err(_) => Vec::new(),
-        }
-    }
-
     /// `req` read as a follow-up of the logged question `of` (kept in `records`): its question
     /// rewritten to stand alone, the parent's chosen filings kept unless it names a company, and
     /// [`FollowUp`] set. An unknown id is a clear error.
@@ -763,7 +755,9 @@ impl Library {
         })?;
         let measure = parent.shown.as_ref().and_then(|s| s.question.measure_name.clone()).or_else(|| self.read_question(&parent.question).measure_name);
         let p = crate::followup::Parent { id: of, question: parent.question.clone(), measure };
-        let r = crate::followup::resolve(&p, &req.question, &|t| self.aliases_named(t));
+        // the filter's reading of which companies a text names, over the documents read once
+        let infos = self.doc_infos_with(true)?;
+        let r = crate::followup::resolve(&p, &req.question, &|t| crate::filter::detect(t, &infos).map(|f| f.companies).unwrap_or_default());
         let mut kept = r.kept;
         if !r.own_company && req.docs.is_empty() && !parent.scope.is_empty() {
             req.docs = parent.scope.clone();

@@ -461,7 +461,6 @@ pub fn company_as_written(company: &str, cover: &[&str], companies: &crate::filt
     }
     // the same letters in other capitals only where the filing writes more of them ("PepsiCo"),
     // never fewer ("AMD" stays)
-    let capitals = |t: &str| t.chars().filter(|c| c.is_uppercase()).count();
     if core.to_lowercase() == company.to_lowercase() && capitals(&core) <= capitals(company) {
         return None;
     }
@@ -482,7 +481,6 @@ fn respell(shown: &str, cover: &[&str]) -> String {
         return shown.to_string();
     }
     let Ok(re) = Regex::new(&format!(r"(?i)\b{}\b", words.join(r"\s+"))) else { return shown.to_string() };
-    let capitals = |t: &str| t.chars().filter(|c| c.is_uppercase()).count();
     for page in cover {
         for m in re.find_iter(page) {
             let t = m.as_str();
@@ -492,6 +490,11 @@ fn respell(shown: &str, cover: &[&str]) -> String {
         }
     }
     shown.to_string()
+}
+
+/// How many capital letters `t` has.
+fn capitals(t: &str) -> usize {
+    t.chars().filter(|c| c.is_uppercase()).count()
 }
 
 /// A company name in title case: "AMERICAN EXPRESS COMPANY" -> "American Express Company",

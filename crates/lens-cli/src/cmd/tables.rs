@@ -20,10 +20,10 @@ pub fn run(cli: &Global, args: Args) -> Result<()> {
     let lib = open(&cli.library)?;
     let p: lens_core::PageRef = page.parse()?;
     lib.check_page(&p.doc_id, p.page)?;
+    let book = if csv.is_some() || xlsx.is_some() { Some(lib.tables_book(&p)?) } else { None };
     for (out, excel) in [(csv, false), (xlsx, true)] {
-        let Some(out) = out else { continue };
-        let book = lib.tables_book(&p)?;
-        let bytes = lens_core::export::bytes(&book, excel)?;
+        let (Some(out), Some(book)) = (out, &book) else { continue };
+        let bytes = lens_core::export::bytes(book, excel)?;
         std::fs::write(&out, &bytes).map_err(|e| lens_core::LensError::Io { path: out.clone(), source: e })?;
         eprintln!("wrote {} ({} rows of figures)", out.display(), book.sheets[book.figures].rows.len() - 1);
     }
