@@ -317,9 +317,9 @@ async fn pick_pdfs<R: tauri::Runtime>(app: tauri::AppHandle<R>, state: tauri::St
     .await
 }
 
-/// Export a workpaper: the file is made by the service, then saved where the user chooses in
-/// the native save dialog (a webview has no downloads). The saved path, or `null` when the
-/// dialog was closed.
+/// Export a workpaper (or its figures as a spreadsheet): the file is made by the service, then
+/// saved where the user chooses in the native save dialog (a webview has no downloads). The
+/// saved path, or `null` when the dialog was closed.
 #[tauri::command]
 async fn export_workpaper<R: tauri::Runtime>(
     app: tauri::AppHandle<R>,
@@ -328,17 +328,9 @@ async fn export_workpaper<R: tauri::Runtime>(
 ) -> Result<Option<String>, ApiError> {
     let st = state.inner().clone();
     blocking(move || {
-        let wa: lens_api::WorkpaperArgs =
-            serde_json::from_value(args.clone()).map_err(|e| ApiError::from(LensError::BadInput(format!("export_workpaper: {e}"))))?;
-        let (name, bytes) = match st.remote() {
-            Some(remote) => remote.file("workpaper", &args)?,
-            None => {
-                let f = st.api.workpaper(&wa)?;
-                (f.name, f.bytes)
-            }
-        };
+        let wa: lens_api::WorkpaperArgs = parse_args("export_workpaper", &args)?;
         let (title, what) = if wa.format.is_sheet() { ("Save spreadsheet", "the spreadsheet") } else { ("Save workpaper", "the workpaper") };
-        save_with_dialog(&app, &st, title, &name, (wa.format.kind(), wa.format.ext()), &bytes, what)
+        save_service_file(&app, &st, "workpaper", &args, |api| api.workpaper(&wa), title, (wa.format.kind(), wa.format.ext()), what)
     })
     .await
 }
@@ -353,18 +345,47 @@ async fn export_tables<R: tauri::Runtime>(
 ) -> Result<Option<String>, ApiError> {
     let st = state.inner().clone();
     blocking(move || {
-        let ta: lens_api::TablesExportArgs =
-            serde_json::from_value(args.clone()).map_err(|e| ApiError::from(LensError::BadInput(format!("export_tables: {e}"))))?;
-        let (name, bytes) = match st.remote() {
-            Some(remote) => remote.file("tables_export", &args)?,
-            None => {
-                let f = st.api.tables_export(&ta)?;
-                (f.name, f.bytes)
-            }
-        };
-        save_with_dialog(&app, &st, "Save the page's tables", &name, (ta.format.kind(), ta.format.ext()), &bytes, "the spreadsheet")
+        let ta: lens_api::TablesExportArgs = parse_args("export_tables", &args)?;
+        save_service_file(
+            &app,
+            &st,
+            "tables_export",
+            &args,
+            |api| api.tables_export(&ta),
+            "Save the page's tables",
+            (ta.format.kind(), ta.format.ext()),
+            "the spreadsheet",
+        )
     })
     .await
+}
+
+/// A command's typed arguments, or a clear `bad_input` naming the command.
+fn parse_args<T: serde::de::DeserializeOwned>(cmd: &str, args: &serde_json::Value) -> Result<T, ApiError> {
+    serde_json::from_value(args.clone()).map_err(|e| ApiError::from(LensError::BadInput(format!("{cmd}: {e}"))))
+}
+
+/// A file the service makes (`make` on this window's library, or the team server's `cmd`),
+/// saved through the native save dialog.
+#[allow(clippy::too_many_arguments)]
+fn save_service_file<R: tauri::Runtime>(
+    app: &tauri::AppHandle<R>,
+    st: &AppState,
+    cmd: &str,
+    args: &serde_json::Value,
+    make: impl FnOnce(&lens_api::Api) -> lens_core::error::Result<lens_api::FileOut>,
+    title: &str,
+    filter: (&str, &str),
+    what: &str,
+) -> Result<Option<String>, ApiError> {
+    let (name, bytes) = match st.remote() {
+        Some(remote) => remote.file(cmd, args)?,
+        None => {
+            let f = make(&st.api)?;
+            (f.name, f.bytes)
+        }
+    };
+    save_with_dialog(app, st, title, &name, filter, &bytes, what)
 }
 
 /// Save a text file the UI made (the Log's or the labeler's JSONL) where the user chooses in
