@@ -583,7 +583,7 @@
       const b = el('button', 'link');
       b.appendChild(idNode(o.page));
       b.title = o.quote;
-      b.addEventListener('click', () => { const i = o.page.lastIndexOf('#'); openPage(o.page.slice(0, i), Number(o.page.slice(i + 1))); });
+      b.addEventListener('click', () => { const i = o.page.lastIndexOf('#'); openPage(o.page.slice(0, i), Number(o.page.slice(i + 1)), null, true); });
       td.appendChild(b);
       tr.appendChild(td);
       tb.appendChild(tr);
@@ -606,7 +606,7 @@
       api.pageImage(doc, page, boxes, 36).then((src) => { img.src = src; }).catch(() => { img.alt = p + ' (not shown)'; });
       b.appendChild(img);
       b.appendChild(idEl('span', 'muted', p));
-      b.addEventListener('click', () => openPage(doc, page));
+      b.addEventListener('click', () => openPage(doc, page, null, true));
       strip.appendChild(b);
     }
   }
@@ -726,7 +726,7 @@
       b.appendChild(idNode(p));
       const cited = r.citations.includes(p);
       if (cited) { b.classList.add('cited'); b.setAttribute('aria-label', p + ' (cited)'); }
-      b.addEventListener('click', () => { const i = p.lastIndexOf('#'); openPage(p.slice(0, i), Number(p.slice(i + 1))); });
+      b.addEventListener('click', () => { const i = p.lastIndexOf('#'); openPage(p.slice(0, i), Number(p.slice(i + 1)), null, true); });
       li.appendChild(b);
       if (cited) li.appendChild(el('span', 'badge', 'cited'));
       const x = info.get(p);
@@ -736,12 +736,22 @@
       if (x && x.snippet) { const sn = el('p', 'snippet'); sn.appendChild(marked(x.snippet, terms)); li.appendChild(sn); }
       ol.appendChild(li);
     }
-    if (r.citations.length) { const c = r.citations[0]; const i = c.lastIndexOf('#'); openPage(c.slice(0, i), Number(c.slice(i + 1))); }
-    else $('viewer').hidden = true;
+    // the cited page opens beside the answer (under it in a narrow window, where the answer
+    // stays in view and "Show it on the page" goes down to it)
+    $('see-page-p').hidden = !r.citations.length;
+    if (r.citations.length) {
+      const c = r.citations[0];
+      const x = info.get(c);
+      $('see-page').textContent = 'Show it on the page (' + shownName(c.slice(0, c.lastIndexOf('#'))) + ', ' + (x ? x.shown : 'PDF page ' + c.slice(c.lastIndexOf('#') + 1)).replace(/ (?=\d)/g, '\u00a0') + ')';
+      const i = c.lastIndexOf('#');
+      openPage(c.slice(0, i), Number(c.slice(i + 1)), 1, false, true);
+    } else $('viewer').hidden = true;
   }
 
-  async function openPage(doc, page, zoom) {
-    viewing = { doc, page, zoom: zoom || (viewing && viewing.zoom) || 1 };
+  // `reveal`: a click asked for this page, so a narrow window (the page under the answer) scrolls
+  // to it; a page opened by an arriving answer leaves the answer in view
+  async function openPage(doc, page, zoom, reveal, auto) {
+    viewing = { doc, page, zoom: zoom || (viewing && viewing.zoom) || 1, auto: !!auto };
     $('viewer').hidden = false;
     // the printed page number beside the PDF index, when the answer knows it
     const known = current && (current.page_info || []).concat(current.cited || []).find((x) => x.page === doc + '#' + page);
@@ -751,7 +761,7 @@
     const boxes = current ? current.boxes.filter((x) => x.doc_id === doc && x.page === page) : [];
     const cited = boxes.length > 0;
     // a narrow window stacks the page under the answer: bring it into view
-    if (window.innerWidth < 1100 && cited) $('viewer').scrollIntoView({ block: 'start' });
+    if (window.innerWidth < 1100 && reveal) $('viewer').scrollIntoView({ block: 'start' });
     try {
       const src = await api.pageImage(doc, page, boxes, Math.round(110 * viewing.zoom));
       // at the first zoom the page fits the column's width; + renders it larger
@@ -760,11 +770,36 @@
       $('page-img').alt = 'Page ' + page + ' of ' + doc + (cited ? ', evidence highlighted' : '');
     } catch (e) { showErr($('viewer-title'), e); }
   }
-  // the page arrives with its box in view
+  // the page arrives readable, with its evidence in view. An answer's cited page opens at the
+  // column's width; if its evidence lines (their boxes' heights, in PDF points, are the type's
+  // height) would be drawn under GLYPH_PX pixels high there, it opens larger: as large as keeps
+  // every box side by side in the column, but never under MIN_GLYPH_PX (a narrower column
+  // scrolls sideways to the evidence). + and - zoom by hand from there.
+  const GLYPH_PX = 10, MIN_GLYPH_PX = 9;
+  const boxesShown = () => (current && viewing ? current.boxes.filter((x) => x.doc_id === viewing.doc && x.page === viewing.page) : []);
   $('page-img').addEventListener('load', () => {
-    if (current && viewing && current.boxes.some((x) => x.doc_id === viewing.doc && x.page === viewing.page)) $('v-jump').click();
+    const img = $('page-img');
+    const onPage = boxesShown();
+    if (viewing && viewing.auto && onPage.length) {
+      viewing.auto = false;
+      const wPt = img.naturalWidth * 72 / (110 * viewing.zoom);
+      const shown = img.clientWidth / wPt; // CSS px per point now
+      const h = Math.min(...onPage.map((x) => x.t - x.b));
+      const span = Math.max(...onPage.map((x) => x.r)) - Math.min(...onPage.map((x) => x.l));
+      const side = 0.95 * $('viewer-scroll').clientWidth / span;
+      const want = Math.min(GLYPH_PX / h, Math.max(side, MIN_GLYPH_PX / h));
+      // zoom z draws 110 z dpi = 1.53 z px per point, unshrunk above 1
+      if (h > 0 && want > shown * 1.02) { openPage(viewing.doc, viewing.page, Math.min(4, Math.max(1.05, want * 72 / 110))); return; }
+    }
+    if (onPage.length) $('v-jump').click();
   });
   $('page-img').addEventListener('error', () => { $('viewer-title').textContent = 'This page could not be shown (see the log for details).'; });
+  $('see-page').addEventListener('click', () => {
+    if (!current || !current.citations.length) return;
+    const c = current.citations[0];
+    const i = c.lastIndexOf('#');
+    openPage(c.slice(0, i), Number(c.slice(i + 1)), 1, true, true);
+  });
   $('v-prev').addEventListener('click', () => viewing && viewing.page > 1 && openPage(viewing.doc, viewing.page - 1));
   $('v-next').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page + 1));
   $('v-zoom-in').addEventListener('click', () => viewing && openPage(viewing.doc, viewing.page, Math.min(viewing.zoom * 1.25, 4)));
@@ -794,22 +829,20 @@
     }
   });
   $('v-jump').addEventListener('click', () => {
-    if (!current || !current.boxes.length || !viewing) return;
-    const b = current.boxes.find((x) => x.doc_id === viewing.doc && x.page === viewing.page);
-    if (!b) return;
+    const onPage = boxesShown();
+    if (!onPage.length) return;
     const img = $('page-img');
-    const scale = img.clientHeight / (img.naturalHeight || img.clientHeight);
-    const dpi = 110 * viewing.zoom;
-    const ptToPx = dpi / 72 * scale;
-    const pageHeightPx = img.clientHeight;
-    const y = pageHeightPx - b.t * ptToPx;
-    $('viewer-scroll').scrollTop = Math.max(0, y - 80);
-    // and sideways on a zoomed page: a figure at the right of its row comes into view
-    // (the boxes of the page: a worked answer's row label and its cell, the cell at the right)
     const sc = $('viewer-scroll');
-    const onPage = current.boxes.filter((x) => x.doc_id === viewing.doc && x.page === viewing.page);
-    const right = Math.max(...onPage.map((x) => x.r)) * ptToPx;
-    if (right > sc.scrollLeft + sc.clientWidth || b.l * ptToPx < sc.scrollLeft) sc.scrollLeft = Math.max(0, right - sc.clientWidth + 40);
+    const ptToPx = img.clientWidth / (img.naturalWidth * 72 / (110 * viewing.zoom));
+    const hPt = img.naturalHeight * 72 / (110 * viewing.zoom);
+    // the first box's line a little under the top
+    $('viewer-scroll').scrollTop = Math.max(0, (hPt - onPage[0].t) * ptToPx - 80);
+    // sideways: every box when they fit side by side, else the one that matters most: a
+    // figure's cell (a narrow box, at the right of its row) or the start of the quoted line
+    const [l, r] = [Math.min(...onPage.map((x) => x.l)) * ptToPx, Math.max(...onPage.map((x) => x.r)) * ptToPx];
+    const cell = onPage.find((x) => x.r - x.l < 100);
+    const [tl, tr] = r - l <= sc.clientWidth - 40 ? [l, r] : cell ? [cell.l * ptToPx, cell.r * ptToPx] : [onPage[0].l * ptToPx, onPage[0].l * ptToPx + sc.clientWidth - 40];
+    if (tr > sc.scrollLeft + sc.clientWidth - 20 || tl < sc.scrollLeft + 20) sc.scrollLeft = Math.max(0, tr - tl <= sc.clientWidth - 40 ? (tl + tr - sc.clientWidth) / 2 : tl - 20);
   });
 
   async function feedback(value) {

@@ -385,3 +385,74 @@ test('a model answerer: offered once a model is found, streamed, its run shown',
     proc.kill();
   }
 });
+
+test('a why answer is its whole sentence, its page readable at the first fit with its lines in view, and at 480 px the answer stays in view', { timeout: 180000 }, async () => {
+  const library = mkdtempSync(join(tmpdir(), 'lens-e2e-why-'));
+  execFileSync(lens, ['--library', library, 'ingest', '--ocr', 'off', join(corpus, 'financebench/pdfs/GENERALMILLS_2022_10K.pdf')]);
+  const { proc, url } = await serve(library);
+  const browser = await launch();
+  // the shown page: CSS pixels per PDF point, and whether each evidence box lies inside the
+  // viewer's visible part (both ways)
+  const seen = (page) => page.evaluate(() => {
+    const img = document.getElementById('page-img');
+    const sc = document.getElementById('viewer-scroll');
+    const dpi = Number(new URL(img.src, location.href).searchParams.get('dpi') || 110);
+    const pxPerPt = img.clientWidth / (img.naturalWidth * 72 / dpi);
+    const v = sc.getBoundingClientRect();
+    const r = img.getBoundingClientRect();
+    const boxes = JSON.parse(new URL(img.src, location.href).searchParams.get('boxes') || '[]');
+    const inView = boxes.map((b) => {
+      const [x0, x1] = [r.left + b.l * pxPerPt, r.left + b.r * pxPerPt];
+      const [y0, y1] = [r.top + (img.naturalHeight * 72 / dpi - b.t) * pxPerPt, r.top + (img.naturalHeight * 72 / dpi - b.b) * pxPerPt];
+      return x0 >= v.left - 1 && x1 <= v.right + 1 && y0 >= v.top - 1 && y1 <= v.bottom + 1;
+    });
+    // the evidence's type as drawn: its boxes' height in pixels
+    const glyph = Math.min(...boxes.map((b) => (b.t - b.b) * pxPerPt));
+    const firstStart = boxes.length ? inView.length && (() => { const b = boxes[0]; const x = r.left + b.l * pxPerPt; const y = r.top + (img.naturalHeight * 72 / dpi - b.t) * pxPerPt; return x >= v.left - 1 && x <= v.right && y >= v.top - 1 && y <= v.bottom; })() : false;
+    return { pxPerPt, glyph, boxes: boxes.length, inView, firstStart };
+  });
+  const ask = async (page, q) => {
+    await page.fill('#q', q);
+    await page.click('#ask-btn');
+    await page.waitForFunction(() => document.getElementById('answer-meta').textContent.includes('pages found in'), null, { timeout: 60000 });
+    await page.waitForFunction(() => { const i = document.getElementById('page-img'); return i.complete && i.naturalWidth > 0 && i.src.includes('boxes='); });
+    await page.waitForTimeout(400);
+  };
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(url);
+    await page.click('button.tab[data-view=ask]');
+    await ask(page, "Why did General Mills' net sales increase 5 percent in fiscal 2022?");
+    // the sentence read whole across its printed lines, to its full stop, and shown as supported
+    assert.equal((await page.textContent('#answer-text')).trim(), 'The 5 percent increase in net sales in fiscal 2022 reflects favorable net price realization and mix, partially offset by a decrease in contributions from volume growth.');
+    assert.equal(await page.textContent('#support'), 'Supported by the cited page');
+    // the page opens large enough to read its evidence (this filing prints its pages shrunk:
+    // 4.6 pt type, 5 px high at the column's width), and every line of the sentence is boxed and
+    // in view
+    let s = await seen(page);
+    assert.ok(s.glyph >= 9.5, 'the evidence drawn ' + s.glyph.toFixed(1) + ' px high: ' + JSON.stringify(s));
+    assert.ok(s.boxes >= 2 && s.inView.every(Boolean), JSON.stringify(s));
+    await page.screenshot({ path: join(out, 'ask-why.png') });
+    // zoomed out by hand, the whole page's width fits the column
+    for (let i = 0; i < 3; i++) await page.click('#v-zoom-out');
+    await page.waitForFunction(() => { const i = document.getElementById('page-img'); const sc = document.getElementById('viewer-scroll'); return i.complete && Number(new URL(i.src, location.href).searchParams.get('dpi')) <= 110 && i.naturalWidth > 0 && i.clientWidth <= sc.clientWidth; });
+
+    // a narrow window: the answer that arrives stays in view (the page is under it, one click
+    // on its citation away), and the page is still readable with its lines in view there
+    await page.setViewportSize({ width: 480, height: 800 });
+    await ask(page, "Why did General Mills' net sales increase 5 percent in fiscal 2022?");
+    const a = await page.locator('#answer-text').boundingBox();
+    assert.ok(a && a.y >= 0 && a.y < 800, 'the answer is in view at 480 px: ' + JSON.stringify(a));
+    await page.screenshot({ path: join(out, 'ask-why-narrow.png') });
+    await page.click('#see-page');
+    await page.waitForFunction(() => { const v = document.getElementById('viewer').getBoundingClientRect(); return v.top >= -1 && v.top < 200; });
+    await page.waitForTimeout(300);
+    s = await seen(page);
+    // readable there too, the sentence's start in view (the line is wider than the column)
+    assert.ok(s.glyph >= 8.5, 'the evidence drawn ' + s.glyph.toFixed(1) + ' px high at 480 px: ' + JSON.stringify(s));
+    assert.ok(s.firstStart, JSON.stringify(s));
+  } finally {
+    await browser.close();
+    proc.kill();
+  }
+});
