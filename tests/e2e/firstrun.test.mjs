@@ -107,18 +107,22 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     // a library as a user's grows: filings with long names and aliases, answers with long
     // quotes in the Log (words broke in two there: "Remov/e", a quote column a few letters wide)
     await page.click('button.tab[data-view=library]');
-    await page.setInputFiles('#file-input', [join(corpus, 'financebench/pdfs/JOHNSON_JOHNSON_2023Q2_EARNINGS.pdf'), join(corpus, 'financebench/pdfs/AMCOR_2022_8K_dated-2022-07-01.pdf')]);
+    await page.setInputFiles('#file-input', [join(corpus, 'financebench/pdfs/JOHNSON_JOHNSON_2023Q2_EARNINGS.pdf'), join(corpus, 'financebench/pdfs/AMCOR_2022_8K_dated-2022-07-01.pdf'), join(corpus, 'financebench/pdfs/ULTABEAUTY_2023Q4_EARNINGS.pdf')]);
     await page.waitForSelector('#docs tr[data-doc="AMCOR_2022_8K_dated-2022-07-01"]', { timeout: 90000 });
     await page.waitForSelector('#docs tr[data-doc="JOHNSON_JOHNSON_2023Q2_EARNINGS"]', { timeout: 90000 });
+    // a release's period from its title page ("Fourth Quarter Fiscal 2022 Results"), not its
+    // file name's 2023
+    await page.waitForSelector('#docs tr[data-doc="ULTABEAUTY_2023Q4_EARNINGS"]', { timeout: 90000 });
+    await page.waitForFunction(() => /^Ulta Beauty Q4 FY2022 earnings/.test(document.querySelector('#docs tr[data-doc="ULTABEAUTY_2023Q4_EARNINGS"] td:first-child').textContent), null, { timeout: 30000 });
     // the company as the release prints it, its aliases as a user writes them
     assert.match(await page.textContent('#docs tr[data-doc="JOHNSON_JOHNSON_2023Q2_EARNINGS"] td:nth-child(3)'), /^Johnson & Johnson$/);
     const aliases = await page.textContent('#docs tr[data-doc="JOHNSON_JOHNSON_2023Q2_EARNINGS"] td.aliases');
     assert.match(aliases, /J&J/);
     assert.doesNotMatch(aliases, /johnsonjohnson/);
     await page.click('button.tab[data-view=ask]');
-    // "Search in" shows every filing (three here), none hidden below a scroll
-    await page.waitForFunction(() => document.getElementById('scope').options.length === 3);
-    assert.equal(await page.$eval('#scope', (s) => s.size), 3);
+    // "Search in" shows every filing (four here), none hidden below a scroll
+    await page.waitForFunction(() => document.getElementById('scope').options.length === 4);
+    assert.equal(await page.$eval('#scope', (s) => s.size), 4);
     for (const q of ['Which notes are covered by the supplemental indentures of Amcor Finance (USA) and Amcor Flexibles North America?', "What does Johnson & Johnson say about its 2023 full-year guidance for adjusted operational sales?"]) {
       await page.fill('#q', q);
       await page.click('#ask-btn');
