@@ -6,6 +6,7 @@ fn main() {
         "page_image",
         "pick_pdfs",
         "export_workpaper",
+        "export_tables",
         "save_text",
         "open_text",
     ])))

@@ -707,7 +707,8 @@
     const by = r.found_by === 'calculation' ? 'worked out by the calculator' : r.model ? 'written by the model' : r.not_found ? 'nothing quoted' : 'quoted from the page';
     const where = r.device.startsWith('cpu') ? "this computer's processor" : r.device.startsWith('cuda') || r.device.startsWith('metal') ? 'the graphics processor' : r.device;
     const how = { bm25: 'keyword search', dense: 'meaning search', hybrid: 'keyword + meaning search', vision: 'page-image search' }[r.retriever] || r.retriever;
-    $('answer-meta').textContent = 'pages found in ' + r.retrieve_ms.toFixed(0) + ' ms by ' + how + ' · answered in ' + r.answer_ms.toFixed(0) + ' ms, ' + by + m + ' on ' + where + (found ? ' · ' + found : '') + scope;
+    $('answer-meta').textContent = '';
+    $('answer-meta').appendChild(wholeWords('pages found in ' + r.retrieve_ms.toFixed(0) + ' ms by ' + how + ' · answered in ' + r.answer_ms.toFixed(0) + ' ms, ' + by + m + ' on ' + where + (found ? ' · ' + found : '') + scope));
     const details = [r.answerer + ' answerer, ' + r.retriever + ' retriever, device ' + r.device].concat(r.details || []).concat(r.model ? (r.model.notes || []).filter((n) => !(r.details || []).includes(n)) : []);
     if (details.length) withDetails($('answer-meta'), details.join('\n'));
     $('fb-msg').textContent = '';
@@ -766,16 +767,18 @@
       const src = await api.pageImage(doc, page, boxes, Math.round(110 * viewing.zoom));
       // at the first zoom the page fits the column's width; + renders it larger
       $('page-img').classList.toggle('fit', viewing.zoom <= 1);
+      $('page-img').style.width = '';
       $('page-img').src = src;
       $('page-img').alt = 'Page ' + page + ' of ' + doc + (cited ? ', evidence highlighted' : '');
     } catch (e) { showErr($('viewer-title'), e); }
   }
   // the page arrives readable, with its evidence in view. An answer's cited page opens at the
   // column's width; if its evidence lines (their boxes' heights, in PDF points, are the type's
-  // height) would be drawn under GLYPH_PX pixels high there, it opens larger: as large as keeps
-  // every box side by side in the column, but never under MIN_GLYPH_PX (a narrower column
-  // scrolls sideways to the evidence). + and - zoom by hand from there.
-  const GLYPH_PX = 10, MIN_GLYPH_PX = 9;
+  // height) would be drawn small there, it opens larger: up to GLYPH_PX pixels high while every
+  // box still fits side by side in the column (no smaller than SIDE_GLYPH_PX for that); when
+  // they cannot fit at that size, at MIN_GLYPH_PX, scrolled sideways to the evidence. + and -
+  // zoom by hand from there.
+  const GLYPH_PX = 10, SIDE_GLYPH_PX = 8, MIN_GLYPH_PX = 9;
   const boxesShown = () => (current && viewing ? current.boxes.filter((x) => x.doc_id === viewing.doc && x.page === viewing.page) : []);
   $('page-img').addEventListener('load', () => {
     const img = $('page-img');
@@ -787,9 +790,15 @@
       const h = Math.min(...onPage.map((x) => x.t - x.b));
       const span = Math.max(...onPage.map((x) => x.r)) - Math.min(...onPage.map((x) => x.l));
       const side = 0.95 * $('viewer-scroll').clientWidth / span;
-      const want = Math.min(GLYPH_PX / h, Math.max(side, MIN_GLYPH_PX / h));
-      // zoom z draws 110 z dpi = 1.53 z px per point, unshrunk above 1
-      if (h > 0 && want > shown * 1.02) { openPage(viewing.doc, viewing.page, Math.min(4, Math.max(1.05, want * 72 / 110))); return; }
+      const want = side * h >= SIDE_GLYPH_PX ? Math.min(GLYPH_PX / h, side) : MIN_GLYPH_PX / h;
+      // zoom z draws 110 z dpi = 1.53 z px per point, unshrunk above 1; under that, this image
+      // is drawn at the size wanted
+      if (h > 0 && want > shown * 1.02) {
+        const z = want * 72 / (110 * viewing.zoom);
+        if (z > 1) { openPage(viewing.doc, viewing.page, Math.min(4, viewing.zoom * z)); return; }
+        img.classList.remove('fit');
+        img.style.width = Math.round(wPt * want) + 'px';
+      }
     }
     if (onPage.length) $('v-jump').click();
   });

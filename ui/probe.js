@@ -39,8 +39,9 @@
     const open = [...document.querySelectorAll('.tab')].find((b) => b.getAttribute('aria-pressed') === 'true');
     const view = open ? open.dataset.view : '';
     // what a user sees, for the desktop window's tests: the question box, the answer, its label,
-    // the page viewer's title, the Library's companies, and where the Log's first reopen
-    // button and the answer and page are (to click them)
+    // the page viewer's title, the Library's companies, how the question was read, and where
+    // the Log's first reopen button, the answer, the page and the answer's buttons are (to
+    // click them)
     const text = (id) => { const e = document.getElementById(id); return e && !e.closest('[hidden]') ? e.textContent.trim() : ''; };
     const rect = (sel) => { const e = document.querySelector(sel); if (!e || e.offsetParent === null) return null; const r = e.getBoundingClientRect(); return { x: Math.round(r.x + r.width / 2), y: Math.round(r.y + Math.min(r.height / 2, 40)) }; };
     const report = {
@@ -53,7 +54,11 @@
       support: text('support'),
       viewer: text('viewer-title'),
       companies: [...document.querySelectorAll('#docs tbody td:nth-child(3)')].map((td) => td.textContent.trim()),
-      at: { reopen: rect('#log tbody button[aria-label^="Reopen answer"]'), answer: rect('#answer-text'), page: rect('#viewer-scroll') },
+      reading: text('reading'),
+      at: {
+        reopen: rect('#log tbody button[aria-label^="Reopen answer"]'), answer: rect('#answer-text'), page: rect('#viewer-scroll'),
+        follow_up: rect('#follow-up'), export_xlsx: rect('#x-xlsx'), tables_xlsx: rect('#v-tables'),
+      },
     };
     window.lensApi.call('layout_report', report).catch(() => {});
   });

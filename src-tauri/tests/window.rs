@@ -116,6 +116,11 @@ fn open_in_dialog(title: &str, path: &str) {
 /// is saved in the folder the dialog opened at), then Return; the saved file's text once it is
 /// at `path` (`failed` is the screenshot taken when it never is).
 fn save_in_dialog(title: &str, typed: &str, path: &Path, failed: &str) -> String {
+    String::from_utf8(saved_in_dialog(title, typed, path, failed)).expect("a text file was saved")
+}
+
+/// As `save_in_dialog`, the saved file's bytes (a workbook).
+fn saved_in_dialog(title: &str, typed: &str, path: &Path, failed: &str) -> Vec<u8> {
     let dialog = window(title, 20);
     xdotool(&["windowfocus", "--sync", &dialog]);
     std::thread::sleep(Duration::from_millis(700));
@@ -132,7 +137,23 @@ fn save_in_dialog(title: &str, typed: &str, path: &Path, failed: &str) -> String
         std::thread::sleep(Duration::from_millis(300));
     }
     std::thread::sleep(Duration::from_millis(500)); // written whole
-    std::fs::read_to_string(path).unwrap()
+    std::fs::read(path).unwrap()
+}
+
+/// Every cell of a workbook, sheet by sheet, as openpyxl reads it (Debian's python3-openpyxl,
+/// which `scripts/setup` installs): one line per row, cells separated by tabs.
+fn workbook_text(path: &Path) -> String {
+    let script = "import sys, openpyxl\nwb = openpyxl.load_workbook(sys.argv[1])\nfor ws in wb:\n    print('# ' + ws.title)\n    for r in ws.iter_rows(values_only=True):\n        print('\\t'.join('' if v is None else str(v) for v in r))";
+    let py = if Path::new("/usr/bin/python3").exists() { "/usr/bin/python3" } else { "python3" };
+    let o = Command::new(py).args(["-c", script]).arg(path).output().expect("python3 runs");
+    assert!(o.status.success(), "openpyxl could not read {}: {}", path.display(), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A file's sha256 in hex, by coreutils' sha256sum.
+fn sha256_of(path: &str) -> String {
+    let o = Command::new("sha256sum").arg(path).output().expect("sha256sum runs");
+    String::from_utf8_lossy(&o.stdout).split_whitespace().next().unwrap().to_string()
 }
 
 fn corpus_pdf(name: &str) -> String {
@@ -420,6 +441,8 @@ fn what_the_window_shows_is_what_is_filed() {
     library_with(lib.path(), &["NIKE_2019_10K", "JOHNSON_JOHNSON_2023Q2_EARNINGS"], &[]);
     let (_procs, rx) = start_probed(lib.path(), home.path());
     let app = window("10-K Lens", 30);
+    // tall enough that the answer's buttons (exports, follow-up) are on screen to be clicked
+    xdotool(&["windowsize", &app, "1280", "1300"]);
     std::thread::sleep(Duration::from_secs(3));
     let question = "What are Nike's total current assets at the end of FY2019?";
     ask_in_window(&app, lib.path(), question);
@@ -429,6 +452,27 @@ fn what_the_window_shows_is_what_is_filed() {
     assert_eq!(asked["support"], "Supported by the cited page", "{asked}");
     assert!(asked["viewer"].as_str().unwrap().ends_with("p. 52 (PDF page 54)"), "{asked}");
     screenshot("app-answer-years.png");
+    // the answer's evidence as a workbook (Export (Excel)) and the page's tables (Tables
+    // (Excel)), each saved through the native dialog and read back by openpyxl: the figures with
+    // their page, box and the filing's sha256
+    let on = |what: &str| {
+        let at = &asked["at"][what];
+        assert!(at["y"].as_i64().is_some_and(|y| (0..1300).contains(&y)), "{what} is not on screen: {asked}");
+        at.clone()
+    };
+    click_at(&app, &on("export_xlsx"));
+    saved_in_dialog("Save spreadsheet", "nike-evidence", &home.path().join("nike-evidence.xlsx"), "failed-save-xlsx.png");
+    let book = workbook_text(&home.path().join("nike-evidence.xlsx"));
+    let sha = sha256_of(&corpus_pdf("NIKE_2019_10K"));
+    assert!(book.contains("# Answers") && book.contains("# Evidence"), "{book}");
+    // (this answer quotes its line, both years: the line as printed, its box, page and file)
+    assert!(book.lines().any(|l| l.contains("Total current assets 16,525") && l.contains("NIKE_2019_10K#54") && l.contains(&sha)), "{book}");
+    xdotool(&["windowfocus", "--sync", &app]);
+    std::thread::sleep(Duration::from_millis(500));
+    click_at(&app, &on("tables_xlsx"));
+    saved_in_dialog("Save the page's tables", "nike-tables", &home.path().join("nike-tables.xlsx"), "failed-save-tables.png");
+    let tables = workbook_text(&home.path().join("nike-tables.xlsx"));
+    assert!(tables.lines().any(|l| l == "Total current assets\t16525\t15134"), "{tables}");
     // letters typed outside the page viewer never turn pages; on the page they do
     click_at(&app, &asked["at"]["answer"]);
     xdotool(&["type", "n"]);
@@ -467,4 +511,25 @@ fn what_the_window_shows_is_what_is_filed() {
     std::thread::sleep(Duration::from_millis(1500));
     let companies = probe(&app, &rx)["companies"].clone();
     assert!(companies.as_array().unwrap().iter().any(|c| c == "Johnson & Johnson"), "{companies}");
+
+    // a follow-up in the window: "Ask a follow-up" under the reopened answer, then only the
+    // period typed; Nike and the figure are kept, and the line above the answer says so
+    xdotool(&["key", "--clearmodifiers", "alt+1"]);
+    std::thread::sleep(Duration::from_millis(1000));
+    let shown = probe(&app, &rx);
+    click_at(&app, &shown["at"]["follow_up"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let before = logged(lib.path());
+    xdotool(&["type", "--delay", "10", "and in FY2018?"]);
+    xdotool(&["key", "Return"]);
+    let t0 = Instant::now();
+    while logged(lib.path()) == before {
+        assert!(t0.elapsed().as_secs() < 60, "the follow-up typed in the window was not answered");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let followed = probe(&app, &rx);
+    assert!(followed["answer"].as_str().unwrap().contains("15,134"), "{followed}");
+    assert!(followed["reading"].as_str().unwrap().starts_with("Follow-up of #"), "{followed}");
+    screenshot("app-follow-up.png");
 }
