@@ -571,6 +571,36 @@ fn team_users_on_postgresql() {
     assert!(body.contains("3M_2018_10K#"), "{body}");
     child.kill().unwrap();
     let _ = child.wait();
+    // a server with one connection to its database, held by a request waiting on a lock (another
+    // session holds the users table): the next request is refused at once with 503 "busy" and
+    // its reason, not left hanging; the first is answered once the lock goes
+    let (mut child, _, port) = start_serve(lib2.path(), &["--team", "--database", &url, "--db-pool", "1", "--db-wait", "0.5"]);
+    let mut locker = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let mut tx = locker.transaction().unwrap();
+    tx.batch_execute("LOCK TABLE users IN ACCESS EXCLUSIVE MODE").unwrap();
+    let head = format!("POST /api/documents HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-lens-token: {carl}");
+    let first = {
+        let head = head.clone();
+        std::thread::spawn(move || http(port, &head, b"{}"))
+    };
+    let mut watch = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let t0 = std::time::Instant::now();
+    while watch
+        .query_one("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", &[])
+        .unwrap()
+        .get::<_, i64>(0)
+        < 1
+    {
+        assert!(t0.elapsed().as_secs() < 20, "the first request never reached the lock");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let (st, body) = http(port, &head, b"{}");
+    assert_eq!(st, 503, "{body}");
+    assert!(body.contains("\"code\":\"busy\"") && body.contains("all 1 connections to the team database"), "{body}");
+    tx.commit().unwrap();
+    assert_eq!(first.join().unwrap().0, 200);
+    child.kill().unwrap();
+    let _ = child.wait();
     // a wrong database URL: a clear message, nothing served
     let lib = tempfile::tempdir().unwrap();
     let o = lens(lib.path(), &["serve", "--port", "0", "--team", "--database", "postgres://lens:pw@127.0.0.1:1/nope"]);

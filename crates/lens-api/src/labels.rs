@@ -147,19 +147,19 @@ pub struct Export {
 
 impl Api {
     pub fn label_sets(&self) -> Result<Vec<SetInfo>> {
-        self.with_records(|_, r| labels::sets(r))
+        self.with_records_only(|r| labels::sets(r))
     }
 
     pub fn label_create_set(&self, set: &str) -> Result<String> {
-        self.with_records(|_, r| labels::create_set(r, set))
+        self.with_records_only(|r| labels::create_set(r, set))
     }
 
     pub fn label_remove_set(&self, set: &str) -> Result<()> {
-        self.with_records(|_, r| labels::remove_set(r, set))
+        self.with_records_only(|r| labels::remove_set(r, set))
     }
 
     pub fn label_questions(&self, set: &str) -> Result<Vec<Question>> {
-        self.with_records(|_, r| labels::questions(r, set))
+        self.with_records_only(|r| labels::questions(r, set))
     }
 
     /// A question with the pages to grade.
@@ -242,27 +242,27 @@ impl Api {
     }
 
     pub fn label_add(&self, a: &AddQuestionArgs) -> Result<Question> {
-        self.with_records(|_, r| labels::add_question(r, &a.set, &a.query, a.qid.as_deref(), None))
+        self.with_records_only(|r| labels::add_question(r, &a.set, &a.query, a.qid.as_deref(), None))
     }
 
     pub fn label_from_log(&self, a: &FromLogArgs) -> Result<Question> {
-        self.with_records(|_, r| labels::add_from_log(r, &a.set, a.log_id))
+        self.with_records_only(|r| labels::add_from_log(r, &a.set, a.log_id))
     }
 
     pub fn label_grade(&self, a: &GradeArgs) -> Result<Question> {
-        self.with_records(|_, r| labels::grade(r, &a.set, &a.qid, &a.page, &a.annotator, a.grade))
+        self.with_records_only(|r| labels::grade(r, &a.set, &a.qid, &a.page, &a.annotator, a.grade))
     }
 
     pub fn label_save(&self, a: &SaveArgs) -> Result<Question> {
-        self.with_records(|_, r| labels::save_answer(r, &a.set, &a.qid, &a.annotator, &a.save))
+        self.with_records_only(|r| labels::save_answer(r, &a.set, &a.qid, &a.annotator, &a.save))
     }
 
     pub fn label_add_box(&self, a: &BoxArgs) -> Result<i64> {
-        self.with_records(|_, r| labels::add_box(r, &a.set, &a.qid, &a.annotator, &a.rect))
+        self.with_records_only(|r| labels::add_box(r, &a.set, &a.qid, &a.annotator, &a.rect))
     }
 
     pub fn label_remove_box(&self, a: &RemoveBoxArgs) -> Result<()> {
-        self.with_records(|_, r| labels::remove_box(r, &a.set, &a.qid, a.id))
+        self.with_records_only(|r| labels::remove_box(r, &a.set, &a.qid, a.id))
     }
 
     pub fn label_import(&self, a: &ImportArgs) -> Result<ImportReport> {
@@ -274,14 +274,14 @@ impl Api {
     }
 
     pub fn label_export(&self, set: &str) -> Result<Export> {
-        let lines = self.with_records(|_, r| labels::export(r, set))?;
+        let lines = self.with_records_only(|r| labels::export(r, set))?;
         let jsonl: String = lines.iter().map(|v| format!("{v}\n")).collect();
         let stem: String = set.trim().chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
         Ok(Export { set: set.trim().to_string(), file_name: format!("{stem}.labels.jsonl"), questions: lines.len(), jsonl })
     }
 
     pub fn label_agreement(&self, set: &str) -> Result<Agreement> {
-        self.with_records(|_, r| labels::agreement(r, set))
+        self.with_records_only(|r| labels::agreement(r, set))
     }
 
     /// The retrieval eval on a set, with the options `lens eval --labels` uses by default.

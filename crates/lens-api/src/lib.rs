@@ -204,9 +204,19 @@ impl Api {
         })
     }
 
+    /// Run `f` on the records in use alone: the team's database without waiting for the
+    /// library (a token check or a label save never queues behind an ingest or a slow
+    /// database call of another user), else the library's own store.
+    pub fn with_records_only<T>(&self, f: impl FnOnce(&dyn Records) -> Result<T>) -> Result<T> {
+        match &self.records {
+            Some(r) => f(r.as_ref()),
+            None => self.with_library(|l| f(l.store())),
+        }
+    }
+
     /// Where the log and the users are kept.
     pub fn records_place(&self) -> Result<String> {
-        self.with_records(|_, r| Ok(r.place()))
+        self.with_records_only(|r| Ok(r.place()))
     }
 
     /// Run `f` on the (lazily opened) library, one caller at a time. Keep `f` short: every other
@@ -421,7 +431,7 @@ impl Api {
 
     pub fn feedback(&self, a: &FeedbackArgs) -> Result<()> {
         let note = a.note.as_deref().filter(|s| !s.trim().is_empty());
-        self.with_records(|_, r| r.set_feedback(a.id, a.value, note, a.user.as_deref()))
+        self.with_records_only(|r| r.set_feedback(a.id, a.value, note, a.user.as_deref()))
     }
 
     // ---- documents

@@ -67,6 +67,30 @@ pub(crate) struct Global {
     models: Option<PathBuf>,
 }
 
+/// How a command reaches the team's PostgreSQL database (with `--database`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct DbArgs {
+    /// Connections to the database kept open at most (each request holds one while it runs)
+    #[arg(long, env = "LENS_DB_POOL", default_value_t = 8)]
+    db_pool: u32,
+    /// Seconds a request waits for a free connection before it is refused as busy (503)
+    #[arg(long, env = "LENS_DB_WAIT", default_value_t = 5.0)]
+    db_wait: f64,
+    /// Allow sslmode=disable or prefer to a database on another machine (the password and the
+    /// records then cross the network in clear)
+    #[arg(long, env = "LENS_DB_CLEARTEXT")]
+    db_cleartext: bool,
+}
+
+impl DbArgs {
+    pub fn options(&self) -> Result<lens_pg::DbOptions> {
+        if !(self.db_wait.is_finite() && self.db_wait > 0.0 && self.db_wait <= 600.0) {
+            return Err(lens_core::LensError::BadInput(format!("--db-wait {}: give seconds between 0 and 600", self.db_wait)).into());
+        }
+        Ok(lens_pg::DbOptions { pool_size: self.db_pool, wait: std::time::Duration::from_secs_f64(self.db_wait), allow_cleartext: self.db_cleartext })
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Ingest PDF files or folders (recursive)
@@ -144,6 +168,8 @@ enum Cmd {
         /// repeat for more. Requests naming another host are refused
         #[arg(long = "name", requires = "tls_cert")]
         names: Vec<String>,
+        #[command(flatten)]
+        db: DbArgs,
     },
     /// Team users of this library (`lens serve --team`): add, list, remove
     User(cmd::user::Args),
@@ -158,6 +184,8 @@ enum Cmd {
         /// $LENS_DATABASE_URL, else the library's file)
         #[arg(long, env = "LENS_DATABASE_URL", global = true)]
         database: Option<String>,
+        #[command(flatten)]
+        db: DbArgs,
         #[command(subcommand)]
         what: labels::LabelsCmd,
     },
@@ -258,9 +286,10 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Feedback(a) => cmd::feedback::run(&g, a)?,
         Cmd::Dense(a) => cmd::dense::run(&g, a)?,
         Cmd::Watch(a) => cmd::watch::run(&g, a)?,
-        Cmd::Serve { port, team, database, listen, tls_cert, tls_key, names } => {
+        Cmd::Serve { port, team, database, listen, tls_cert, tls_key, names, db } => {
             let tls = tls_cert.zip(tls_key);
-            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &lens_server::Options { team, database, listen, tls, names })?
+            let opts = lens_server::Options { team, database, listen, tls, names, db: db.options()? };
+            lens_server::run(lens_core::paths::library_dir(g.library.as_deref()), port, &opts)?
         }
         Cmd::User(a) => cmd::user::run(&g, a)?,
         Cmd::Vision { what } => {
@@ -268,10 +297,10 @@ fn run(cli: Cli) -> Result<()> {
             let st = settings(&lib, &g.models)?;
             vision::run(&lib, st, what)?
         }
-        Cmd::Labels { database, what } => {
+        Cmd::Labels { database, db, what } => {
             let lib = open(&g.library)?;
             match database {
-                Some(url) => labels::run(&lib, &lens_pg::PgRecords::connect(&url)?, what)?,
+                Some(url) => labels::run(&lib, &lens_pg::PgRecords::connect_with(&url, &db.options()?)?, what)?,
                 None => labels::run(&lib, lib.store(), what)?,
             }
         }

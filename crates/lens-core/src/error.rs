@@ -52,6 +52,9 @@ pub enum LensError {
     /// A team database (PostgreSQL) that cannot be reached, or refused what was asked.
     #[error("the team database: {0}")]
     Database(String),
+    /// Every connection to the team database in use for longer than a request waits: try again.
+    #[error("busy: {0}")]
+    Busy(String),
     /// A spreadsheet (CSV or Excel) that could not be written.
     #[error("the spreadsheet could not be written: {0}")]
     Export(String),
@@ -82,6 +85,7 @@ impl LensError {
             LensError::LibraryVersion { .. } => "library_version",
             LensError::Database(_) => "database",
             LensError::Export(_) => "export",
+            LensError::Busy(_) => "busy",
         }
     }
 

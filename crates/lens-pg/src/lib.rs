@@ -4,17 +4,26 @@
 //! (`migrations/`, run in order in one transaction each, the version kept in
 //! `lens_schema_version`); rows pass through [`LogColumns`], as in SQLite.
 //!
-//! The connection is made at [`PgRecords::connect`] (a wrong URL is a clear error there) and
-//! made again on the next call after the server went away: a call that fails meanwhile says
-//! so and writes nothing half-way (each write is one statement).
+//! Requests share a pool of connections ([`DbOptions`]: its size, how long a request waits for
+//! one before it is refused as busy); TLS, timeouts and the rule against clear text to another
+//! machine are [`connect`]'s. The first connection is made at [`PgRecords::connect_with`] (a
+//! wrong URL, or a database that cannot be reached, is a clear error there); a connection the
+//! server dropped is found dead when next taken and replaced, so the store recovers by itself
+//! when the database is back. Each write is one statement or one transaction: a call that fails
+//! midway writes nothing.
 
+pub mod connect;
+pub use connect::DbOptions;
+
+use connect::shown;
 use lens_core::error::{LensError, Result};
 use lens_core::labelstore::{self as ls, AnswerEntry, GradeEntry, LabelBox, LabelOp, LabelStore, SetRow, StoredQuestion};
 use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
 use lens_core::replica::{FilingCopy, Filings, PageCopy, PageVectors};
 use lens_core::users::{check_name, new_token, token_hash, Role, User};
-use postgres::{Client, NoTls};
-use std::sync::Mutex;
+use postgres::Client;
+use r2d2_postgres::PostgresConnectionManager;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// Ordered schema migrations; never edit one that has shipped, append.
 const MIGRATIONS: &[&str] = &[
@@ -32,15 +41,8 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 /// The team's records in a PostgreSQL database.
 pub struct PgRecords {
     url: String,
-    /// `None` after the connection was lost: the next call connects again.
-    client: Mutex<Option<Client>>,
-}
-
-/// "host:port/db" of a URL, never its password.
-fn shown(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |x| x.1);
-    let rest = rest.rsplit_once('@').map_or(rest, |x| x.1);
-    rest.split('?').next().unwrap_or(rest).to_string()
+    pool: r2d2::Pool<PostgresConnectionManager<MakeRustlsConnect>>,
+    opts: DbOptions,
 }
 
 /// Did `e` come from the connection (lost, refused), not from the database refusing a statement?
@@ -52,19 +54,25 @@ fn connection_lost(e: &postgres::Error) -> bool {
 }
 
 fn db_err(url: &str, e: postgres::Error) -> LensError {
-    let why = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_else(|| e.to_string());
+    // the driver's words and their causes ("error performing TLS handshake: invalid peer
+    // certificate: NotValidForName")
+    let why = e.as_db_error().map(|d| d.message().to_string()).unwrap_or_else(|| {
+        let mut why = e.to_string();
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            let c_text = c.to_string();
+            if !why.contains(&c_text) {
+                why = format!("{why}: {c_text}");
+            }
+            cause = c.source();
+        }
+        why
+    });
     if connection_lost(&e) {
         LensError::Database(format!("PostgreSQL at {} cannot be reached ({why}); nothing was written; try again when it is back", shown(url)))
     } else {
         LensError::Database(format!("PostgreSQL at {}: {why}", shown(url)))
     }
-}
-
-fn connect(url: &str) -> Result<Client> {
-    if !url.starts_with("postgres://") && !url.starts_with("postgresql://") {
-        return Err(LensError::BadInput(format!("`{}` is not a PostgreSQL URL (postgres://USER@HOST:PORT/DATABASE)", shown(url))));
-    }
-    Client::connect(url, NoTls).map_err(|e| db_err(url, e))
 }
 
 /// Bring the schema up to this build's version; refuse a database of a newer one.
@@ -125,33 +133,58 @@ fn columns_of(r: &postgres::Row) -> LogColumns {
 }
 
 impl PgRecords {
-    /// Connect to `url` and bring its schema up to date.
+    /// Connect to `url` with the default [`DbOptions`] and bring its schema up to date.
     pub fn connect(url: &str) -> Result<PgRecords> {
-        let mut c = connect(url)?;
-        migrate(url, &mut c)?;
-        Ok(PgRecords { url: url.to_string(), client: Mutex::new(Some(c)) })
+        PgRecords::connect_with(url, &DbOptions::default())
     }
 
-    /// Run `f` on the connection, connecting again first when it was lost. A failure that lost
-    /// the connection drops it, so the next call starts afresh.
+    /// Connect to `url` (see [`connect`] for what it may say) with a pool sized by `opts`, and
+    /// bring its schema up to date.
+    pub fn connect_with(url: &str, opts: &DbOptions) -> Result<PgRecords> {
+        if opts.pool_size == 0 {
+            return Err(LensError::BadInput("the database pool needs at least one connection".into()));
+        }
+        let t = connect::target(url, opts)?;
+        let tls = connect::connector(&t)?;
+        // the first connection now, outside the pool: a wrong password or an unreachable server
+        // is said at once; the schema is brought up on it
+        let mut first = t.config.connect(tls.clone()).map_err(|e| db_err(url, e))?;
+        migrate(url, &mut first)?;
+        drop(first);
+        let manager = PostgresConnectionManager::new(t.config, tls);
+        let pool = r2d2::Pool::builder()
+            .max_size(opts.pool_size)
+            .min_idle(Some(1))
+            .connection_timeout(opts.wait)
+            // a connection the server dropped (a restart) is found dead here, not by a request
+            .test_on_check_out(true)
+            .error_handler(Box::new(r2d2::NopErrorHandler))
+            .build_unchecked(manager);
+        Ok(PgRecords { url: url.to_string(), pool, opts: opts.clone() })
+    }
+
+    /// Why no connection came: every one busy, or the database not reached.
+    fn pool_err(&self, e: r2d2::Error) -> LensError {
+        let st = self.pool.state();
+        if st.connections >= self.opts.pool_size && st.idle_connections == 0 {
+            LensError::Busy(format!(
+                "all {} connections to the team database at {} are in use (waited {:.1} s); try again in a moment",
+                self.opts.pool_size,
+                shown(&self.url),
+                self.opts.wait.as_secs_f64()
+            ))
+        } else {
+            let why = e.to_string();
+            let why = why.strip_prefix("timed out waiting for connection: ").unwrap_or(&why).to_string();
+            LensError::Database(format!("PostgreSQL at {} cannot be reached ({why}); nothing was written; try again when it is back", shown(&self.url)))
+        }
+    }
+
+    /// Run `f` on a connection of the pool. A connection lost meanwhile is dropped by the pool
+    /// (it checks each one it hands out), so the next call gets a new one.
     fn with<T>(&self, f: impl FnOnce(&mut Client) -> std::result::Result<T, postgres::Error>) -> Result<T> {
-        let mut g = self.client.lock().unwrap_or_else(|p| p.into_inner());
-        if g.as_ref().is_none_or(|c| c.is_closed()) {
-            *g = None;
-            let mut c = connect(&self.url)?;
-            migrate(&self.url, &mut c)?;
-            *g = Some(c);
-        }
-        let c = g.as_mut().expect("connected above");
-        match f(c) {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                if connection_lost(&e) {
-                    *g = None;
-                }
-                Err(db_err(&self.url, e))
-            }
-        }
+        let mut c = self.pool.get().map_err(|e| self.pool_err(e))?;
+        f(&mut c).map_err(|e| db_err(&self.url, e))
     }
 
     /// Whether the database keeps dense vectors (its server has pgvector: migration 4 made the

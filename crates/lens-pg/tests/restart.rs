@@ -15,12 +15,20 @@ fn run(var: &str) {
     assert!(st.success(), "{cmd}");
 }
 
+/// Whether the test server can be stopped and started (`scripts/postgres` says how).
+fn can_restart() -> bool {
+    let can = std::env::var("LENS_TEST_PG_STOP").is_ok() && std::env::var("LENS_TEST_PG_START").is_ok();
+    if !can {
+        eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
+    }
+    can
+}
+
 #[test]
 fn the_database_going_away_loses_nothing_and_work_resumes() {
     let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
     let Some(db) = TestDb::new("restart") else { return };
-    if std::env::var("LENS_TEST_PG_STOP").is_err() {
-        eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
+    if !can_restart() {
         return;
     }
     let r = PgRecords::connect(&db.url).unwrap();
@@ -52,6 +60,23 @@ fn the_database_going_away_loses_nothing_and_work_resumes() {
     assert!(after > kept);
 }
 
+/// A restart while nobody calls: the pool's connections are dead, and the next call (a token
+/// check, say) gets a new one instead of failing.
+#[test]
+fn a_restart_while_idle_is_not_noticed_by_the_next_call() {
+    let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(db) = TestDb::new("idle") else { return };
+    if !can_restart() {
+        return;
+    }
+    let r = PgRecords::connect(&db.url).unwrap();
+    let token = r.add_user("ana", lens_core::users::Role::Annotator).unwrap();
+    assert!(r.user_by_token(&token).unwrap().is_some());
+    run("LENS_TEST_PG_STOP");
+    run("LENS_TEST_PG_START");
+    assert_eq!(r.user_by_token(&token).unwrap().map(|u| u.name), Some("ana".to_string()));
+}
+
 /// A team server's ingest while its database is away: the filing is not added (the library
 /// does not keep what the team's database does not), the message says why; when the database
 /// is back, adding it again works and the filing is in both.
@@ -60,8 +85,7 @@ fn the_database_going_away_mid_ingest_adds_nothing_and_it_resumes() {
     use lens_core::replica::Filings;
     let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
     let Some(db) = TestDb::new("ingest") else { return };
-    if std::env::var("LENS_TEST_PG_STOP").is_err() {
-        eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
+    if !can_restart() {
         return;
     }
     let pg = std::sync::Arc::new(PgRecords::connect(&db.url).unwrap());

@@ -96,6 +96,8 @@ fn error_response(e: &LensError) -> Response {
     let status = match e.code() {
         "bad_input" | "not_pdf" | "pdf_empty" | "pdf_encrypted" | "pdf_corrupt" | "pdf_no_pages" | "pdf_too_large" => StatusCode::BAD_REQUEST,
         "unknown_document" | "unknown_page" | "not_found" => StatusCode::NOT_FOUND,
+        // the team database busy or away: the server itself is fine, try again
+        "busy" | "database" => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     refusal(status, e.code(), e.to_string())
@@ -135,7 +137,7 @@ async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<
         return Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", "no token: send yours (from `lens user add`) as the x-lens-token header"));
     };
     let api = cx.api.clone();
-    match blocking(move || api.with_records(|_, r| r.user_by_token(&token))).await {
+    match blocking(move || api.with_records_only(|r| r.user_by_token(&token))).await {
         Ok(Some(u)) if u.removed_at.is_none() => Ok(u),
         Ok(Some(u)) => {
             Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", format!("the user `{}` was removed from this library: ask an admin for a new token", u.name)))
@@ -384,6 +386,8 @@ pub struct Options {
     /// Keep the log, feedback and users in this PostgreSQL database (`postgres://…`) instead of
     /// the library's SQLite file.
     pub database: Option<String>,
+    /// The database's pool, wait and TLS rule (with `database`).
+    pub db: lens_pg::DbOptions,
     /// The address to listen on (default 127.0.0.1). Beyond loopback only with `tls` and in
     /// team mode: tokens never cross a network in clear.
     pub listen: Option<std::net::IpAddr>,
@@ -417,7 +421,7 @@ fn tls_acceptor(cert: &std::path::Path, key: &std::path::Path) -> Result<tokio_r
 /// wrong one is reported before anything is served.
 pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<Served> {
     let db = match &opts.database {
-        Some(url) => Some(Arc::new(lens_pg::PgRecords::connect(url)?)),
+        Some(url) => Some(Arc::new(lens_pg::PgRecords::connect_with(url, &opts.db)?)),
         None => None,
     };
     // the team's filings: the library folder takes what the database has and it lacks, and the
@@ -456,7 +460,7 @@ pub fn bind_with(library: std::path::PathBuf, port: u16, opts: &Options) -> Resu
 pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()> {
     let s = bind_with(library, port, opts)?;
     if opts.team {
-        let users = s.api.with_records(|_, r| r.users())?;
+        let users = s.api.with_records_only(|r| r.users())?;
         let active = users.iter().filter(|u| u.removed_at.is_none()).count();
         anyhow::ensure!(active > 0, "no users in this library ({}): add one first with `lens user add NAME --role admin`", s.api.records_place()?);
         println!(

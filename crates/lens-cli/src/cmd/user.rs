@@ -12,6 +12,8 @@ pub struct Args {
     /// else the library's file)
     #[arg(long, env = "LENS_DATABASE_URL", global = true)]
     pub database: Option<String>,
+    #[command(flatten)]
+    pub db: crate::DbArgs,
     #[command(subcommand)]
     pub what: What,
 }
@@ -36,7 +38,7 @@ pub enum What {
 
 pub fn run(cli: &Global, args: Args) -> Result<()> {
     match &args.database {
-        Some(url) => act(&lens_pg::PgRecords::connect(url)?, args.what),
+        Some(url) => act(&lens_pg::PgRecords::connect_with(url, &args.db.options()?)?, args.what),
         None => act(open(&cli.library)?.store(), args.what),
     }
 }
