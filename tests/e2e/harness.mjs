@@ -14,12 +14,13 @@ export const corpus = process.env.LENS_CORPUS || resolve(repo, '../shared/corpus
 export const out = join(here, 'out');
 mkdirSync(out, { recursive: true });
 
-// `lens serve` on `library` with an empty models folder (no embedding model at hand); resolves
-// to {proc, url} once it prints its URL.
+// `lens serve` on `library` with an empty models folder (no embedding model at hand), the temp
+// folder an ingest root (the tests' watched folders are made there); resolves to {proc, url}
+// once it prints its URL.
 export function serve(library) {
   return new Promise((ok, fail) => {
     const models = mkdtempSync(join(tmpdir(), 'lens-e2e-models-'));
-    const p = spawn(lens, ['--library', library, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LENS_MODELS: models } });
+    const p = spawn(lens, ['--library', library, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LENS_MODELS: models, LENS_INGEST_ROOTS: tmpdir() } });
     let buf = '';
     p.stdout.on('data', (d) => {
       buf += d;

@@ -307,6 +307,11 @@ test('upload, ask, see the highlighted page, give feedback, find it in the log',
     await page.click('#watch-add');
     // in plain words, the folder by its name (its full path behind "Details")
     await page.waitForFunction(() => document.getElementById('watch-msg').textContent.startsWith('nope is not a folder'));
+    // a folder outside the ingest roots (home, removable media, the library, $LENS_INGEST_ROOTS)
+    // is refused: watching / would open every file of the machine
+    await page.fill('#watch-path', '/etc');
+    await page.click('#watch-add');
+    await page.waitForFunction(() => document.getElementById('watch-msg').textContent.startsWith('/etc cannot be watched from here'));
     await page.fill('#watch-path', files);
     await page.click('#watch-add');
     await page.waitForFunction(() => document.getElementById('watch-msg').textContent === 'Watching.');

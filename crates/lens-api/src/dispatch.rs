@@ -125,7 +125,7 @@ pub fn dispatch(api: &Api, cmd: &str, a: Value) -> Result<Value> {
         "cancel_vision" => out(json!({ "ok": true, "running": api.cancel_vision() })),
         "watches" => out(api.watches()?),
         "watch_status" => out(api.watch_status()?),
-        "add_watch" => out(json!({ "folder": api.add_watch(Path::new(&parse::<FolderArgs>(cmd, a)?.folder))? })),
+        "add_watch" => out(json!({ "folder": api.add_watch_given(Path::new(&parse::<FolderArgs>(cmd, a)?.folder))? })),
         "remove_watch" => out(json!({ "removed": api.remove_watch(&parse::<FolderArgs>(cmd, a)?.folder)? })),
         "label_sets" => out(api.label_sets()?),
         "label_create_set" => out(json!({ "set": api.label_create_set(&parse::<SetArgs>(cmd, a)?.set)? })),

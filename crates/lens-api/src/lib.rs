@@ -582,15 +582,40 @@ impl Api {
     /// Folders files may be added from through the API: the user's home, removable media, the
     /// library, watched folders, and `$LENS_INGEST_ROOTS` (`:`-separated).
     pub fn ingest_roots(&self) -> Result<Vec<PathBuf>> {
-        let mut roots: Vec<PathBuf> = vec![self.dir.clone(), "/media".into(), "/mnt".into(), "/run/media".into()];
+        let mut roots = Api::given_roots(&self.dir);
+        roots.extend(self.watches()?.into_iter().filter_map(|w| std::fs::canonicalize(w).ok()));
+        Ok(roots)
+    }
+
+    /// The ingest roots a watch may be added under through the API: [`Api::ingest_roots`]
+    /// without the watched folders themselves (else watching `/` would open every file).
+    fn given_roots(dir: &Path) -> Vec<PathBuf> {
+        let mut roots: Vec<PathBuf> = vec![dir.to_path_buf(), "/media".into(), "/mnt".into(), "/run/media".into()];
         if let Some(h) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
             roots.push(h.into());
         }
         if let Some(extra) = std::env::var_os("LENS_INGEST_ROOTS") {
             roots.extend(std::env::split_paths(&extra).filter(|p| !p.as_os_str().is_empty()));
         }
-        roots.extend(self.watches()?.into_iter().map(PathBuf::from));
-        Ok(roots.into_iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect())
+        roots.into_iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect()
+    }
+
+    /// [`Api::add_watch`] for a folder named through the API (the UI, the team server): it must
+    /// lie in the user's home, removable media, the library or `$LENS_INGEST_ROOTS`. Outside
+    /// them the error is the same whether the folder exists or not. (`lens watch add`, run by
+    /// the machine's own user, may watch any folder.)
+    pub fn add_watch_given(&self, folder: &Path) -> Result<String> {
+        let roots = Api::given_roots(&self.dir);
+        // a folder not there is judged by where it would be (then add_watch says it is missing)
+        let at = std::fs::canonicalize(folder).ok().or_else(|| std::fs::canonicalize(folder.parent()?).ok().zip(folder.file_name()).map(|(p, n)| p.join(n)));
+        let inside = at.is_some_and(|c| roots.iter().any(|r| c.starts_with(r)));
+        if !inside {
+            return Err(LensError::BadInput(format!(
+                "{} cannot be watched from here: watched folders lie in your home folder, removable media, the library or $LENS_INGEST_ROOTS; on the server itself, `lens watch add` may watch any folder",
+                folder.display()
+            )));
+        }
+        self.add_watch(folder)
     }
 
     /// [`Api::start_ingest`] for paths that arrive through the API: each must lie in one of

@@ -127,6 +127,31 @@ fn a_watched_folder_that_cannot_be_read_is_paused_with_its_reason() {
     api.stop_watching();
 }
 
+/// A watch asked for through the API (the UI, the team server) lies under the ingest roots:
+/// watching `/` or `/etc` would open every file of the machine to the API; the library's own
+/// folders (a root) may be watched, and one not there is said to be missing.
+#[test]
+fn a_watch_through_the_api_lies_under_the_ingest_roots() {
+    let lib = tempfile::tempdir().unwrap();
+    let api = Api::new(lib.path().to_path_buf());
+    for outside in ["/", "/etc", "/etc/nothing-here"] {
+        let e = dispatch(&api, "add_watch", serde_json::json!({ "folder": outside })).unwrap_err();
+        assert_eq!(e.code(), "bad_input");
+        assert!(e.to_string().contains("cannot be watched from here"), "{outside}: {e}");
+    }
+    assert!(api.watches().unwrap().is_empty(), "nothing was watched");
+    let inside = lib.path().join("incoming");
+    let e = dispatch(&api, "add_watch", serde_json::json!({ "folder": inside })).unwrap_err();
+    assert!(e.to_string().contains("is not a folder (nothing is there)"), "{e}");
+    std::fs::create_dir(&inside).unwrap();
+    dispatch(&api, "add_watch", serde_json::json!({ "folder": inside })).unwrap();
+    assert_eq!(api.watches().unwrap().len(), 1);
+    // the machine's own user (`lens watch add`) may watch any folder
+    let elsewhere = tempfile::tempdir().unwrap();
+    api.add_watch(elsewhere.path()).unwrap();
+    assert_eq!(api.watches().unwrap().len(), 2);
+}
+
 /// With the hybrid retriever and its embedding model installed, a finished ingest starts the
 /// dense build on its own; stopping that build keeps every stored page and the vectors already
 /// written, and the next build does only what is left.
