@@ -770,6 +770,23 @@ fn a_team_server_beyond_loopback_only_over_tls() {
     assert!(curl("https", "nope").ends_with("401"));
     // plain HTTP to the TLS port gets no answer
     assert!(!curl("http", &token).contains("200"));
+    // the token in the URL becomes a Secure, host-only cookie (a browser never sends it over
+    // plain HTTP or to another host), and that cookie is a token
+    let o = Command::new("curl")
+        .args(["-s", "-D", "-", "-o", "/dev/null", "--cacert"])
+        .arg(&cert)
+        .arg(format!("https://127.0.0.1:{port}/?token={token}"))
+        .output()
+        .unwrap();
+    let head = String::from_utf8_lossy(&o.stdout).to_ascii_lowercase();
+    assert!(head.contains(&format!("set-cookie: __host-lens_token={token}; httponly; samesite=strict; secure; path=/")), "{head}");
+    let o = Command::new("curl")
+        .args(["-s", "-o", "-", "-w", "\n%{http_code}", "--cacert"])
+        .arg(&cert)
+        .args(["-X", "POST", "-H", &format!("Cookie: __Host-lens_token={token}"), "-d", "{}", &format!("https://127.0.0.1:{port}/api/documents")])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "[]\n200");
     child.kill().unwrap();
     let _ = child.wait();
 }

@@ -62,13 +62,31 @@ pub fn origin_ok(h: &HeaderMap, names: &Names) -> bool {
     }
 }
 
-/// The `lens_token` cookie, when sent.
+/// The token cookie's name: over TLS `__Host-lens_token` (the browser keeps it only if it came
+/// `Secure`, from this host, for `/`), else `lens_token`.
+pub fn cookie_name(tls: bool) -> &'static str {
+    if tls {
+        "__Host-lens_token"
+    } else {
+        "lens_token"
+    }
+}
+
+/// The `Set-Cookie` value giving the browser `token`: HttpOnly, SameSite=Strict, for `/`;
+/// `Secure` (and the `__Host-` name) when the server is reached over TLS.
+pub fn token_cookie(token: &str, tls: bool) -> String {
+    let mut c = cookie::Cookie::build((cookie_name(tls), token)).http_only(true).same_site(cookie::SameSite::Strict).path("/");
+    if tls {
+        c = c.secure(true);
+    }
+    c.build().to_string()
+}
+
+/// The token cookie, when sent (its `__Host-` name first, over TLS or not).
 pub fn cookie_token(h: &HeaderMap) -> Option<String> {
-    h.get_all("cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|c| c.split(';'))
-        .find_map(|kv| kv.trim().strip_prefix("lens_token=").map(str::to_string))
+    let sent: Vec<cookie::Cookie<'_>> =
+        h.get_all("cookie").iter().filter_map(|v| v.to_str().ok()).flat_map(|c| cookie::Cookie::split_parse(c).filter_map(Result::ok)).collect();
+    [cookie_name(true), cookie_name(false)].iter().find_map(|n| sent.iter().find(|c| c.name() == *n).map(|c| c.value().to_string()))
 }
 
 /// The token a request carries where its method allows: the header, else the cookie, else for
@@ -79,36 +97,7 @@ pub fn given_token(h: &HeaderMap, is_get: bool, query_token: Option<&str>) -> Op
 
 /// The query's parameters, decoded (`+` and `%XX`).
 pub fn query_params(query: Option<&str>) -> Vec<(String, String)> {
-    query
-        .unwrap_or("")
-        .split('&')
-        .filter(|s| !s.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (decode(k), decode(v))
-        })
-        .collect()
-}
-
-fn decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => match std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                Some(v) => {
-                    out.push(v);
-                    i += 2;
-                }
-                None => out.push(b'%'),
-            },
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).to_string()
+    form_urlencoded::parse(query.unwrap_or("").as_bytes()).into_owned().collect()
 }
 
 #[cfg(test)]
@@ -170,6 +159,17 @@ mod tests {
         assert!(token_ok(&headers(&[]), true, Some("abcd"), s));
         assert!(!token_ok(&headers(&[]), false, Some("abcd"), s), "a POST's URL token is not enough");
         assert!(!token_ok(&headers(&[("x-lens-token", "abce")]), false, None, s));
+    }
+
+    #[test]
+    fn the_token_cookie_is_secure_and_host_only_over_tls() {
+        assert_eq!(token_cookie("abc", false), "lens_token=abc; HttpOnly; SameSite=Strict; Path=/");
+        assert_eq!(token_cookie("abc", true), "__Host-lens_token=abc; HttpOnly; SameSite=Strict; Secure; Path=/");
+        // read back under either name; the __Host- one first
+        assert_eq!(cookie_token(&headers(&[("cookie", "a=b; __Host-lens_token=t1")])).as_deref(), Some("t1"));
+        assert_eq!(cookie_token(&headers(&[("cookie", "lens_token=t0; __Host-lens_token=t1")])).as_deref(), Some("t1"));
+        assert_eq!(cookie_token(&headers(&[("cookie", "lens_token=t0")])).as_deref(), Some("t0"));
+        assert_eq!(cookie_token(&headers(&[("cookie", "lens_tokens=x; a=\"b\"")])), None);
     }
 
     #[test]

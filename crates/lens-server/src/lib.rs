@@ -61,6 +61,8 @@ struct Ctx {
     names: guard::Names,
     /// Team mode: each caller is a user of the library with a role ([`lens_api::access`]).
     team: bool,
+    /// Reached over TLS: the token cookie is `Secure` and named `__Host-lens_token`.
+    tls: bool,
     uploads: AtomicUsize,
 }
 
@@ -147,16 +149,12 @@ async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<
     }
 }
 
-/// The printed URL's (or a team user's) token exchanged for an HttpOnly, SameSite=Strict cookie,
-/// and the address bar loses it (as Jupyter does).
-fn cookie_redirect(token: &str) -> Response {
+/// The printed URL's (or a team user's) token exchanged for an HttpOnly, SameSite=Strict cookie
+/// (`Secure`, `__Host-` over TLS), and the address bar loses it (as Jupyter does).
+fn cookie_redirect(token: &str, tls: bool) -> Response {
     (
         StatusCode::FOUND,
-        [
-            (header::LOCATION, "/".to_string()),
-            (header::SET_COOKIE, format!("lens_token={token}; HttpOnly; SameSite=Strict; Path=/")),
-            (header::CACHE_CONTROL, "no-store".to_string()),
-        ],
+        [(header::LOCATION, "/".to_string()), (header::SET_COOKIE, guard::token_cookie(token, tls)), (header::CACHE_CONTROL, "no-store".to_string())],
     )
         .into_response()
 }
@@ -175,8 +173,8 @@ async fn check(State(cx): State<Arc<Ctx>>, mut req: Request, next: Next) -> Resp
     if path == "/" {
         match &query_token {
             // a team user's token: exchanged when it is one, refused with the reason when not
-            Some(t) if cx.team => return team_user(&cx, Some(t.clone())).await.map_or_else(|resp| resp, |_| cookie_redirect(t)),
-            Some(t) if guard::same_secret(t, &cx.secret) => return cookie_redirect(&cx.secret),
+            Some(t) if cx.team => return team_user(&cx, Some(t.clone())).await.map_or_else(|resp| resp, |_| cookie_redirect(t, cx.tls)),
+            Some(t) if guard::same_secret(t, &cx.secret) => return cookie_redirect(&cx.secret, cx.tls),
             _ => {}
         }
     }
@@ -514,7 +512,8 @@ impl Served {
             .thread_name("lens-serve")
             .build()
             .context("the server's runtime")?;
-        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, names: self.names, team: self.team, uploads: AtomicUsize::new(0) });
+        let cx =
+            Arc::new(Ctx { api: self.api, secret: self.secret, names: self.names, team: self.team, tls: self.tls.is_some(), uploads: AtomicUsize::new(0) });
         let tls = self.tls;
         self.listener.set_nonblocking(true).context("listening socket")?;
         rt.block_on(async move {
