@@ -989,3 +989,56 @@ fn a_killed_vision_build_resumes_where_it_stopped() {
         .unwrap());
     assert!(status.contains("9 pages, colmodernvbert at 256 px"), "{status}");
 }
+
+/// Every route of a team server, called by each kind of caller: no token and a removed user's
+/// token get 401; a role below the call's (`lens_api::access`) gets 403; a role that suffices
+/// is let through (whatever the call then says of its empty arguments: never 401 or 403).
+#[test]
+fn every_route_answers_each_caller_as_the_access_table_says() {
+    use lens_core::users::Role;
+    let lib = tempfile::tempdir().unwrap();
+    let token = |name: &str, role: &str| ok(&lens(lib.path(), &["user", "add", name, "--role", role])).trim().rsplit(' ').next().unwrap().to_string();
+    let callers: Vec<(&str, Option<String>, Option<Role>)> = vec![
+        ("no token", None, None),
+        ("removed", Some(token("gone", "admin")), None),
+        ("reader", Some(token("rob", "reader")), Some(Role::Reader)),
+        ("annotator", Some(token("ana", "annotator")), Some(Role::Annotator)),
+        ("admin", Some(token("adi", "admin")), Some(Role::Admin)),
+    ];
+    ok(&lens(lib.path(), &["user", "remove", "gone"]));
+    let (mut child, port) = serve_team(lib.path(), None);
+    let rank = |r: Role| match r {
+        Role::Reader => 0,
+        Role::Annotator => 1,
+        Role::Admin => 2,
+    };
+    let mut wrong = Vec::new();
+    let calls: Vec<&str> = lens_api::dispatch::COMMANDS.iter().chain(lens_api::access::SERVER_CALLS).copied().collect();
+    for call in &calls {
+        let need = lens_api::access::required_role(call).unwrap();
+        for (who, tok, role) in &callers {
+            let auth = tok.as_ref().map(|t| format!("\r\nx-lens-token: {t}")).unwrap_or_default();
+            let (st, body) = match *call {
+                "page.png" => http(port, &format!("GET /api/page.png?doc=NOPE&page=1 HTTP/1.1\r\nHost: 127.0.0.1:{port}{auth}"), b""),
+                "upload" => http(port, &format!("POST /api/upload?name=x.pdf HTTP/1.1\r\nHost: 127.0.0.1:{port}{auth}"), b"not a pdf"),
+                _ => http(port, &format!("POST /api/{call} HTTP/1.1\r\nHost: 127.0.0.1:{port}{auth}"), b"{}"),
+            };
+            let want = match role {
+                None => "401",
+                Some(r) if rank(*r) < rank(need) => "403",
+                Some(_) => "let through",
+            };
+            let fine = match want {
+                "401" => st == 401,
+                "403" => st == 403,
+                _ => st != 401 && st != 403 && st != 0,
+            };
+            if !fine {
+                wrong.push(format!("{call} by {who}: {st}, wanted {want}: {}", body.chars().take(160).collect::<String>()));
+            }
+        }
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    assert!(wrong.is_empty(), "{} of {} calls answered against the access table:\n{}", wrong.len(), calls.len() * callers.len(), wrong.join("\n"));
+}
