@@ -990,17 +990,20 @@ fn a_killed_vision_build_resumes_where_it_stopped() {
     assert!(status.contains("9 pages, colmodernvbert at 256 px"), "{status}");
 }
 
-/// Every route of a team server, called by each kind of caller: no token and a removed user's
-/// token get 401; a role below the call's (`lens_api::access`) gets 403; a role that suffices
+/// Every route of a team server, called by each kind of caller: no token, a removed user's and
+/// an ended token get 401; a role below the call's (`lens_api::access`) gets 403; a role that suffices
 /// is let through (whatever the call then says of its empty arguments: never 401 or 403).
 #[test]
 fn every_route_answers_each_caller_as_the_access_table_says() {
     use lens_core::users::Role;
     let lib = tempfile::tempdir().unwrap();
     let token = |name: &str, role: &str| ok(&lens(lib.path(), &["user", "add", name, "--role", role])).trim().rsplit(' ').next().unwrap().to_string();
+    let ended = ok(&lens(lib.path(), &["user", "add", "old", "--role", "admin", "--until", "2000-01-01"]));
+    assert!(ended.contains("token ended 2000-01-01T00:00:00Z"), "{ended}");
     let callers: Vec<(&str, Option<String>, Option<Role>)> = vec![
         ("no token", None, None),
         ("removed", Some(token("gone", "admin")), None),
+        ("expired", Some(ended.trim().rsplit(' ').next().unwrap().to_string()), None),
         ("reader", Some(token("rob", "reader")), Some(Role::Reader)),
         ("annotator", Some(token("ana", "annotator")), Some(Role::Annotator)),
         ("admin", Some(token("adi", "admin")), Some(Role::Admin)),
@@ -1038,6 +1041,19 @@ fn every_route_answers_each_caller_as_the_access_table_says() {
             }
         }
     }
+    // an ended token says why; a new one (`lens user token`) works and the old one stops
+    let post = |tok: &str| http(port, &format!("POST /api/documents HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nx-lens-token: {tok}"), b"{}");
+    let (st, body) = post(callers[2].1.as_deref().unwrap());
+    assert!(st == 401 && body.contains("the token of `old` ended 2000-01-01T00:00:00Z") && body.contains("lens user token old"), "{st} {body}");
+    let rob_before = callers[3].1.clone().unwrap();
+    let out = ok(&lens(lib.path(), &["user", "token", "rob", "--days", "30"]));
+    assert!(out.contains("new token for rob (token until ") && out.contains("the old one no longer works"), "{out}");
+    let rob_now = out.trim().rsplit(' ').next().unwrap().to_string();
+    assert_eq!(post(&rob_now).0, 200);
+    assert_eq!(post(&rob_before).0, 401);
+    let listed = ok(&lens(lib.path(), &["user", "list"]));
+    assert!(listed.lines().any(|l| l.starts_with("old ") && l.contains("token ended 2000-01-01")), "{listed}");
+    assert!(listed.lines().any(|l| l.starts_with("gone ") && l.contains("removed ")), "{listed}");
     child.kill().unwrap();
     let _ = child.wait();
     assert!(wrong.is_empty(), "{} of {} calls answered against the access table:\n{}", wrong.len(), calls.len() * callers.len(), wrong.join("\n"));

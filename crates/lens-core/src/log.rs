@@ -70,8 +70,10 @@ pub trait Records: crate::labelstore::LabelStore {
     fn log_entry(&self, id: i64) -> Result<LogEntry>;
     /// +1 or -1, an optional note, and who gave it.
     fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()>;
-    /// A new user; its token (only its hash is kept).
-    fn add_user(&self, name: &str, role: crate::users::Role) -> Result<String>;
+    /// A new user; its token (only its hash is kept), ending as `expiry` says.
+    fn add_user(&self, name: &str, role: crate::users::Role, expiry: &crate::users::Expiry) -> Result<String>;
+    /// A new token for a user, ending as `expiry` says; the old one stops working.
+    fn new_user_token(&self, name: &str, expiry: &crate::users::Expiry) -> Result<String>;
     fn remove_user(&self, name: &str) -> Result<()>;
     fn users(&self) -> Result<Vec<crate::users::User>>;
     /// The user a token belongs to, removed or not.
@@ -94,8 +96,11 @@ impl Records for Store {
     fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
         Store::set_feedback(self, id, value, note, by)
     }
-    fn add_user(&self, name: &str, role: crate::users::Role) -> Result<String> {
-        Store::add_user(self, name, role)
+    fn add_user(&self, name: &str, role: crate::users::Role, expiry: &crate::users::Expiry) -> Result<String> {
+        Store::add_user(self, name, role, expiry)
+    }
+    fn new_user_token(&self, name: &str, expiry: &crate::users::Expiry) -> Result<String> {
+        Store::new_user_token(self, name, expiry)
     }
     fn remove_user(&self, name: &str) -> Result<()> {
         Store::remove_user(self, name)

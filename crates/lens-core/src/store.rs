@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/010_log_shown.sql"),
     include_str!("../migrations/011_users.sql"),
     include_str!("../migrations/012_facts.sql"),
+    include_str!("../migrations/013_token_expiry.sql"),
 ];
 
 /// The schema version this build writes.

@@ -39,6 +39,75 @@ pub struct User {
     pub created_at: String,
     /// When the user was removed; its token no longer works.
     pub removed_at: Option<String>,
+    /// When its token stops working (UTC, `2027-06-01T00:00:00Z`); `None`: never.
+    pub token_expires_at: Option<String>,
+}
+
+impl User {
+    /// Has its token's time run out (at `now`, as [`utc_now`] writes it)?
+    pub fn expired_at(&self, now: &str) -> bool {
+        self.token_expires_at.as_deref().is_some_and(|e| e <= now)
+    }
+}
+
+/// Days a new token works unless told otherwise (`--days`, `--until`, `--never`).
+pub const TOKEN_DAYS: u32 = 180;
+
+/// When a token handed out now stops working.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expiry {
+    /// After this many days.
+    Days(u32),
+    /// At the start (00:00 UTC) of this day, `YYYY-MM-DD`.
+    On(String),
+    /// Never (a service account, say).
+    Never,
+}
+
+impl Expiry {
+    /// The end as stored (`2027-06-01T00:00:00Z`), or `None` for never; a day that is not a
+    /// `YYYY-MM-DD` date is refused.
+    pub fn at(&self) -> Result<Option<String>> {
+        match self {
+            Expiry::Days(d) => Ok(Some(utc_time(unix_now() + i64::from(*d) * 86_400))),
+            Expiry::On(day) => {
+                let ok = day.len() == 10
+                    && day.char_indices().all(|(i, c)| if i == 4 || i == 7 { c == '-' } else { c.is_ascii_digit() })
+                    && (1..=12).contains(&day[5..7].parse::<u32>().unwrap_or(0))
+                    && (1..=31).contains(&day[8..10].parse::<u32>().unwrap_or(0));
+                if !ok {
+                    return Err(LensError::BadInput(format!("`{day}` is not a day: write it as YYYY-MM-DD")));
+                }
+                Ok(Some(format!("{day}T00:00:00Z")))
+            }
+            Expiry::Never => Ok(None),
+        }
+    }
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The time now, UTC, as the stores write times (`2026-12-06T09:30:00Z`).
+pub fn utc_now() -> String {
+    utc_time(unix_now())
+}
+
+/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ` (the proleptic Gregorian calendar).
+fn utc_time(secs: i64) -> String {
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // days since 1970-01-01 to a civil date: eras of 400 years, March-based years
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// A new random token: 32 hex digits from the operating system's random source (getrandom).
@@ -66,13 +135,30 @@ pub fn check_name(name: &str) -> Result<()> {
 impl Store {
     /// Add a user; its token, to be handed over once (only its hash is kept). A name in use,
     /// even by a removed user, is refused: the log keeps names apart.
-    pub fn add_user(&self, name: &str, role: Role) -> Result<String> {
+    pub fn add_user(&self, name: &str, role: Role, expiry: &Expiry) -> Result<String> {
         check_name(name)?;
+        let ends = expiry.at()?;
         if self.conn.query_row("SELECT 1 FROM users WHERE name=?1", [name], |_| Ok(())).optional()?.is_some() {
             return Err(LensError::BadInput(format!("a user named `{name}` exists already (removed users keep their names)")));
         }
         let token = new_token()?;
-        self.conn.execute("INSERT INTO users(name, role, token_sha256) VALUES (?1, ?2, ?3)", params![name, role.name(), token_hash(&token)])?;
+        self.conn.execute(
+            "INSERT INTO users(name, role, token_sha256, token_expires_at) VALUES (?1, ?2, ?3, ?4)",
+            params![name, role.name(), token_hash(&token), ends],
+        )?;
+        Ok(token)
+    }
+
+    /// A new token for a user (the old one stops working at once), ending as `expiry` says.
+    pub fn new_user_token(&self, name: &str, expiry: &Expiry) -> Result<String> {
+        let ends = expiry.at()?;
+        let token = new_token()?;
+        let n = self
+            .conn
+            .execute("UPDATE users SET token_sha256=?2, token_expires_at=?3 WHERE name=?1 AND removed_at IS NULL", params![name, token_hash(&token), ends])?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no user named `{name}` (or removed: add a new one)")));
+        }
         Ok(token)
     }
 
@@ -86,9 +172,15 @@ impl Store {
     }
 
     pub fn users(&self) -> Result<Vec<User>> {
-        let mut st = self.conn.prepare("SELECT name, role, created_at, removed_at FROM users ORDER BY name")?;
+        let mut st = self.conn.prepare("SELECT name, role, created_at, removed_at, token_expires_at FROM users ORDER BY name")?;
         let rows = st.query_map([], |r| {
-            Ok(User { name: r.get(0)?, role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader), created_at: r.get(2)?, removed_at: r.get(3)? })
+            Ok(User {
+                name: r.get(0)?,
+                role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader),
+                created_at: r.get(2)?,
+                removed_at: r.get(3)?,
+                token_expires_at: r.get(4)?,
+            })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -97,8 +189,14 @@ impl Store {
     pub fn user_by_token(&self, token: &str) -> Result<Option<User>> {
         let row = self
             .conn
-            .query_row("SELECT name, role, created_at, removed_at FROM users WHERE token_sha256=?1", [token_hash(token)], |r| {
-                Ok(User { name: r.get(0)?, role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader), created_at: r.get(2)?, removed_at: r.get(3)? })
+            .query_row("SELECT name, role, created_at, removed_at, token_expires_at FROM users WHERE token_sha256=?1", [token_hash(token)], |r| {
+                Ok(User {
+                    name: r.get(0)?,
+                    role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader),
+                    created_at: r.get(2)?,
+                    removed_at: r.get(3)?,
+                    token_expires_at: r.get(4)?,
+                })
             })
             .optional()?;
         Ok(row)
@@ -112,7 +210,7 @@ mod tests {
     #[test]
     fn users_are_added_found_by_token_and_removed() {
         let s = Store::open_in_memory().unwrap();
-        let t = s.add_user("ana", Role::Annotator).unwrap();
+        let t = s.add_user("ana", Role::Annotator, &Expiry::Never).unwrap();
         assert_eq!(t.len(), 32);
         let u = s.user_by_token(&t).unwrap().unwrap();
         assert_eq!((u.name.as_str(), u.role, u.removed_at.is_none()), ("ana", Role::Annotator, true));
@@ -120,13 +218,47 @@ mod tests {
         // the token itself is never stored
         let stored: String = s.conn.query_row("SELECT token_sha256 FROM users", [], |r| r.get(0)).unwrap();
         assert_ne!(stored, t);
-        assert!(s.add_user("ana", Role::Reader).unwrap_err().to_string().contains("exists already"));
-        assert!(s.add_user("a b", Role::Reader).unwrap_err().to_string().contains("not a user name"));
+        assert!(s.add_user("ana", Role::Reader, &Expiry::Never).unwrap_err().to_string().contains("exists already"));
+        assert!(s.add_user("a b", Role::Reader, &Expiry::Never).unwrap_err().to_string().contains("not a user name"));
         s.remove_user("ana").unwrap();
         assert!(s.user_by_token(&t).unwrap().unwrap().removed_at.is_some());
         assert!(s.remove_user("ana").is_err());
-        assert!(s.add_user("ana", Role::Reader).is_err(), "a removed user's name stays taken");
+        assert!(s.add_user("ana", Role::Reader, &Expiry::Never).is_err(), "a removed user's name stays taken");
         assert_eq!(s.users().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_token_ends_when_told_and_a_new_one_replaces_it() {
+        let s = Store::open_in_memory().unwrap();
+        let t = s.add_user("rob", Role::Reader, &Expiry::Days(TOKEN_DAYS)).unwrap();
+        let u = s.user_by_token(&t).unwrap().unwrap();
+        let ends = u.token_expires_at.clone().unwrap();
+        assert!(ends > utc_now() && !u.expired_at(&utc_now()), "{ends}");
+        // a new token: the old one is no one's, the new one ends on the day given
+        let t2 = s.new_user_token("rob", &Expiry::On("2000-01-01".into())).unwrap();
+        assert!(s.user_by_token(&t).unwrap().is_none());
+        let u = s.user_by_token(&t2).unwrap().unwrap();
+        assert_eq!(u.token_expires_at.as_deref(), Some("2000-01-01T00:00:00Z"));
+        assert!(u.expired_at(&utc_now()));
+        assert!(!s.user_by_token(&s.new_user_token("rob", &Expiry::Never).unwrap()).unwrap().unwrap().expired_at(&utc_now()));
+        assert!(s.new_user_token("nobody", &Expiry::Never).unwrap_err().to_string().contains("no user named `nobody`"));
+        assert!(s.add_user("eve", Role::Reader, &Expiry::On("1/2/2027".into())).unwrap_err().to_string().contains("not a day"));
+        assert!(s.users().unwrap().iter().all(|u| u.name != "eve"), "a refused add adds no one");
+    }
+
+    /// Seconds since 1970 as the stores write times, against dates known by heart.
+    #[test]
+    fn times_are_written_as_the_calendar_has_them() {
+        for (secs, text) in [
+            (0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_798_761_599, "2026-12-31T23:59:59Z"),
+            (4_107_542_400, "2100-03-01T00:00:00Z"),
+        ] {
+            assert_eq!(utc_time(secs), text);
+        }
+        let store_now: String = Store::open_in_memory().unwrap().now().unwrap();
+        assert!(utc_now()[..15] == store_now[..15] || utc_now() >= store_now, "{} vs SQLite {store_now}", utc_now());
     }
 
     #[test]

@@ -20,7 +20,7 @@ use lens_core::error::{LensError, Result};
 use lens_core::labelstore::{self as ls, AnswerEntry, GradeEntry, LabelBox, LabelOp, LabelStore, SetRow, StoredQuestion};
 use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
 use lens_core::replica::{FilingCopy, Filings, PageCopy, PageVectors};
-use lens_core::users::{check_name, new_token, token_hash, Role, User};
+use lens_core::users::{check_name, new_token, token_hash, Expiry, Role, User};
 use postgres::Client;
 use r2d2_postgres::PostgresConnectionManager;
 use tokio_postgres_rustls::MakeRustlsConnect;
@@ -33,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/004_vectors.sql"),
     include_str!("../migrations/005_team_settings.sql"),
     include_str!("../migrations/006_user_aliases.sql"),
+    include_str!("../migrations/007_token_expiry.sql"),
 ];
 
 /// The schema version this build writes.
@@ -102,7 +103,7 @@ fn migrate(url: &str, c: &mut Client) -> Result<()> {
 }
 
 fn user_of(r: &postgres::Row) -> User {
-    User { name: r.get(0), role: r.get::<_, String>(1).parse().unwrap_or(Role::Reader), created_at: r.get(2), removed_at: r.get(3) }
+    User { name: r.get(0), role: r.get::<_, String>(1).parse().unwrap_or(Role::Reader), created_at: r.get(2), removed_at: r.get(3), token_expires_at: r.get(4) }
 }
 
 fn columns_of(r: &postgres::Row) -> LogColumns {
@@ -536,17 +537,30 @@ impl Records for PgRecords {
         Ok(())
     }
 
-    fn add_user(&self, name: &str, role: Role) -> Result<String> {
+    fn add_user(&self, name: &str, role: Role, expiry: &Expiry) -> Result<String> {
         check_name(name)?;
+        let ends = expiry.at()?;
         let token = new_token()?;
         let n = self.with(|c| {
             c.execute(
-                "INSERT INTO users(name, role, token_sha256) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
-                &[&name, &role.name(), &token_hash(&token)],
+                "INSERT INTO users(name, role, token_sha256, token_expires_at) VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING",
+                &[&name, &role.name(), &token_hash(&token), &ends],
             )
         })?;
         if n == 0 {
             return Err(LensError::BadInput(format!("a user named `{name}` exists already (removed users keep their names)")));
+        }
+        Ok(token)
+    }
+
+    fn new_user_token(&self, name: &str, expiry: &Expiry) -> Result<String> {
+        let ends = expiry.at()?;
+        let token = new_token()?;
+        let n = self.with(|c| {
+            c.execute("UPDATE users SET token_sha256=$2, token_expires_at=$3 WHERE name=$1 AND removed_at IS NULL", &[&name, &token_hash(&token), &ends])
+        })?;
+        if n == 0 {
+            return Err(LensError::NotFound(format!("no user named `{name}` (or removed: add a new one)")));
         }
         Ok(token)
     }
@@ -565,12 +579,12 @@ impl Records for PgRecords {
     }
 
     fn users(&self) -> Result<Vec<User>> {
-        Ok(self.with(|c| c.query("SELECT name, role, created_at, removed_at FROM users ORDER BY name", &[]))?.iter().map(user_of).collect())
+        Ok(self.with(|c| c.query("SELECT name, role, created_at, removed_at, token_expires_at FROM users ORDER BY name", &[]))?.iter().map(user_of).collect())
     }
 
     fn user_by_token(&self, token: &str) -> Result<Option<User>> {
         Ok(self
-            .with(|c| c.query_opt("SELECT name, role, created_at, removed_at FROM users WHERE token_sha256=$1", &[&token_hash(token)]))?
+            .with(|c| c.query_opt("SELECT name, role, created_at, removed_at, token_expires_at FROM users WHERE token_sha256=$1", &[&token_hash(token)]))?
             .as_ref()
             .map(user_of))
     }

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 use lens_core::log::Records;
 use lens_core::store::Store;
-use lens_core::users::Role;
+use lens_core::users::{utc_now, Expiry, Role, TOKEN_DAYS};
 use lens_pg::PgRecords;
 
 /// What every store of the team's records does.
@@ -38,14 +38,22 @@ fn contract(r: &dyn Records) {
     assert_eq!(r.set_feedback(first, 5, None, None).unwrap_err().code(), "bad_input");
     assert_eq!(r.set_feedback(i64::MAX, 1, None, None).unwrap_err().code(), "not_found");
     // users: the token works until the user is removed; names stay taken
-    let t = r.add_user("ana", Role::Annotator).unwrap();
+    let t = r.add_user("ana", Role::Annotator, &Expiry::Days(TOKEN_DAYS)).unwrap();
     let u = r.user_by_token(&t).unwrap().unwrap();
     assert_eq!((u.name.as_str(), u.role, u.removed_at.is_none()), ("ana", Role::Annotator, true));
+    assert!(u.token_expires_at.as_deref().is_some_and(|e| e > utc_now().as_str()) && !u.expired_at(&utc_now()), "{u:?}");
     assert!(r.user_by_token("not a token").unwrap().is_none());
-    assert!(r.add_user("ana", Role::Admin).unwrap_err().to_string().contains("exists already"));
-    assert_eq!(r.add_user("a b", Role::Reader).unwrap_err().code(), "bad_input");
-    r.add_user("bea", Role::Reader).unwrap();
+    assert!(r.add_user("ana", Role::Admin, &Expiry::Never).unwrap_err().to_string().contains("exists already"));
+    assert_eq!(r.add_user("a b", Role::Reader, &Expiry::Never).unwrap_err().code(), "bad_input");
+    // a new token replaces the old one; one that ended is known as ended
+    let b0 = r.add_user("bea", Role::Reader, &Expiry::Never).unwrap();
+    let b1 = r.new_user_token("bea", &Expiry::On("2000-01-01".into())).unwrap();
+    assert!(r.user_by_token(&b0).unwrap().is_none());
+    let bea = r.user_by_token(&b1).unwrap().unwrap();
+    assert!(bea.expired_at(&utc_now()) && bea.token_expires_at.as_deref() == Some("2000-01-01T00:00:00Z"), "{bea:?}");
+    assert_eq!(r.new_user_token("nobody", &Expiry::Never).unwrap_err().code(), "not_found");
     r.remove_user("ana").unwrap();
+    assert_eq!(r.new_user_token("ana", &Expiry::Never).unwrap_err().code(), "not_found", "a removed user gets no new token");
     assert!(r.user_by_token(&t).unwrap().unwrap().removed_at.is_some());
     assert_eq!(r.remove_user("ana").unwrap_err().code(), "not_found");
     assert_eq!(r.users().unwrap().iter().map(|u| u.name.as_str()).collect::<Vec<_>>(), ["ana", "bea"]);

@@ -70,7 +70,7 @@ fn a_restart_while_idle_is_not_noticed_by_the_next_call() {
         return;
     }
     let r = PgRecords::connect(&db.url).unwrap();
-    let token = r.add_user("ana", lens_core::users::Role::Annotator).unwrap();
+    let token = r.add_user("ana", lens_core::users::Role::Annotator, &lens_core::users::Expiry::Never).unwrap();
     assert!(r.user_by_token(&token).unwrap().is_some());
     run("LENS_TEST_PG_STOP");
     run("LENS_TEST_PG_START");

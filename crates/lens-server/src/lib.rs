@@ -140,7 +140,17 @@ async fn team_user(cx: &Arc<Ctx>, token: Option<String>) -> std::result::Result<
     };
     let api = cx.api.clone();
     match blocking(move || api.with_records_only(|r| r.user_by_token(&token))).await {
-        Ok(Some(u)) if u.removed_at.is_none() => Ok(u),
+        Ok(Some(u)) if u.removed_at.is_none() && !u.expired_at(&lens_core::users::utc_now()) => Ok(u),
+        Ok(Some(u)) if u.removed_at.is_none() => Err(refusal(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            format!(
+                "the token of `{}` ended {}: ask an admin for a new one (`lens user token {}`)",
+                u.name,
+                u.token_expires_at.as_deref().unwrap_or("?"),
+                u.name
+            ),
+        )),
         Ok(Some(u)) => {
             Err(refusal(StatusCode::UNAUTHORIZED, "unauthorized", format!("the user `{}` was removed from this library: ask an admin for a new token", u.name)))
         }
