@@ -848,6 +848,14 @@ fn team_users(db: Option<&str>) {
     let agreement: Value = serde_json::from_str(&body).unwrap();
     let names: Vec<&str> = agreement["annotators"].as_array().unwrap().iter().filter_map(|a| a.as_str()).collect();
     assert!(names.contains(&"ana") && names.contains(&"bea") && !names.contains(&"mallory"), "{body}");
+    // a box is its annotator's: bea cannot remove ana's, whatever name her request gives; ana can
+    let (st, body) = call(&ana, "label_add_box", r#"{"set":"gold","qid":"q1","annotator":"mallory","page":"3M_2018_10K#60","l":10,"b":20,"r":110,"t":32}"#);
+    assert_eq!(st, 200, "{body}");
+    let id: i64 = serde_json::from_str::<Value>(&body).unwrap()["id"].as_i64().unwrap_or_else(|| panic!("{body}"));
+    let (st, body) = call(&bea, "label_remove_box", &format!(r#"{{"set":"gold","qid":"q1","id":{id},"annotator":"ana"}}"#));
+    assert_eq!(st, 400, "{body}");
+    assert!(body.contains("drawn by `ana`: only its annotator removes it"), "{body}");
+    assert_eq!(call(&ana, "label_remove_box", &format!(r#"{{"set":"gold","qid":"q1","id":{id}}}"#)).0, 200);
     // the log records who asked, never the name a body claims
     let (st, body) = call(&rob, "log", r#"{"limit":5}"#);
     assert_eq!(st, 200, "{body}");

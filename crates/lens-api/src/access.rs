@@ -27,7 +27,7 @@ pub fn required_role(call: &str) -> Option<Role> {
 
 /// Calls whose arguments name the annotator: the team server puts the caller's name there.
 pub fn names_annotator(call: &str) -> bool {
-    matches!(call, "label_grade" | "label_save" | "label_add_box" | "label_import")
+    matches!(call, "label_grade" | "label_save" | "label_add_box" | "label_remove_box" | "label_import")
 }
 
 #[cfg(test)]

@@ -83,6 +83,9 @@ pub struct RemoveBoxArgs {
     pub set: String,
     pub qid: String,
     pub id: i64,
+    /// Who removes it (the team server puts the caller here): only their own box.
+    #[serde(default)]
+    pub annotator: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -262,7 +265,7 @@ impl Api {
     }
 
     pub fn label_remove_box(&self, a: &RemoveBoxArgs) -> Result<()> {
-        self.with_records_only(|r| labels::remove_box(r, &a.set, &a.qid, a.id))
+        self.with_records_only(|r| labels::remove_box(r, &a.set, &a.qid, a.id, a.annotator.as_deref().filter(|s| !s.trim().is_empty())))
     }
 
     pub fn label_import(&self, a: &ImportArgs) -> Result<ImportReport> {

@@ -83,10 +83,12 @@ pub enum LabelOp {
     Answer { qid: String, annotator: String, answer: String, answerable: bool },
     /// A box drawn (its `id` is ignored; the new one is returned).
     AddBox { qid: String, b: LabelBox },
-    /// A box removed; refused when the question has no such box.
-    RemoveBox { qid: String, id: i64 },
-    /// Every box of the question removed (an import's boxes replace them).
-    ClearBoxes { qid: String },
+    /// A box removed; refused when the question has no such box, or (`by` given) when the box
+    /// is another annotator's.
+    RemoveBox { qid: String, id: i64, by: Option<String> },
+    /// The question's boxes removed (an import's boxes replace them): `by`'s only, or every
+    /// annotator's when `None` (the library's owner restoring a set).
+    ClearBoxes { qid: String, by: Option<String> },
 }
 
 impl LabelOp {
@@ -99,7 +101,7 @@ impl LabelOp {
             | LabelOp::Answer { qid, .. }
             | LabelOp::AddBox { qid, .. }
             | LabelOp::RemoveBox { qid, .. }
-            | LabelOp::ClearBoxes { qid } => qid,
+            | LabelOp::ClearBoxes { qid, .. } => qid,
         }
     }
 }
@@ -134,6 +136,11 @@ pub fn question_taken(set: &str, qid: &str) -> LensError {
 }
 
 /// No box of that id on the question.
+/// A box another annotator drew: only they remove it.
+pub fn not_yours(id: i64, owner: &str) -> LensError {
+    LensError::BadInput(format!("box {id} was drawn by `{owner}`: only its annotator removes it"))
+}
+
 pub fn no_box(qid: &str, id: i64) -> LensError {
     LensError::NotFound(format!("no evidence box {id} on question `{qid}`"))
 }
@@ -277,15 +284,26 @@ impl LabelStore for Store {
                     )?;
                     ids.push(tx.last_insert_rowid());
                 }
-                LabelOp::RemoveBox { qid, id } => {
-                    let n = tx.execute("UPDATE label_boxes SET removed=1 WHERE id=?1 AND question=?2 AND removed=0", params![id, key(qid)?])?;
-                    if n == 0 {
-                        return Err(no_box(qid, *id));
+                LabelOp::RemoveBox { qid, id, by } => {
+                    let owner: Option<String> = tx
+                        .query_row("SELECT annotator FROM label_boxes WHERE id=?1 AND question=?2 AND removed=0", params![id, key(qid)?], |r| r.get(0))
+                        .optional()?;
+                    match owner {
+                        None => return Err(no_box(qid, *id)),
+                        Some(o) if by.as_ref().is_some_and(|b| *b != o) => return Err(not_yours(*id, &o)),
+                        Some(_) => {
+                            tx.execute("UPDATE label_boxes SET removed=1 WHERE id=?1", [id])?;
+                        }
                     }
                 }
-                LabelOp::ClearBoxes { qid } => {
-                    tx.execute("UPDATE label_boxes SET removed=1 WHERE question=?1", [key(qid)?])?;
-                }
+                LabelOp::ClearBoxes { qid, by } => match by {
+                    Some(b) => {
+                        tx.execute("UPDATE label_boxes SET removed=1 WHERE question=?1 AND annotator=?2", params![key(qid)?, b])?;
+                    }
+                    None => {
+                        tx.execute("UPDATE label_boxes SET removed=1 WHERE question=?1", [key(qid)?])?;
+                    }
+                },
             }
         }
         tx.commit()?;

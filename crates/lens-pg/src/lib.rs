@@ -314,13 +314,21 @@ impl LabelStore for PgRecords {
                         )?;
                         ids.push(r.get::<_, i64>(0));
                     }
-                    LabelOp::RemoveBox { id, .. } => {
-                        let n = tx.execute("UPDATE label_boxes SET removed=true WHERE id=$1 AND question=$2 AND NOT removed", &[id, &k])?;
-                        if n == 0 {
-                            return Ok(Err(ls::no_box(&qid, *id)));
+                    LabelOp::RemoveBox { id, by, .. } => {
+                        let owner: Option<String> =
+                            tx.query_opt("SELECT annotator FROM label_boxes WHERE id=$1 AND question=$2 AND NOT removed", &[id, &k])?.map(|r| r.get(0));
+                        match owner {
+                            None => return Ok(Err(ls::no_box(&qid, *id))),
+                            Some(o) if by.as_ref().is_some_and(|b| *b != o) => return Ok(Err(ls::not_yours(*id, &o))),
+                            Some(_) => {
+                                tx.execute("UPDATE label_boxes SET removed=true WHERE id=$1", &[id])?;
+                            }
                         }
                     }
-                    LabelOp::ClearBoxes { .. } => {
+                    LabelOp::ClearBoxes { by: Some(b), .. } => {
+                        tx.execute("UPDATE label_boxes SET removed=true WHERE question=$1 AND annotator=$2", &[&k, b])?;
+                    }
+                    LabelOp::ClearBoxes { by: None, .. } => {
                         tx.execute("UPDATE label_boxes SET removed=true WHERE question=$1", &[&k])?;
                     }
                 }

@@ -140,9 +140,12 @@ fn label_contract(r: &dyn Records, lib: &lens_core::Library) {
     let id = labels::add_box(r, "Team set", &q.qid, "ana", &rect).unwrap();
     let b = &labels::question(r, "Team set", &q.qid).unwrap().boxes[0];
     assert_eq!((b.id, b.annotator.as_str(), b.r, b.t), (id, "ana", 110.5, 32.25));
-    labels::remove_box(r, "Team set", &q.qid, id).unwrap();
+    // a box is its annotator's: another's removal is refused, the owner's goes through
+    let e = labels::remove_box(r, "Team set", &q.qid, id, Some("bea")).unwrap_err();
+    assert!(e.to_string().contains("drawn by `ana`: only its annotator removes it"), "{e}");
+    labels::remove_box(r, "Team set", &q.qid, id, Some("ana")).unwrap();
     assert!(labels::question(r, "Team set", &q.qid).unwrap().boxes.is_empty());
-    assert_eq!(labels::remove_box(r, "Team set", &q.qid, id).unwrap_err().code(), "not_found");
+    assert_eq!(labels::remove_box(r, "Team set", &q.qid, id, None).unwrap_err().code(), "not_found");
     // a file imported in one transaction; again, nothing changes; its export is the file's
     let file = "{\"id\":\"fb-1\",\"query\":\"q1\",\"answer\":\"a1\",\"gold\":{\"NIKE_2019_10K#40\":2}}\n{\"id\":\"fb-2\",\"query\":\"q2\",\"answer\":\"a2\",\"gold\":{\"NIKE_2019_10K#7\":1},\"labeler\":{\"evidence_boxes\":[{\"page\":\"NIKE_2019_10K#7\",\"l\":1,\"b\":2,\"r\":3,\"t\":4}]}}";
     let lines = jsonl::parse(file).unwrap();
@@ -153,6 +156,13 @@ fn label_contract(r: &dyn Records, lib: &lens_core::Library) {
     let out = labels::export(r, "fb").unwrap();
     assert_eq!(out[1]["gold"], serde_json::json!({"NIKE_2019_10K#7": 1}));
     assert_eq!(out[1]["labeler"]["evidence_boxes"][0]["annotator"], "ana");
+    // another annotator's import of a file naming ana's box: bea's box, ana's kept
+    let as_bea = "{\"id\":\"fb-2\",\"query\":\"q2\",\"gold\":{\"NIKE_2019_10K#7\":1},\"labeler\":{\"evidence_boxes\":[{\"page\":\"NIKE_2019_10K#7\",\"l\":5,\"b\":6,\"r\":7,\"t\":8,\"annotator\":\"ana\"}]}}";
+    labels::import(lib, r, "fb", &jsonl::parse(as_bea).unwrap(), Some("bea")).unwrap();
+    let boxes = labels::question(r, "fb", "fb-2").unwrap().boxes;
+    let mut owners: Vec<(&str, f32)> = boxes.iter().map(|b| (b.annotator.as_str(), b.l)).collect();
+    owners.sort_by(|a, b| a.0.cmp(b.0));
+    assert_eq!(owners, [("ana", 1.0), ("bea", 5.0)]);
     // a file that fails part-way stores nothing
     let bad = jsonl::parse(
         "{\"id\":\"fb-3\",\"query\":\"q3\",\"gold\":{}}\n{\"id\":\"fb-4\",\"query\":\"q4\",\"gold\":{},\"labeler\":{\"evidence_boxes\":[{\"page\":\"X#1\"}]}}",

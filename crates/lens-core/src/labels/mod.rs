@@ -333,8 +333,9 @@ pub fn add_box(r: &dyn LabelStore, set: &str, qid: &str, annotator: &str, b: &La
     ids.first().copied().ok_or_else(|| LensError::Database("the store returned no id for the box it added".into()))
 }
 
-pub fn remove_box(r: &dyn LabelStore, set: &str, qid: &str, box_id: i64) -> Result<()> {
-    r.apply_label_ops(set.trim(), false, &[LabelOp::RemoveBox { qid: qid.to_string(), id: box_id }]).map(|_| ())
+/// Remove a box; with `by` (a team's caller) only one that `by` drew.
+pub fn remove_box(r: &dyn LabelStore, set: &str, qid: &str, box_id: i64, by: Option<&str>) -> Result<()> {
+    r.apply_label_ops(set.trim(), false, &[LabelOp::RemoveBox { qid: qid.to_string(), id: box_id, by: by.map(str::to_string) }]).map(|_| ())
 }
 
 /// Gold pages whose document is not in the library or whose page number is past its end.
@@ -354,6 +355,7 @@ pub fn missing_pages(lib: &Library, gold: impl IntoIterator<Item = String>) -> R
 /// the set is updated (its fields replaced, the annotator's grades set to the file's). Gold pages
 /// are checked against the library `lib`.
 pub fn import(lib: &Library, r: &dyn LabelStore, set: &str, lines: &[jsonl::LabelLine], annotator: Option<&str>) -> Result<ImportReport> {
+    let named = annotator.is_some();
     let annotator = match annotator {
         Some(a) => annotator_name(a)?,
         None => IMPORTED.to_string(),
@@ -403,12 +405,15 @@ pub fn import(lib: &Library, r: &dyn LabelStore, set: &str, lines: &[jsonl::Labe
             qid.clone(),
             l.gold.iter().map(|(p, g)| GradeEntry { page: p.clone(), annotator: annotator.clone(), grade: *g, at: String::new() }).collect(),
         );
+        // the file's boxes replace the importer's own (a named importer: each box is theirs,
+        // whatever name the file gives it), or, imported by the library's owner, every box with
+        // the names in the file
         if let Some(bs) = labeler.as_ref().and_then(|x| x.get("evidence_boxes")).and_then(Value::as_array) {
-            ops.push(LabelOp::ClearBoxes { qid: qid.clone() });
+            ops.push(LabelOp::ClearBoxes { qid: qid.clone(), by: named.then(|| annotator.clone()) });
             for (i, b) in bs.iter().enumerate() {
                 let b: LabelBox =
                     serde_json::from_value(b.clone()).map_err(|e| LensError::BadInput(format!("line {}: evidence box {}: {e}", l.line, i + 1)))?;
-                let who = if b.annotator.is_empty() { annotator.clone() } else { b.annotator.clone() };
+                let who = if named || b.annotator.is_empty() { annotator.clone() } else { b.annotator.clone() };
                 ops.push(LabelOp::AddBox { qid: qid.clone(), b: LabelBox { id: 0, page: page_key(&b.page)?, annotator: who, ..b } });
             }
         }
