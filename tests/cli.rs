@@ -862,6 +862,15 @@ fn team_users(db: Option<&str>) {
     let log: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(log.as_array().unwrap().len(), 3);
     assert!(log.as_array().unwrap().iter().all(|e| e["asked_by"] == "rob"), "{body}");
+    // two users' feedback on one answer: each kept under its giver, neither over the other
+    let id = log[0]["id"].as_i64().unwrap();
+    assert_eq!(call(&ana, "feedback", &format!(r#"{{"id":{id},"value":-1,"note":"wrong year","user":"mallory"}}"#)).0, 200);
+    assert_eq!(call(&bea, "feedback", &format!(r#"{{"id":{id},"value":1}}"#)).0, 200);
+    let (_, body) = call(&rob, "log", r#"{"limit":5}"#);
+    let row = serde_json::from_str::<Value>(&body).unwrap().as_array().unwrap().iter().find(|e| e["id"] == id).cloned().unwrap();
+    let given: Vec<(String, i64)> =
+        row["feedbacks"].as_array().unwrap().iter().map(|f| (f["user"].as_str().unwrap().to_string(), f["value"].as_i64().unwrap())).collect();
+    assert_eq!(given, [("ana".to_string(), -1), ("bea".to_string(), 1)], "{row}");
     // a removed user's token gets a clear refusal; what it asked keeps its name
     ok(&run(&["user", "remove", "rob"]));
     let (st, body) = call(&rob, "documents", "{}");

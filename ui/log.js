@@ -60,7 +60,10 @@
       // who answered, in words: the calculator (whatever answerer was chosen), the page's own
       // line, or the model
       const by = r.found_by === 'calculation' ? 'calculator' : r.model ? 'model (' + r.model.model + ')' : r.answerer === 'qwen' ? 'model' : 'quoted from the page';
-      for (const v of [r.quote ? '“' + r.quote + '”' : '', by, (r.retrieve_ms + r.answer_ms).toFixed(0), fb + (r.feedback_note ? ' ' + r.feedback_note : '')]) tr.appendChild(el('td', null, String(v)));
+      // on a team library each user's own word, by name ("✓ ana; ✗ bea: wrong year")
+      const fbs = (r.feedbacks || []).filter((f) => f.user);
+      const said = fbs.length > 1 ? fbs.map((f) => (f.value > 0 ? '✓ ' : '✗ ') + f.user + (f.note ? ': ' + f.note : '')).join('; ') : fb + (r.feedback_note ? ' ' + r.feedback_note : '');
+      for (const v of [r.quote ? '“' + r.quote + '”' : '', by, (r.retrieve_ms + r.answer_ms).toFixed(0), said]) tr.appendChild(el('td', null, String(v)));
       // one click turns a logged question (a thumbs-down above all) into a question to label
       const lab = el('td');
       const lb = el('button', 'secondary', 'Label');

@@ -712,6 +712,7 @@ impl Library {
             cancelled,
             asked_by: r.asked_by.clone(),
             feedback_by: None,
+            feedbacks: Vec::new(),
             shown: Some(crate::log::Shown {
                 support: a.support,
                 support_reasons: a.support_reasons.clone(),

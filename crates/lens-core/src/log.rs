@@ -32,10 +32,40 @@ pub struct LogEntry {
     /// The team user who asked (`lens serve --team`); `None` on a one-person library.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
-    /// The team user who gave the feedback.
+    /// The team user who gave the feedback (the latest of all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feedback_by: Option<String>,
+    /// Each user's own feedback (their latest), by name; one user's never replaces another's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub feedbacks: Vec<Feedback>,
 }
+
+/// One user's feedback on a logged answer.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Feedback {
+    /// The team user; empty on a one-person library.
+    pub user: String,
+    /// +1 right, -1 wrong.
+    pub value: i32,
+    pub note: Option<String>,
+    /// When it was given (UTC).
+    pub at: String,
+}
+
+/// `fb` (log id, feedback) put on the entries they belong to, each entry's by user name.
+pub fn attach_feedback(entries: &mut [LogEntry], fb: Vec<(i64, Feedback)>) {
+    for (id, f) in fb {
+        if let Some(e) = entries.iter_mut().find(|e| e.id == id) {
+            e.feedbacks.push(f);
+        }
+    }
+    for e in entries {
+        e.feedbacks.sort_by(|a, b| a.user.cmp(&b.user));
+    }
+}
+
+/// The stores' feedback rows for log ids `lo..=hi`.
+pub const FEEDBACK_ROWS: &str = "SELECT log_id, user_name, value, note, at FROM feedback WHERE log_id BETWEEN ?1 AND ?2";
 
 /// The answer as shown when asked: its label and why, the verifier's checks, the question as
 /// read, the notes. A reopened answer and a workpaper show this, never a new judgement.
@@ -217,6 +247,7 @@ impl LogColumns {
             shown,
             asked_by: self.asked_by,
             feedback_by: self.feedback_by,
+            feedbacks: Vec::new(),
         }
     }
 }
@@ -259,12 +290,20 @@ impl Store {
     }
 
     /// Thumbs up (+1) or down (-1) with an optional note, and the team user who gave it.
+    /// A user's feedback: kept as theirs (another user's stays), and as the log row's latest.
     pub(crate) fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
         check_feedback(value)?;
-        let n = self.conn.execute("UPDATE question_log SET feedback=?2, feedback_note=?3, feedback_by=?4 WHERE id=?1", params![id, value, note, by])?;
+        let tx = self.conn.unchecked_transaction()?;
+        let n = tx.execute("UPDATE question_log SET feedback=?2, feedback_note=?3, feedback_by=?4 WHERE id=?1", params![id, value, note, by])?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no logged question with id {id}")));
         }
+        tx.execute(
+            "INSERT INTO feedback(log_id, user_name, value, note) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT(log_id, user_name) DO UPDATE SET value=excluded.value, note=excluded.note, at=strftime('%Y-%m-%dT%H:%M:%SZ','now')",
+            params![id, by.unwrap_or(""), value, note],
+        )?;
+        tx.commit()?;
         Ok(())
     }
 
@@ -314,6 +353,14 @@ impl Store {
                 .entry())
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut rows = rows;
+        if let (Some(lo), Some(hi)) = (rows.iter().map(|e| e.id).min(), rows.iter().map(|e| e.id).max()) {
+            let mut st = self.conn.prepare(FEEDBACK_ROWS)?;
+            let fb = st
+                .query_map(params![lo, hi], |r| Ok((r.get(0)?, Feedback { user: r.get(1)?, value: r.get(2)?, note: r.get(3)?, at: r.get(4)? })))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            attach_feedback(&mut rows, fb);
+        }
         Ok(rows)
     }
 }

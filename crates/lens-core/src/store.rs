@@ -30,6 +30,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/011_users.sql"),
     include_str!("../migrations/012_facts.sql"),
     include_str!("../migrations/013_token_expiry.sql"),
+    include_str!("../migrations/014_feedback_per_user.sql"),
 ];
 
 /// The schema version this build writes.

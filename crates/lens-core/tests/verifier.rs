@@ -131,6 +131,7 @@ fn a_reopened_answer_shows_the_label_it_was_shown_and_an_older_entry_says_it_is_
         shown,
         asked_by: None,
         feedback_by: None,
+        feedbacks: Vec::new(),
     };
     let shown = Shown {
         support: Support::Strong,

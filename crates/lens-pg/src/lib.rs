@@ -18,7 +18,7 @@ pub use connect::DbOptions;
 use connect::shown;
 use lens_core::error::{LensError, Result};
 use lens_core::labelstore::{self as ls, AnswerEntry, GradeEntry, LabelBox, LabelOp, LabelStore, SetRow, StoredQuestion};
-use lens_core::log::{check_feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
+use lens_core::log::{check_feedback, Feedback, LogColumns, LogEntry, Records, LOG_COLUMNS};
 use lens_core::replica::{FilingCopy, Filings, PageCopy, PageVectors};
 use lens_core::users::{check_name, new_token, token_hash, Expiry, Role, User};
 use postgres::Client;
@@ -34,6 +34,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/005_team_settings.sql"),
     include_str!("../migrations/006_user_aliases.sql"),
     include_str!("../migrations/007_token_expiry.sql"),
+    include_str!("../migrations/008_feedback_per_user.sql"),
 ];
 
 /// The schema version this build writes.
@@ -197,7 +198,13 @@ impl PgRecords {
     fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
         let sql = format!("SELECT {LOG_COLUMNS} FROM question_log {tail}");
         let rows = self.with(|c| c.query(&sql, &[&arg]))?;
-        Ok(rows.iter().map(|r| columns_of(r).entry()).collect())
+        let mut out: Vec<LogEntry> = rows.iter().map(|r| columns_of(r).entry()).collect();
+        if let (Some(lo), Some(hi)) = (out.iter().map(|e| e.id).min(), out.iter().map(|e| e.id).max()) {
+            let fb = self.with(|c| c.query(&lens_core::log::FEEDBACK_ROWS.replace("?1", "$1").replace("?2", "$2"), &[&lo, &hi]))?;
+            let fb = fb.iter().map(|r| (r.get(0), Feedback { user: r.get(1), value: r.get(2), note: r.get(3), at: r.get(4) })).collect();
+            lens_core::log::attach_feedback(&mut out, fb);
+        }
+        Ok(out)
     }
 }
 
@@ -538,7 +545,20 @@ impl Records for PgRecords {
 
     fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
         check_feedback(value)?;
-        let n = self.with(|c| c.execute("UPDATE question_log SET feedback=$2, feedback_note=$3, feedback_by=$4 WHERE id=$1", &[&id, &value, &note, &by]))?;
+        let n = self.with(|c| {
+            let mut tx = c.transaction()?;
+            let n = tx.execute("UPDATE question_log SET feedback=$2, feedback_note=$3, feedback_by=$4 WHERE id=$1", &[&id, &value, &note, &by])?;
+            if n > 0 {
+                tx.execute(
+                    "INSERT INTO feedback(log_id, user_name, value, note) VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (log_id, user_name) DO UPDATE SET value=excluded.value, note=excluded.note, \
+                     at=to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+                    &[&id, &by.unwrap_or(""), &value, &note],
+                )?;
+            }
+            tx.commit()?;
+            Ok(n)
+        })?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no logged question with id {id}")));
         }

@@ -35,6 +35,15 @@ fn contract(r: &dyn Records) {
     r.set_feedback(first, -1, Some("wrong row"), Some("ana")).unwrap();
     let e = r.log_entry(first).unwrap();
     assert_eq!((e.feedback, e.feedback_note.as_deref(), e.feedback_by.as_deref()), (Some(-1), Some("wrong row"), Some("ana")));
+    // another user's word on the same answer is kept beside it, never over it; a user's own
+    // second word replaces their first; the row shows the latest of all
+    r.set_feedback(first, 1, Some("right"), Some("bea")).unwrap();
+    r.set_feedback(first, -1, Some("wrong year"), Some("ana")).unwrap();
+    let e = r.log_entry(first).unwrap();
+    let kept: Vec<(&str, i32, Option<&str>)> = e.feedbacks.iter().map(|f| (f.user.as_str(), f.value, f.note.as_deref())).collect();
+    assert_eq!(kept, [("ana", -1, Some("wrong year")), ("bea", 1, Some("right"))]);
+    assert_eq!((e.feedback, e.feedback_by.as_deref()), (Some(-1), Some("ana")));
+    assert_eq!(r.question_log(5).unwrap().iter().find(|x| x.id == first).unwrap().feedbacks.len(), 2);
     assert_eq!(r.set_feedback(first, 5, None, None).unwrap_err().code(), "bad_input");
     assert_eq!(r.set_feedback(i64::MAX, 1, None, None).unwrap_err().code(), "not_found");
     // users: the token works until the user is removed; names stay taken

@@ -26,6 +26,7 @@ pub fn entry(q: &str, by: Option<&str>) -> LogEntry {
         shown: None,
         asked_by: by.map(str::to_string),
         feedback_by: None,
+        feedbacks: Vec::new(),
     }
 }
 
