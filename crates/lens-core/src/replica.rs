@@ -62,8 +62,11 @@ pub trait Filings {
     fn filing_ids(&self) -> Result<Vec<(String, String)>>;
     /// One filing whole.
     fn filing(&self, id: &str) -> Result<FilingCopy>;
-    /// Remove a filing; not found when there is none of that id.
+    /// Remove a filing; not found when there is none of that id. It is remembered (by content)
+    /// as removed, so no library's sync puts it back.
     fn remove_filing(&self, id: &str) -> Result<()>;
+    /// The content hashes (sha256) of the filings removed and not put again since.
+    fn removed_filings(&self) -> Result<HashSet<String>>;
     /// Keep a filing's dense vectors for `model` (each page's windows), replacing those kept;
     /// false when this database keeps no vectors (say, PostgreSQL without pgvector).
     fn put_vectors(&self, id: &str, model: &str, pages: &PageVectors) -> Result<bool>;
@@ -195,6 +198,9 @@ pub struct Synced {
     pub vectors_pushed: usize,
     /// The shared settings: "taken" from the database, "put" there, or "the same".
     pub settings: String,
+    /// Documents of the library removed because they were removed from the database meanwhile
+    /// (by another server).
+    pub removed: Vec<String>,
 }
 
 /// Add to the library every filing of the database it lacks (by content).
@@ -230,11 +236,19 @@ pub fn sync(lib: &mut Library, db: &dyn Filings) -> Result<Synced> {
     let settings = sync_settings(lib, db)?.to_string();
     let pulled = pull(lib, db)?;
     let held: HashSet<String> = db.filing_ids()?.into_iter().map(|(_, sha)| sha).collect();
-    let missing: Vec<String> = lib.documents()?.into_iter().filter(|d| !held.contains(&d.sha256)).map(|d| d.id).collect();
+    // what the database lacks: put there, unless it was removed from it (then from here too)
+    let gone = db.removed_filings()?;
+    let (dropped, missing): (Vec<_>, Vec<_>) = lib.documents()?.into_iter().filter(|d| !held.contains(&d.sha256)).partition(|d| gone.contains(&d.sha256));
+    let mut removed = Vec::new();
+    for d in dropped {
+        lib.remove(&d.id)?;
+        removed.push(d.id);
+    }
+    let missing: Vec<String> = missing.into_iter().map(|d| d.id).collect();
     let pushed = push(lib, db, &missing, None)?;
     let model = lib.settings()?.embedder;
     let vectors = sync_vectors(lib, db, &model)?;
-    Ok(Synced { pulled, pushed, vectors_pulled: vectors.0, vectors_pushed: vectors.1, settings })
+    Ok(Synced { pulled, pushed, vectors_pulled: vectors.0, vectors_pushed: vectors.1, settings, removed })
 }
 
 /// The dense vectors of `model` both ways, for the filings both hold: the library takes those

@@ -35,6 +35,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../migrations/006_user_aliases.sql"),
     include_str!("../migrations/007_token_expiry.sql"),
     include_str!("../migrations/008_feedback_per_user.sql"),
+    include_str!("../migrations/009_filing_removals.sql"),
 ];
 
 /// The schema version this build writes.
@@ -370,6 +371,8 @@ impl Filings for PgRecords {
             if n == 0 {
                 return Ok(false);
             }
+            // put again on purpose: no longer a removed filing
+            tx.execute("DELETE FROM filing_removals WHERE sha256=$1", &[&f.sha256])?;
             let st = tx.prepare(
                 "INSERT INTO filing_pages(filing, page, text, heading, width, height, needs_ocr, source, label, boxes) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)",
             )?;
@@ -497,11 +500,27 @@ impl Filings for PgRecords {
     }
 
     fn remove_filing(&self, id: &str) -> Result<()> {
-        let n = self.with(|c| c.execute("DELETE FROM filings WHERE id=$1", &[&id]))?;
-        if n == 0 {
+        // removed and remembered in one transaction: no server's sync brings it back
+        let n = self.with(|c| {
+            let mut tx = c.transaction()?;
+            let sha: Option<String> = tx.query_opt("DELETE FROM filings WHERE id=$1 RETURNING sha256", &[&id])?.map(|r| r.get(0));
+            if let Some(sha) = &sha {
+                tx.execute(
+                    "INSERT INTO filing_removals(sha256, id) VALUES ($1, $2) ON CONFLICT (sha256) DO UPDATE SET id=excluded.id, removed_at=excluded.removed_at",
+                    &[sha, &id],
+                )?;
+            }
+            tx.commit()?;
+            Ok(sha.is_some())
+        })?;
+        if !n {
             return Err(LensError::NotFound(format!("no filing `{id}` in {}", self.place())));
         }
         Ok(())
+    }
+
+    fn removed_filings(&self) -> Result<std::collections::HashSet<String>> {
+        Ok(self.with(|c| c.query("SELECT sha256 FROM filing_removals", &[]))?.iter().map(|r| r.get(0)).collect())
     }
 }
 

@@ -345,4 +345,15 @@ fn filings_go_to_the_database_and_an_empty_library_is_rebuilt_from_it() {
     pg.remove_filing(&id).unwrap();
     assert_eq!(pg.remove_filing(&id).unwrap_err().code(), "not_found");
     assert!(pg.filing_ids().unwrap().is_empty());
+    // the other server starts again, its folder still holding the filing: it is removed there
+    // too, not put back (the database remembers the removal)
+    let synced = replica::sync(&mut b, &pg).unwrap();
+    assert_eq!((synced.removed.as_slice(), synced.pushed.len()), (std::slice::from_ref(&id), 0));
+    assert!(b.documents().unwrap().is_empty() && pg.filing_ids().unwrap().is_empty());
+    // added again on purpose (an ingest puts it): back in the database, and a sync keeps it
+    assert!(pg.put_filing(&copy, Some("ana")).unwrap());
+    assert!(pg.removed_filings().unwrap().is_empty());
+    let synced = replica::sync(&mut a, &pg).unwrap();
+    assert!(synced.removed.is_empty() && a.document(&id).is_ok());
+    assert_eq!(pg.filing_ids().unwrap().len(), 1);
 }

@@ -483,10 +483,11 @@ pub fn run(library: std::path::PathBuf, port: u16, opts: &Options) -> Result<()>
     // (on stderr: whoever reads the address line may stop reading after it)
     if let Some(sy) = &s.synced {
         eprintln!(
-            "filings: {} taken from {} into the library, {} put there from the library; dense vectors of {} taken, of {} put; shared settings {}",
+            "filings: {} taken from {} into the library, {} put there from the library, {} removed here as removed there; dense vectors of {} taken, of {} put; shared settings {}",
             sy.pulled.len(),
             s.api.records_place()?,
             sy.pushed.len(),
+            sy.removed.len(),
             sy.vectors_pulled,
             sy.vectors_pushed,
             sy.settings
