@@ -599,6 +599,18 @@ fn team_users_on_postgresql() {
     assert!(body.contains("\"code\":\"busy\"") && body.contains("all 1 connections to the team database"), "{body}");
     tx.commit().unwrap();
     assert_eq!(first.join().unwrap().0, 200);
+    // the database restarted while the server is idle: the next HTTP call is answered (its dead
+    // connection replaced), not refused (scripts/test says how to stop and start it)
+    if let (Ok(stop), Ok(start)) = (std::env::var("LENS_TEST_PG_STOP"), std::env::var("LENS_TEST_PG_START")) {
+        drop((locker, watch));
+        for cmd in [stop, start] {
+            assert!(Command::new("sh").arg("-c").arg(&cmd).status().unwrap().success(), "{cmd}");
+        }
+        let (st, body) = http(port, &head, b"{}");
+        assert_eq!(st, 200, "after a restart while idle: {body}");
+    } else {
+        assert!(std::env::var("LENS_REQUIRE_POSTGRES").is_err(), "LENS_REQUIRE_POSTGRES is set but LENS_TEST_PG_STOP / LENS_TEST_PG_START are not");
+    }
     child.kill().unwrap();
     let _ = child.wait();
     // a wrong database URL: a clear message, nothing served

@@ -15,13 +15,56 @@ fn run(var: &str) {
     assert!(st.success(), "{cmd}");
 }
 
-/// Whether the test server can be stopped and started (`scripts/postgres` says how).
+/// Whether the test server can be stopped and started (`scripts/postgres` says how). Where a
+/// database is required (`scripts/test` sets LENS_REQUIRE_POSTGRES), a missing switch fails the
+/// run instead of skipping the fault tests.
 fn can_restart() -> bool {
     let can = std::env::var("LENS_TEST_PG_STOP").is_ok() && std::env::var("LENS_TEST_PG_START").is_ok();
     if !can {
+        assert!(std::env::var("LENS_REQUIRE_POSTGRES").is_err(), "LENS_REQUIRE_POSTGRES is set but LENS_TEST_PG_STOP / LENS_TEST_PG_START are not");
         eprintln!("skipped: LENS_TEST_PG_STOP / LENS_TEST_PG_START not set");
     }
     can
+}
+
+/// A connection killed in the middle of a transaction (an import of a gold set, held at its
+/// boxes by another session's lock, its backend then terminated): nothing of the import is
+/// kept, the caller is told, and the next call gets a new connection.
+#[test]
+fn a_connection_killed_mid_transaction_keeps_nothing_of_it() {
+    let _one = SERVER.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(db) = TestDb::new("killed") else { return };
+    let r = std::sync::Arc::new(PgRecords::connect(&db.url).unwrap());
+    let lib = std::sync::Arc::new(std::sync::Mutex::new(lens_core::Library::in_memory().unwrap()));
+    let file = labels::jsonl::parse(
+        "{\"id\":\"k1\",\"query\":\"a\",\"gold\":{\"D#1\":1}}\n{\"id\":\"k2\",\"query\":\"b\",\"gold\":{},\"labeler\":{\"evidence_boxes\":[{\"page\":\"D#2\",\"l\":1,\"b\":2,\"r\":3,\"t\":4}]}}",
+    )
+    .unwrap();
+    labels::create_set(r.as_ref(), "gold").unwrap();
+    let mut admin = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let mut tx = admin.transaction().unwrap();
+    tx.batch_execute("LOCK TABLE label_boxes IN ACCESS EXCLUSIVE MODE").unwrap();
+    let import = {
+        let (r, lib) = (r.clone(), lib.clone());
+        std::thread::spawn(move || labels::import(&lib.lock().unwrap(), r.as_ref(), "gold", &file, Some("ana")))
+    };
+    let mut watch = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let t0 = std::time::Instant::now();
+    let pid: i32 = loop {
+        let row = watch.query_opt("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", &[]).unwrap();
+        if let Some(row) = row {
+            break row.get(0);
+        }
+        assert!(t0.elapsed().as_secs() < 20, "the import never reached the lock");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    // the import has written its questions in its transaction, and waits at the boxes
+    assert!(watch.query_one("SELECT pg_terminate_backend($1)", &[&pid]).unwrap().get::<_, bool>(0));
+    let e = import.join().unwrap().unwrap_err();
+    tx.rollback().unwrap();
+    assert_eq!(e.code(), "database", "{e}");
+    assert!(e.to_string().contains("cannot be reached") && e.to_string().contains("nothing was written"), "{e}");
+    assert!(labels::questions(r.as_ref(), "gold").unwrap().is_empty(), "half an import was kept");
 }
 
 #[test]
