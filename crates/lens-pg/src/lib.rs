@@ -436,11 +436,11 @@ impl Filings for PgRecords {
         self.with(|c| {
             let mut tx = c.transaction()?;
             tx.execute("DELETE FROM filing_vectors WHERE filing=$1 AND model=$2", &[&id, &model])?;
-            let st = tx.prepare("INSERT INTO filing_vectors(filing, model, page, win, embedding) VALUES ($1, $2, $3, $4, $5::text::vector)")?;
+            // the vectors in pgvector's binary form (the pgvector crate), not as text
+            let st = tx.prepare("INSERT INTO filing_vectors(filing, model, page, win, embedding) VALUES ($1, $2, $3, $4, $5)")?;
             for (page, windows) in pages {
                 for (w, v) in windows.iter().enumerate() {
-                    let text = format!("[{}]", v.iter().map(f32::to_string).collect::<Vec<_>>().join(","));
-                    tx.execute(&st, &[&id, &model, &(*page as i32), &(w as i32), &text])?;
+                    tx.execute(&st, &[&id, &model, &(*page as i32), &(w as i32), &pgvector::Vector::from(v.clone())])?;
                 }
             }
             tx.commit()?;
@@ -452,20 +452,17 @@ impl Filings for PgRecords {
         if !self.keeps_vectors()? {
             return Ok(None);
         }
-        let rows =
-            self.with(|c| c.query("SELECT page, embedding::text FROM filing_vectors WHERE filing=$1 AND model=$2 ORDER BY page, win", &[&id, &model]))?;
+        let rows = self.with(|c| c.query("SELECT page, embedding FROM filing_vectors WHERE filing=$1 AND model=$2 ORDER BY page, win", &[&id, &model]))?;
         if rows.is_empty() {
             return Ok(None);
         }
         let mut out: PageVectors = Vec::new();
         for r in &rows {
             let page = r.get::<_, i32>(0) as u32;
-            let text: String = r.get(1);
-            let v: Vec<f32> = text
-                .trim_matches(|c| c == '[' || c == ']')
-                .split(',')
-                .map(|x| x.trim().parse::<f32>().map_err(|e| LensError::Database(format!("a vector of `{id}` in {} is unreadable: {e}", self.place()))))
-                .collect::<Result<_>>()?;
+            let v: Vec<f32> = r
+                .try_get::<_, pgvector::Vector>(1)
+                .map_err(|e| LensError::Database(format!("a vector of `{id}` in {} is unreadable: {e}", self.place())))?
+                .to_vec();
             match out.last_mut() {
                 Some((p, w)) if *p == page => w.push(v),
                 _ => out.push((page, vec![v])),
