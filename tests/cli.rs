@@ -553,6 +553,17 @@ fn team_users_on_postgresql() {
     // and so are the gold sets: the two annotators' six grades
     let graded: i64 = db.query_one("SELECT count(*) FROM label_grades g JOIN label_questions q ON q.id = g.question WHERE q.qid = 'q1'", &[]).unwrap().get(0);
     assert_eq!(graded, 6);
+    // the audit trail, exported by an admin from the database: who asked what and how it was
+    // shown, who said what of it, who graded which page
+    let any = tempfile::tempdir().unwrap();
+    let trail = any.path().join("audit.jsonl");
+    let out = ok(&lens(any.path(), &["log", "--export", trail.to_str().unwrap(), "--database", &url]));
+    assert!(out.contains("3 questions asked, 6 grades"), "{out}");
+    let lines: Vec<Value> = std::fs::read_to_string(&trail).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.iter().filter(|l| l["kind"] == "asked").all(|l| l["asked_by"] == "rob" && l["shown_as"].is_string()), "{lines:?}");
+    assert!(lines.iter().any(|l| l["kind"] == "asked" && l["feedback"].as_array().is_some_and(|f| f.len() == 2)), "{lines:?}");
+    let graders: std::collections::BTreeSet<&str> = lines.iter().filter(|l| l["kind"] == "graded").filter_map(|l| l["annotator"].as_str()).collect();
+    assert_eq!(graders.into_iter().collect::<Vec<_>>(), ["ana", "bea"]);
     // and so is the filing ingested into the first server's folder (put there when it started)
     let filings: Vec<String> = db.query("SELECT id FROM filings", &[]).unwrap().iter().map(|r| r.get(0)).collect();
     assert_eq!(filings, ["3M_2018_10K"]);

@@ -43,6 +43,7 @@ pub mod retrieve;
 // the library and what runs on it
 pub mod answer;
 pub mod ask;
+pub mod audit;
 pub mod calc;
 pub mod cite;
 pub mod eval;
