@@ -69,6 +69,15 @@ test('first run: hints, progress, plain messages, clean names, neutral feedback,
     assert.equal(icon.status(), 200);
     assert.equal(icon.headers()['content-type'], 'image/png');
 
+    // the pages-to-read box has a label one sees
+    assert.ok(await page.isVisible('label[for=k]'));
+    assert.equal(await page.textContent('label[for=k]'), 'Pages');
+    // the hint's "Add filings" opens the file picker with its one click (not only the Library)
+    const chooser = page.waitForEvent('filechooser', { timeout: 5000 });
+    await page.click('#empty-add');
+    await chooser;
+    assert.ok(await page.isVisible('#view-library'));
+
     // adding files: each is listed at once, with its progress; a broken one says so in plain words
     await page.click('button.tab[data-view=library]');
     assert.match(await page.textContent('#lib-msg'), /No documents yet/);
