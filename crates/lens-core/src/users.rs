@@ -132,6 +132,19 @@ pub fn check_name(name: &str) -> Result<()> {
     }
 }
 
+/// The columns a [`User`] is read from, in [`user_row`]'s order.
+const USER_COLUMNS: &str = "name, role, created_at, removed_at, token_expires_at";
+
+fn user_row(r: &rusqlite::Row) -> rusqlite::Result<User> {
+    Ok(User {
+        name: r.get(0)?,
+        role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader),
+        created_at: r.get(2)?,
+        removed_at: r.get(3)?,
+        token_expires_at: r.get(4)?,
+    })
+}
+
 impl Store {
     /// Add a user; its token, to be handed over once (only its hash is kept). A name in use,
     /// even by a removed user, is refused: the log keeps names apart.
@@ -172,33 +185,14 @@ impl Store {
     }
 
     pub fn users(&self) -> Result<Vec<User>> {
-        let mut st = self.conn.prepare("SELECT name, role, created_at, removed_at, token_expires_at FROM users ORDER BY name")?;
-        let rows = st.query_map([], |r| {
-            Ok(User {
-                name: r.get(0)?,
-                role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader),
-                created_at: r.get(2)?,
-                removed_at: r.get(3)?,
-                token_expires_at: r.get(4)?,
-            })
-        })?;
+        let mut st = self.conn.prepare(&format!("SELECT {USER_COLUMNS} FROM users ORDER BY name"))?;
+        let rows = st.query_map([], user_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The user a token belongs to, removed or not; `None` for a token no one was given.
     pub fn user_by_token(&self, token: &str) -> Result<Option<User>> {
-        let row = self
-            .conn
-            .query_row("SELECT name, role, created_at, removed_at, token_expires_at FROM users WHERE token_sha256=?1", [token_hash(token)], |r| {
-                Ok(User {
-                    name: r.get(0)?,
-                    role: r.get::<_, String>(1)?.parse().unwrap_or(Role::Reader),
-                    created_at: r.get(2)?,
-                    removed_at: r.get(3)?,
-                    token_expires_at: r.get(4)?,
-                })
-            })
-            .optional()?;
+        let row = self.conn.query_row(&format!("SELECT {USER_COLUMNS} FROM users WHERE token_sha256=?1"), [token_hash(token)], user_row).optional()?;
         Ok(row)
     }
 }
