@@ -8,6 +8,7 @@
 //! [`formula::Expr::eval`] computes with [`ratio::Ratio`]. A missing operand is named, never guessed.
 
 pub mod checks;
+pub mod members;
 pub mod plan;
 pub mod printed;
 pub mod rank;

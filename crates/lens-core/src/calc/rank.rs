@@ -14,7 +14,7 @@ use crate::question::{Extreme, Question};
 /// prior year's column when ranking by change, rows).
 type Choice = (f64, bool, PageRef, usize, usize, Option<usize>, Vec<Row>);
 
-fn is_total(label: &str) -> bool {
+pub(super) fn is_total(label: &str) -> bool {
     let l = label.to_lowercase();
     l.starts_with("total") || l.starts_with("net ") && l.contains("total") || l.starts_with("subtotal") || l.starts_with("less ") || l == "net"
 }
@@ -25,7 +25,7 @@ fn stem(w: &str) -> String {
 }
 
 /// How many of `words` (by stem) `text` holds.
-fn holds(text: &str, words: &[String]) -> usize {
+pub(super) fn holds(text: &str, words: &[String]) -> usize {
     words.iter().filter(|w| text.contains(&stem(w))).count()
 }
 
@@ -135,12 +135,21 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     for doc in docs {
         let mut words = terms.clone();
         words.extend(measure.iter().filter(|m| !terms.contains(m)).cloned());
-        let req = crate::retrieve::SearchRequest::lookup(words.join(" "), &doc, 8);
-        if let Ok(r) = lib.search(&req) {
-            for h in r.hits {
-                let p = h.page_ref();
-                if !candidates.contains(&p) {
-                    candidates.push(p);
+        let mut lookups = vec![crate::retrieve::SearchRequest::lookup(words.join(" "), &doc, 8)];
+        // and the note measuring the kind of member asked ("segment"): its table is often
+        // titled by the kind and the measures, not by the question's words
+        if !kinds.is_empty() {
+            let mut words = kinds.clone();
+            words.extend(super::members::measure_words(lib.metrics, q.measure.as_deref(), measure));
+            lookups.push(crate::retrieve::SearchRequest::lookup(words.join(" "), &doc, 8));
+        }
+        for req in lookups {
+            if let Ok(r) = lib.search(&req) {
+                for h in r.hits {
+                    let p = h.page_ref();
+                    if !candidates.contains(&p) {
+                        candidates.push(p);
+                    }
                 }
             }
         }
@@ -275,6 +284,13 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         Extreme::Smallest => "smallest",
     };
     let metric = format!("{what} row: {}", terms.join(" "));
+    // a table whose own heads name the measure (a column group or a heading over the members'
+    // rows), ranked by it or by a measure computed per member from two of them
+    if let Some(m) = super::members::rank(lib, q, &candidates, pages.len(), months) {
+        if best.as_ref().is_none_or(|b| m.score > b.0) && best_groups.as_ref().is_none_or(|g| m.score > g.0) {
+            return Some(m.calculation);
+        }
+    }
     if let Some((score, g)) = best_groups {
         if best.as_ref().is_none_or(|b| score > b.0) {
             return Some(rank_groups(g, extreme, what, metric));
@@ -357,7 +373,15 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
 /// A ranking as a calculation: the winner (`verdict`) and what is said of it (`result`, and
 /// with the runner-up `said`); not `sure`, the rule `rank_unsure` warns that the table was
 /// picked by its page's words.
-fn ranked_calculation(metric: String, formula: String, operands: Vec<Operand>, said: String, result: String, verdict: String, sure: bool) -> Calculation {
+pub(super) fn ranked_calculation(
+    metric: String,
+    formula: String,
+    operands: Vec<Operand>,
+    said: String,
+    result: String,
+    verdict: String,
+    sure: bool,
+) -> Calculation {
     Calculation {
         display: format!("{metric} = {said}. {formula}"),
         metric,
@@ -375,7 +399,7 @@ fn ranked_calculation(metric: String, formula: String, operands: Vec<Operand>, s
 }
 
 /// The word a table's unit adds after a figure ("millions" -> " million").
-fn scale_word(unit: &str) -> &'static str {
+pub(super) fn scale_word(unit: &str) -> &'static str {
     match unit {
         "millions" => " million",
         "billions" => " billion",
