@@ -310,6 +310,7 @@ impl Seen {
             calc_warning: a.calculation.as_ref().and_then(|c| c.warning.as_ref()),
             calc_caveat: a.calculation.as_ref().and_then(|c| c.caveat.as_deref()),
             calc_problem: a.calculation.as_ref().filter(|c| c.result.is_none()).and_then(|c| c.problem.as_deref()),
+            calc_shape: a.calculation.as_ref().filter(|_| computed).map(|c| c.shape.as_str()),
             operands: a.calculation.as_ref().filter(|_| computed).map_or(&[], |c| c.operands.as_slice()),
             // a model's answer that quotes no line of the pages (it cited no passage) is tied to nothing
             unquoted: a.model.is_some() && a.quote.is_none() && !a.not_found && !computed,

@@ -224,7 +224,8 @@ const RANK_WORDS: &[&str] = &[
 ];
 
 /// Words of a ranking by change ("the worst topline performance", "the biggest drop").
-const RANK_CHANGE_WORDS: &[&str] = &["performance", "growth", "grew", "drop", "decline", "increase", "decrease", "change", "improvement"];
+const RANK_CHANGE_WORDS: &[&str] =
+    &["performance", "growth", "grew", "growing", "fastest", "slowest", "drop", "decline", "increase", "decrease", "change", "improvement"];
 
 /// Kinds of rows a ranking asks for, as label stems ("which region" - "Regional Operations").
 const RANK_KINDS: &[&str] = &["region", "segment", "geograph", "countr", "market", "brand", "product", "division", "categor"];
@@ -232,11 +233,26 @@ const RANK_KINDS: &[&str] = &["region", "segment", "geograph", "countr", "market
 /// The words a ranking ranks by: those after "highest", "largest", ... up to a preposition
 /// ("the highest net income in 2022" -> "net", "income"), stop words left out.
 fn ranked_words(text: &str) -> Vec<String> {
-    const EXTREMES: &[&str] = &["highest", "largest", "biggest", "most", "greatest", "maximum", "lowest", "smallest", "least", "worst", "minimum"];
+    const EXTREMES: &[&str] =
+        &["highest", "largest", "biggest", "most", "greatest", "maximum", "lowest", "smallest", "least", "worst", "minimum", "fastest", "slowest"];
     const ENDS: &[&str] = &["or", "in", "for", "during", "among", "of", "as", "at", "by", "from", "between", "on", "within"];
     let words: Vec<String> = text.to_lowercase().split(|c: char| !c.is_alphanumeric() && c != '&').filter(|w| !w.is_empty()).map(str::to_string).collect();
     let Some(at) = words.iter().position(|w| EXTREMES.contains(&w.as_str())) else { return Vec::new() };
     words[at + 1..].iter().take_while(|w| !ENDS.contains(&w.as_str())).filter(|w| w.len() > 2 && !is_stop_word(w)).cloned().collect()
+}
+
+/// The kind of member a question asks a figure of each of ("net sales by segment", "revenue
+/// for each region", "each of its segments' operating income"): the kind's stem, as
+/// [`RANK_KINDS`] has it.
+pub fn per_member(text: &str) -> Option<&'static str> {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)\b(?:by|each|per|every|all)\s+(?:of\s+(?:its|their|the|[a-z&.'’-]+'s?)\s+)?(?:(?:business|operating|reportable|geographic|product)\s+)?([a-z]+)")
+            .expect("per-member pattern")
+    });
+    RE.captures_iter(text).find_map(|c| {
+        let w = c.get(1)?.as_str().to_lowercase();
+        RANK_KINDS.iter().copied().find(|k| w.starts_with(k))
+    })
 }
 
 impl Ranking {
@@ -536,8 +552,9 @@ fn direction_of(l: &str) -> Option<Direction> {
 
 fn extreme_of(l: &str) -> Option<Extreme> {
     // not "best" or "top": they are also names ("Best Buy")
-    let most = ["highest", "largest", "biggest", "most", "greatest", "maximum", "strongest"];
-    let least = ["lowest", "smallest", "least", "worst", "weakest", "minimum", "fewest"];
+    // ("grew the fastest": the largest growth)
+    let most = ["highest", "largest", "biggest", "most", "greatest", "maximum", "strongest", "fastest"];
+    let least = ["lowest", "smallest", "least", "worst", "weakest", "minimum", "fewest", "slowest"];
     let words: Vec<&str> = l.split(|c: char| !c.is_alphanumeric()).collect();
     // "the biggest drop" ranks by the smallest change
     let drop = words.iter().any(|w| ["drop", "decline", "decrease", "fall"].contains(w));
@@ -748,6 +765,11 @@ impl Question {
     }
 
     /// Its words as the judging rules read them, read once.
+    /// The kind of member the question asks a figure of each of ([`per_member`]).
+    pub fn per_member(&self) -> Option<&'static str> {
+        per_member(&self.text)
+    }
+
     pub fn wording(&self) -> &Wording {
         self.wording.0.get_or_init(|| Wording::read(&self.text))
     }
@@ -892,6 +914,30 @@ impl Question {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fastest_growing_member_is_a_ranking_by_change() {
+        let q = Question::parse("Which 3M segment grew its revenue the fastest in FY2018?");
+        let r = q.ranking.clone().unwrap_or_default();
+        assert_eq!((q.operation, q.extreme, r.change, r.kinds.as_slice()), (Operation::Rank, Some(Extreme::Largest), true, &["segment".to_string()][..]));
+        let q = Question::parse("Which of Nike's regions was the slowest growing in 2021?");
+        assert_eq!((q.operation, q.extreme, q.ranking.unwrap_or_default().change), (Operation::Rank, Some(Extreme::Smallest), true));
+    }
+
+    #[test]
+    fn a_figure_of_each_member_is_asked_by_kind() {
+        for (q, kind) in [
+            ("What were General Mills' net sales by segment in fiscal 2022?", Some("segment")),
+            ("What was 3M's operating income for each of its business segments in 2018?", Some("segment")),
+            ("Show Nike's revenues by geographic region for FY2021", Some("region")),
+            ("What was Amazon's revenue per segment?", Some("segment")),
+            ("What was 3M's total revenue in 2018?", None),
+            ("Which segment had the highest operating income?", None),
+            ("How did revenue change by 10%?", None),
+        ] {
+            assert_eq!(per_member(q), kind, "{q}");
+        }
+    }
 
     #[test]
     fn terms_of_art_are_the_words_written_with_capitals_inside() {

@@ -103,3 +103,25 @@ fn an_ask_for_a_metric_answers_with_the_calculation_and_logs_it() {
     let logged = &lib.store().question_log(1).unwrap()[0];
     assert_eq!(logged.answer.calculation, r.answer.calculation, "the log keeps the worked calculation");
 }
+
+#[test]
+fn members_of_a_segment_note_ranked_and_listed_from_the_whole_filing() {
+    let (_d, lib) = lib_with(&["3M_2018_10K"]);
+    // the pages read are the income statement; the segment note (p. 126) is found in the filing
+    let p56 = lens_core::PageRef::new("3M_2018_10K", 56);
+    let ask = |q: &str| calc::work(&lib, &lib.read_question(q), std::slice::from_ref(&p56)).unwrap().expect("a calculation");
+    // ranked by a measure computed per segment: operating income over its own net sales
+    let c = ask("Which 3M business segment had the highest operating margin in 2018?");
+    assert_eq!(c.verdict.as_deref(), Some("Electronics and Energy"), "{c:#?}");
+    assert!(c.result.as_deref().is_some_and(|r| r.contains("37.6%")), "{:?}", c.result);
+    assert!(c.warning.is_none(), "the note's heads name the measures and it prints the total");
+    assert!(c.operands.iter().all(|o| o.page == lens_core::PageRef::new("3M_2018_10K", 126) && o.boxes.len() == 2), "{:#?}", c.operands);
+    // a figure of each segment asked: every segment's, corporate and the total left out
+    let c = ask("What was 3M's operating income for each of its business segments in 2018?");
+    assert_eq!(c.shape, "list");
+    assert_eq!(
+        c.result.as_deref(),
+        Some("Industrial 2,737 million; Safety and Graphics 1,720 million; Health Care 1,799 million; Electronics and Energy 2,055 million; Consumer 1,027 million")
+    );
+    assert_eq!(c.operands.len(), 5);
+}

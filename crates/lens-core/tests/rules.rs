@@ -104,6 +104,7 @@ fn run(rule: &judge::Rule, case: &Value) -> (bool, Support, Vec<String>) {
     c.calc_warning = warning.as_ref();
     c.calc_caveat = text(case, "calc_caveat");
     c.calc_problem = text(case, "calc_problem");
+    c.calc_shape = text(case, "calc_shape");
     c.unquoted = flag(case, "unquoted");
     c.computed = flag(case, "computed") || c.found_by == FoundBy::Calculation;
     c.doc_year = case.get("doc_year").and_then(Value::as_i64).map(|y| y as i32);

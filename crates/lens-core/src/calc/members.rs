@@ -37,6 +37,7 @@ fn reconciling(label: &str) -> bool {
         || l.starts_with("other")
         || l.starts_with("all other")
         || l.starts_with("less")
+        || ["items", "charges", "costs"].iter().any(|w| l.ends_with(w))
 }
 
 /// A row that is a member: a short label with a figure in `col`, not a total, a rate, a
@@ -50,6 +51,8 @@ fn member_row(r: &Row, col: usize) -> bool {
         && !reconciling(l)
         && !l.ends_with(':')
         && !r.cells.iter().flatten().any(|c| c.text.trim_end().ends_with('%'))
+        // (a reconciling item's dash: "Certain significant items —")
+        && r.cells.get(col).cloned().flatten().is_some_and(|c| !c.text.trim().trim_start_matches('$').trim().starts_with(['—', '–', '-']) || c.value.to_f64() != 0.0)
 }
 
 /// The column of `year` among `cols` (the period length asked first, else a year's), and the
@@ -256,6 +259,123 @@ pub fn rank(lib: &Context, q: &Question, candidates: &[PageRef], read: usize, mo
     best
 }
 
+/// A figure for each member asked ("net sales by segment", [`Question::per_member`]): every
+/// member of the table that measures them by the measure asked, for the period asked, each
+/// boxed; the members' total said when the table prints one. `None` when no table of the pages
+/// read, or of the pages their filings' BM25 finds for the kind and the measure, does.
+pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
+    let kind = q.per_member()?;
+    let cat = lib.metrics;
+    let words: Vec<String> = q.measure_name.as_deref().unwrap_or("").split_whitespace().filter(|w| w.len() > 2).map(str::to_lowercase).collect();
+    if words.is_empty() && q.measure.is_none() {
+        return None;
+    }
+    let year = q.years.iter().max().copied();
+    let months = if !q.quarters.is_empty() {
+        Some(3)
+    } else if !q.halves.is_empty() {
+        Some(6)
+    } else {
+        None
+    };
+    let mut candidates: Vec<PageRef> = pages.to_vec();
+    let mut docs: Vec<String> = Vec::new();
+    for p in pages {
+        if !docs.contains(&p.doc_id) {
+            docs.push(p.doc_id.clone());
+        }
+    }
+    for doc in docs {
+        let mut look = vec![kind.to_string()];
+        look.extend(measure_words(cat, q.measure.as_deref(), &words));
+        if let Ok(r) = lib.search(&crate::retrieve::SearchRequest::lookup(look.join(" "), &doc, 8)) {
+            for h in r.hits {
+                let p = h.page_ref();
+                if !candidates.contains(&p) {
+                    candidates.push(p);
+                }
+            }
+        }
+    }
+    // (score, sure, page, table, blocks, by)
+    let mut best: Option<(f64, bool, PageRef, usize, Vec<Block>, By)> = None;
+    for (rank, p) in candidates.iter().enumerate() {
+        let (text, heading) = lib.store().page(&p.doc_id, p.page).map(|pg| (pg.text.to_lowercase(), pg.heading.to_lowercase())).unwrap_or_default();
+        for (ti, t) in lib.page_tables(p).iter().enumerate() {
+            let bs = blocks(t, year, months);
+            if bs.len() < 2 {
+                continue;
+            }
+            let Some(by) = by_of(t, &bs, q, &words, cat) else { continue };
+            let title = t.title.to_lowercase();
+            let titled = title.contains(kind) || heading.contains(kind);
+            if !titled && !text.contains(kind) {
+                continue;
+            }
+            let total = match by {
+                By::Printed(i) => bs[i].total,
+                By::Ratio(a, b) => bs[a].total && bs[b].total,
+            };
+            let penalty = if rank < pages.len() { 0.2 * rank as f64 } else { 0.6 + 0.05 * (rank - pages.len()) as f64 };
+            let score = if titled { 2.0 } else { 0.0 } + if total { 1.0 } else { 0.0 } - penalty;
+            if best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((score, total && titled, p.clone(), ti, bs, by));
+            }
+        }
+    }
+    let (_, sure, page, ti, bs, by) = best?;
+    let t = &lib.page_tables(&page)[ti];
+    let cell = |ri: usize, col: usize| t.rows[ri].cells.get(col).cloned().flatten();
+    let unit = scale_word(&t.unit);
+    let mut said: Vec<String> = Vec::new();
+    let mut operands: Vec<Operand> = Vec::new();
+    let (name, header) = match by {
+        By::Printed(i) => {
+            let b = &bs[i];
+            for &ri in &b.rows {
+                let Some(c) = cell(ri, b.col) else { continue };
+                said.push(format!("{} {}{unit}", t.rows[ri].label, c.text.trim_start_matches('$').trim()));
+                operands.push(operand(t, &page, b, &t.rows[ri], &c, b.col));
+            }
+            (b.name.clone(), t.columns[b.col].header.clone())
+        }
+        By::Ratio(a, b) => {
+            let (ba, bb) = (&bs[a], &bs[b]);
+            for &ri in &ba.rows {
+                let label = t.rows[ri].label.trim().to_lowercase();
+                let Some(rj) = bb.rows.iter().copied().find(|rj| t.rows[*rj].label.trim().to_lowercase() == label) else { continue };
+                let (Some(ca), Some(cb)) = (cell(ri, ba.col), cell(rj, bb.col)) else { continue };
+                let d = cb.value.to_f64();
+                if d <= 0.0 {
+                    continue;
+                }
+                said.push(format!("{} {:.1}%", t.rows[ri].label, ca.value.to_f64() / d * 100.0));
+                operands.push(operand(t, &page, ba, &t.rows[ri], &ca, ba.col));
+                operands.push(operand(t, &page, bb, &t.rows[rj], &cb, bb.col));
+            }
+            (format!("{} ÷ {}", ba.name, bb.name), t.columns[ba.col].header.clone())
+        }
+    };
+    if said.len() < 2 {
+        return None;
+    }
+    let metric = format!("{} by {kind}", q.measure_name.clone().unwrap_or_else(|| name.to_lowercase()));
+    let result = said.join("; ");
+    let formula = format!("\"{name}\" of each of {} members in the column \"{header}\" on {page}", said.len());
+    Some(Calculation {
+        display: format!("{metric} = {result}. {formula}"),
+        metric,
+        formula,
+        operands,
+        result: Some(result),
+        warning: (!sure).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
+        unit: "amount".into(),
+        shape: "list".into(),
+        months: months.unwrap_or(12),
+        ..Default::default()
+    })
+}
+
 fn operand(t: &Table, page: &PageRef, b: &Block, r: &Row, c: &Cell, col: usize) -> Operand {
     let header = &t.columns[col].header;
     Operand {
@@ -342,6 +462,14 @@ fn ranked(t: &Table, page: &PageRef, bs: &[Block], by: &By, extreme: Extreme, by
     let runner = members.get(1).map(|m| format!("; runner-up {}", said(m))).unwrap_or_default();
     let names: Vec<&str> = members.iter().map(|m| t.rows[m.0].label.as_str()).collect();
     let formula = match by {
+        By::Printed(i) if by_change => format!(
+            "the {what} change in \"{}\" from the column \"{}\" to \"{}\" of {} members ({}) on {page}",
+            bs[*i].name,
+            bs[*i].prior.map(|c| t.columns[c].header.as_str()).unwrap_or_default(),
+            t.columns[bs[*i].col].header,
+            members.len(),
+            names.join(", ")
+        ),
         By::Printed(i) => format!(
             "the {what} \"{}\" of {} members ({}) in the column \"{}\" on {page}",
             bs[*i].name,

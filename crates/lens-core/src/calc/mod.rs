@@ -899,6 +899,12 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     if q.operation == crate::question::Operation::Rank {
         return Ok(rank::rank(lib, q, pages));
     }
+    // a figure of each member asked ("net sales by segment"): the members' table
+    if q.per_member().is_some() {
+        if let Some(c) = members::list(lib, q, pages) {
+            return Ok(Some(c));
+        }
+    }
     // line items the question names that the catalogue does not list but the filings print
     let ext = printed_items(lib, q, pages);
     let with_printed;

@@ -144,6 +144,9 @@ pub struct Claim<'a> {
     pub calc_caveat: Option<&'a str>,
     /// A calculation that gave no result: what it could not do ("not found: interest expense").
     pub calc_problem: Option<&'a str>,
+    /// The computed result's shape (`calc::Calculation::shape`: "list" for a figure of each
+    /// member), when the answer is one.
+    pub calc_shape: Option<&'a str>,
     /// A worked answer's operands (where each was read).
     pub operands: &'a [crate::calc::Operand],
     /// A model's answer that quotes no line of the pages.
@@ -181,6 +184,7 @@ impl<'a> Claim<'a> {
             calc_warning: None,
             calc_caveat: None,
             calc_problem: None,
+            calc_shape: None,
             operands: &[],
             unquoted: false,
             computed: false,
@@ -244,6 +248,7 @@ rules! {
     "compare_one_line" Lower None, shape::compare_one_line, "Two periods compared, and the answer is one line, not both values.";
     "change_one_figure" Lower None, shape::change_one_figure, "A change asked, and the answer states one figure and no word of change.";
     "total_unsaid" Lower None, shape::total_unsaid, "A total of several asked, and the line states no total.";
+    "one_for_each" Lower None, shape::one_for_each, "A figure of each member asked (by segment, for each region), and the answer gives one member's or the total.";
     "explanation_row" Lower None, shape::explanation_row, "An explanation asked, and the answer is a table row.";
     "sentence_cut" Lower None, shape::sentence_cut, "An explanation asked, and the quoted sentence stops mid-clause (no sentence end).";
     "words_as_figures" Lower None, shape::words_as_figures, "Names or a sentence asked, and the answer is a run of a table's figures.";

@@ -60,6 +60,13 @@ pub(super) fn total_unsaid(c: &Claim) -> Option<Fired> {
     (!WORDS.total_said.iter().any(|w| l.contains(w.as_str()))).then(Vec::new)
 }
 
+/// A figure of each member asked ("net sales by segment"), and the answer is not a worked list
+/// of the members' figures (a line, or one figure: a member's or the total).
+pub(super) fn one_for_each(c: &Claim) -> Option<Fired> {
+    let kind = c.question.per_member()?;
+    (!c.not_found && c.calc_shape != Some("list")).then(|| vec![kind.to_string()])
+}
+
 pub(super) fn explanation_row(c: &Claim) -> Option<Fired> {
     (c.question.asks == ValueType::Sentence && c.question.operation == Operation::Narrative && is_table_row(c.line())).then(Vec::new)
 }
