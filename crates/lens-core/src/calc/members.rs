@@ -6,7 +6,7 @@
 //! by one computed per member from two of them ("the highest operating margin": each
 //! segment's operating income over its own net sales).
 
-use super::rank::{holds, is_total, ranked_calculation, scale_word};
+use super::ranked::{holds, is_total, ranked_calculation, scale_word};
 use super::{Calculation, Context, Operand, OperandRead};
 use crate::facts::concept_of;
 use crate::figures::catalogue::Catalogue;

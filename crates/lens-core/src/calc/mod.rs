@@ -12,6 +12,7 @@ pub mod members;
 pub mod plan;
 pub mod printed;
 pub mod rank;
+pub mod ranked;
 
 use crate::error::Result;
 use crate::evidence::EvidenceBox;

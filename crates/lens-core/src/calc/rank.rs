@@ -4,6 +4,7 @@
 //! ("Total liabilities" sums the liabilities) or, without one, every row that is not a total.
 //! The winner and the runner-up are the operands, each boxed; a table of one row says so.
 
+use super::ranked::{holds, is_total, ranked_calculation, scale_word, stem};
 use super::Context;
 use super::{Calculation, Operand};
 use crate::figures::table::{Cell, Row, Table};
@@ -13,21 +14,6 @@ use crate::question::{Extreme, Question};
 /// A table to rank: (score, sure (a total names what is ranked), page, table index, column, the
 /// prior year's column when ranking by change, rows).
 type Choice = (f64, bool, PageRef, usize, usize, Option<usize>, Vec<Row>);
-
-pub(super) fn is_total(label: &str) -> bool {
-    let l = label.to_lowercase();
-    l.starts_with("total") || l.starts_with("net ") && l.contains("total") || l.starts_with("subtotal") || l.starts_with("less ") || l == "net"
-}
-
-/// "liability" and "liabilities", "asset" and "assets" share a stem.
-fn stem(w: &str) -> String {
-    w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string()
-}
-
-/// How many of `words` (by stem) `text` holds.
-pub(super) fn holds(text: &str, words: &[String]) -> usize {
-    words.iter().filter(|w| text.contains(&stem(w))).count()
-}
 
 /// The rows a "total <words>" row sums: those since the previous total. A total the table does
 /// not print a label for (named from its section's heading) names nothing a ranking asks for.
@@ -368,44 +354,6 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         _ => format!("the {what} of {} rows in the column \"{header}\" on {page}", ranked.len()),
     };
     Some(ranked_calculation(metric, formula, operands, format!("{result}{runner}"), result, win.label.clone(), sure))
-}
-
-/// A ranking as a calculation: the winner (`verdict`) and what is said of it (`result`, and
-/// with the runner-up `said`); not `sure`, the rule `rank_unsure` warns that the table was
-/// picked by its page's words.
-pub(super) fn ranked_calculation(
-    metric: String,
-    formula: String,
-    operands: Vec<Operand>,
-    said: String,
-    result: String,
-    verdict: String,
-    sure: bool,
-) -> Calculation {
-    Calculation {
-        display: format!("{metric} = {said}. {formula}"),
-        metric,
-        formula,
-        operands,
-        result: Some(result),
-        problem: None,
-        verdict: Some(verdict),
-        warning: (!sure).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
-        unit: "amount".into(),
-        shape: "rank".into(),
-        months: 12,
-        ..Default::default()
-    }
-}
-
-/// The word a table's unit adds after a figure ("millions" -> " million").
-pub(super) fn scale_word(unit: &str) -> &'static str {
-    match unit {
-        "millions" => " million",
-        "billions" => " billion",
-        "thousands" => " thousand",
-        _ => "",
-    }
 }
 
 /// One member's figure in a table that prints the period once per member.

@@ -76,7 +76,9 @@ pub(super) fn thing_unnamed(c: &Claim) -> Option<Fired> {
 pub(super) fn compares_nothing(c: &Claim) -> Option<Fired> {
     let (_, line_words) = quoted(c)?;
     let w = &c.question.wording();
-    if c.question.operation != Operation::Narrative || w.lower.contains("most recent") {
+    // (a ranking answered by a line, not worked over a table, is read the same way)
+    let ranked_by_line = c.question.operation == Operation::Rank && !c.worked();
+    if !(c.question.operation == Operation::Narrative || ranked_by_line) || w.lower.contains("most recent") {
         return None;
     }
     let sup = w.words.iter().find(|x| holds(&WORDS.superlatives, x))?;
