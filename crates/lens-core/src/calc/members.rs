@@ -6,7 +6,7 @@
 //! by one computed per member from two of them ("the highest operating margin": each
 //! segment's operating income over its own net sales).
 
-use super::ranked::{holds, is_total, ranked_calculation, scale_word};
+use super::ranked::{holds, is_total, listed_calculation, months_asked, ranked_calculation, scale_word, with_lookups};
 use super::{Calculation, Context, Operand, OperandRead};
 use crate::facts::concept_of;
 use crate::figures::catalogue::Catalogue;
@@ -271,32 +271,10 @@ pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         return None;
     }
     let year = q.years.iter().max().copied();
-    let months = if !q.quarters.is_empty() {
-        Some(3)
-    } else if !q.halves.is_empty() {
-        Some(6)
-    } else {
-        None
-    };
-    let mut candidates: Vec<PageRef> = pages.to_vec();
-    let mut docs: Vec<String> = Vec::new();
-    for p in pages {
-        if !docs.contains(&p.doc_id) {
-            docs.push(p.doc_id.clone());
-        }
-    }
-    for doc in docs {
-        let mut look = vec![kind.to_string()];
-        look.extend(measure_words(cat, q.measure.as_deref(), &words));
-        if let Ok(r) = lib.search(&crate::retrieve::SearchRequest::lookup(look.join(" "), &doc, 8)) {
-            for h in r.hits {
-                let p = h.page_ref();
-                if !candidates.contains(&p) {
-                    candidates.push(p);
-                }
-            }
-        }
-    }
+    let months = months_asked(q);
+    let mut look = vec![kind.to_string()];
+    look.extend(measure_words(cat, q.measure.as_deref(), &words));
+    let candidates = with_lookups(lib, pages, &[look.join(" ")], 8);
     // (score, sure, page, table, blocks, by)
     let mut best: Option<(f64, bool, PageRef, usize, Vec<Block>, By)> = None;
     for (rank, p) in candidates.iter().enumerate() {
@@ -360,20 +338,8 @@ pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
         return None;
     }
     let metric = format!("{} by {kind}", q.measure_name.clone().unwrap_or_else(|| name.to_lowercase()));
-    let result = said.join("; ");
     let formula = format!("\"{name}\" of each of {} members in the column \"{header}\" on {page}", said.len());
-    Some(Calculation {
-        display: format!("{metric} = {result}. {formula}"),
-        metric,
-        formula,
-        operands,
-        result: Some(result),
-        warning: (!sure).then(|| super::Warning { rule: "rank_unsure".into(), words: Vec::new() }),
-        unit: "amount".into(),
-        shape: "list".into(),
-        months: months.unwrap_or(12),
-        ..Default::default()
-    })
+    Some(listed_calculation(metric, formula, operands, &said, months, sure))
 }
 
 fn operand(t: &Table, page: &PageRef, b: &Block, r: &Row, c: &Cell, col: usize) -> Operand {

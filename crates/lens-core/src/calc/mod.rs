@@ -902,7 +902,7 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     }
     // a figure of each member asked ("net sales by segment"): the members' table
     if q.per_member().is_some() {
-        if let Some(c) = members::list(lib, q, pages) {
+        if let Some(c) = members::list(lib, q, pages).or_else(|| rank::list_groups(lib, q, pages)) {
             return Ok(Some(c));
         }
     }
@@ -1398,6 +1398,15 @@ mod tests {
         // by change: the same column of the year before, member by member
         let c = ask("Which of ACME's segments had the biggest growth in net revenue in Q1 2021?");
         assert_eq!(c.verdict.as_deref(), Some("Corporate & Investment Bank"), "{c:#?}");
+        // a figure of each member asked: every column group's, the total's group left out
+        let c = ask("What was ACME's net revenue by segment in the first quarter of 2021?");
+        assert_eq!(c.shape, "list", "{c:#?}");
+        let r = c.result.as_deref().unwrap_or_default();
+        assert!(
+            r.starts_with("Consumer & Community Banking ") && r.contains("Commercial Banking 2,393 million") && r.ends_with("Corporate -473 million"),
+            "{r}"
+        );
+        assert!(c.operands.iter().all(|o| o.boxes.len() == 2) && c.operands.len() >= 4, "{:#?}", c.operands);
     }
 
     #[test]

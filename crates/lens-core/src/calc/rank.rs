@@ -4,7 +4,7 @@
 //! ("Total liabilities" sums the liabilities) or, without one, every row that is not a total.
 //! The winner and the runner-up are the operands, each boxed; a table of one row says so.
 
-use super::ranked::{holds, is_total, ranked_calculation, scale_word, stem};
+use super::ranked::{holds, is_total, listed_calculation, months_asked, ranked_calculation, scale_word, stem, with_lookups};
 use super::Context;
 use super::{Calculation, Operand};
 use crate::figures::table::{Cell, Row, Table};
@@ -102,44 +102,20 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     let terms: Vec<String> = ranking.terms.iter().filter(|t| !q.companies.iter().any(|c| c.to_lowercase().contains(t.as_str()))).cloned().collect();
     let year = q.years.iter().max().copied();
     let (measure, by_change, kinds) = (&ranking.by, ranking.change, &ranking.kinds);
-    let months = if !q.quarters.is_empty() {
-        Some(3)
-    } else if !q.halves.is_empty() {
-        Some(6)
-    } else {
-        None
-    };
+    let months = months_asked(q);
     // the pages read, then the filings' pages BM25 finds for what is ranked (a ranking's table
     // is often not among the three pages read)
-    let mut candidates: Vec<PageRef> = pages.to_vec();
-    let mut docs: Vec<String> = Vec::new();
-    for p in pages {
-        if !docs.contains(&p.doc_id) {
-            docs.push(p.doc_id.clone());
-        }
+    let mut words = terms.clone();
+    words.extend(measure.iter().filter(|m| !terms.contains(m)).cloned());
+    let mut queries = vec![words.join(" ")];
+    // and the note measuring the kind of member asked ("segment"): its table is often titled by
+    // the kind and the measures, not by the question's words
+    if !kinds.is_empty() {
+        let mut words = kinds.clone();
+        words.extend(super::members::measure_words(lib.metrics, q.measure.as_deref(), measure));
+        queries.push(words.join(" "));
     }
-    for doc in docs {
-        let mut words = terms.clone();
-        words.extend(measure.iter().filter(|m| !terms.contains(m)).cloned());
-        let mut lookups = vec![crate::retrieve::SearchRequest::lookup(words.join(" "), &doc, 8)];
-        // and the note measuring the kind of member asked ("segment"): its table is often
-        // titled by the kind and the measures, not by the question's words
-        if !kinds.is_empty() {
-            let mut words = kinds.clone();
-            words.extend(super::members::measure_words(lib.metrics, q.measure.as_deref(), measure));
-            lookups.push(crate::retrieve::SearchRequest::lookup(words.join(" "), &doc, 8));
-        }
-        for req in lookups {
-            if let Ok(r) = lib.search(&req) {
-                for h in r.hits {
-                    let p = h.page_ref();
-                    if !candidates.contains(&p) {
-                        candidates.push(p);
-                    }
-                }
-            }
-        }
-    }
+    let candidates = with_lookups(lib, pages, &queries, 8);
     let asks_which = q.text.to_lowercase().contains("which");
     let mut best: Option<Choice> = None;
     let mut best_groups: Option<(f64, Groups)> = None;
@@ -505,6 +481,61 @@ fn rank_groups(g: Groups, extreme: Extreme, what: &str, metric: String) -> Calcu
     );
     // sure only when the table prints the members' total beside them: they are its parts
     ranked_calculation(metric, formula, operands, format!("{result}{runner}"), result, win.name.clone(), g.total)
+}
+
+/// A figure of each member asked ("net revenue by segment", [`Question::per_member`]) where the
+/// members are column groups (a bank's segments, each over its own columns): each member's
+/// figure in the row naming the measure, for the period asked, boxed. `None` when no page read,
+/// nor one its filing's BM25 finds for the kind and the measure, prints such groups.
+pub fn list_groups(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
+    let kind = q.per_member()?;
+    let measure: Vec<String> = q.measure_name.as_deref().unwrap_or("").split_whitespace().filter(|w| w.len() > 2).map(str::to_lowercase).collect();
+    if measure.is_empty() {
+        return None;
+    }
+    let year = q.years.iter().max().copied();
+    let months = months_asked(q);
+    let candidates = with_lookups(lib, pages, &[format!("{kind} {}", measure.join(" "))], 8);
+    let mut best: Option<(f64, bool, Groups)> = None;
+    for (rank, p) in candidates.iter().enumerate() {
+        let Some(g) = groups_on(p, &lib.page_tables(p), &measure, year, months, false) else { continue };
+        let (text, heading) = lib.store().page(&p.doc_id, p.page).map(|pg| (pg.text.to_lowercase(), pg.heading.to_lowercase())).unwrap_or_default();
+        let titled = g.title.to_lowercase().contains(kind) || heading.contains(kind);
+        if !titled && !text.contains(kind) {
+            continue;
+        }
+        let penalty = if rank < pages.len() { 0.2 * rank as f64 } else { 0.6 + 0.05 * (rank - pages.len()) as f64 };
+        let score = if titled { 2.0 } else { 0.0 } + if g.total { 1.0 } else { 0.0 } + 0.1 * g.members.len().min(10) as f64 - penalty;
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, titled && g.total, g));
+        }
+    }
+    let (_, sure, g) = best?;
+    let unit = scale_word(&g.unit);
+    let said: Vec<String> = g.members.iter().map(|m| format!("{} {}{unit}", m.name, signed(&c_text(&m.cell)))).collect();
+    let operands: Vec<Operand> = g
+        .members
+        .iter()
+        .map(|m| Operand {
+            name: format!("{}: {}", m.name, m.row.label),
+            period: m.header.clone(),
+            value: m.cell.value.to_string(),
+            unit: g.unit.clone(),
+            page: g.page.clone(),
+            quote: format!("{} {}", m.row.label, m.cell.text),
+            boxes: vec![m.row.label_rect.clone(), m.cell.rect.clone()],
+            read: crate::calc::OperandRead {
+                row: m.row.label.clone(),
+                column: format!("{} {}", m.name, m.header),
+                table: g.title.clone(),
+                ..Default::default()
+            },
+        })
+        .collect();
+    let metric = format!("{} by {kind}", q.measure_name.clone().unwrap_or_default());
+    let row = g.members.first().map(|m| m.row.label.clone()).unwrap_or_default();
+    let formula = format!("\"{row}\" of each of {} column groups on {}", said.len(), g.page);
+    Some(listed_calculation(metric, formula, operands, &said, months, sure))
 }
 
 /// A figure printed in parentheses as a negative number ("(473)" -> "-473").
