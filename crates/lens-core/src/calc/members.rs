@@ -305,34 +305,21 @@ pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     let t = &lib.page_tables(&page)[ti];
     let cell = |ri: usize, col: usize| t.rows[ri].cells.get(col).cloned().flatten();
     let unit = scale_word(&t.unit);
-    let mut said: Vec<String> = Vec::new();
-    let mut operands: Vec<Operand> = Vec::new();
+    let members = measured(t, &page, &bs, &by, false);
+    let said: Vec<String> = members
+        .iter()
+        .map(|(ri, v, _)| match by {
+            By::Printed(i) => {
+                let text = cell(*ri, bs[i].col).map(|c| c.text).unwrap_or_default();
+                format!("{} {}{unit}", t.rows[*ri].label, text.trim_start_matches('$').trim())
+            }
+            By::Ratio(..) => format!("{} {:.1}%", t.rows[*ri].label, v * 100.0),
+        })
+        .collect();
+    let operands: Vec<Operand> = members.into_iter().flat_map(|m| m.2).collect();
     let (name, header) = match by {
-        By::Printed(i) => {
-            let b = &bs[i];
-            for &ri in &b.rows {
-                let Some(c) = cell(ri, b.col) else { continue };
-                said.push(format!("{} {}{unit}", t.rows[ri].label, c.text.trim_start_matches('$').trim()));
-                operands.push(operand(t, &page, b, &t.rows[ri], &c, b.col));
-            }
-            (b.name.clone(), t.columns[b.col].header.clone())
-        }
-        By::Ratio(a, b) => {
-            let (ba, bb) = (&bs[a], &bs[b]);
-            for &ri in &ba.rows {
-                let label = t.rows[ri].label.trim().to_lowercase();
-                let Some(rj) = bb.rows.iter().copied().find(|rj| t.rows[*rj].label.trim().to_lowercase() == label) else { continue };
-                let (Some(ca), Some(cb)) = (cell(ri, ba.col), cell(rj, bb.col)) else { continue };
-                let d = cb.value.to_f64();
-                if d <= 0.0 {
-                    continue;
-                }
-                said.push(format!("{} {:.1}%", t.rows[ri].label, ca.value.to_f64() / d * 100.0));
-                operands.push(operand(t, &page, ba, &t.rows[ri], &ca, ba.col));
-                operands.push(operand(t, &page, bb, &t.rows[rj], &cb, bb.col));
-            }
-            (format!("{} ÷ {}", ba.name, bb.name), t.columns[ba.col].header.clone())
-        }
+        By::Printed(i) => (bs[i].name.clone(), t.columns[bs[i].col].header.clone()),
+        By::Ratio(a, b) => (format!("{} ÷ {}", bs[a].name, bs[b].name), t.columns[bs[a].col].header.clone()),
     };
     if said.len() < 2 {
         return None;
@@ -356,17 +343,11 @@ fn operand(t: &Table, page: &PageRef, b: &Block, r: &Row, c: &Cell, col: usize) 
     }
 }
 
-/// The members of `bs` ranked by `by`, as a calculation: the winner and the runner-up with
-/// their operands boxed.
-#[allow(clippy::too_many_arguments)]
-fn ranked(t: &Table, page: &PageRef, bs: &[Block], by: &By, extreme: Extreme, by_change: bool, sure: bool, terms: &[String]) -> Calculation {
-    let what = match extreme {
-        Extreme::Largest => "largest",
-        Extreme::Smallest => "smallest",
-    };
-    let metric = format!("{what} row: {}", terms.join(" "));
+/// Each member of `bs` measured by `by`: its row, the figure (its change from the year before
+/// when `by_change`, a quotient for [`By::Ratio`]) and its operands, boxed. A member without
+/// the cells it needs, or with a zero or negative base, is left out.
+fn measured(t: &Table, page: &PageRef, bs: &[Block], by: &By, by_change: bool) -> Vec<(usize, f64, Vec<Operand>)> {
     let cell = |ri: usize, col: usize| t.rows[ri].cells.get(col).cloned().flatten();
-    // (row, the figure ranked by, its operands)
     let mut members: Vec<(usize, f64, Vec<Operand>)> = Vec::new();
     match *by {
         By::Printed(i) => {
@@ -401,6 +382,19 @@ fn ranked(t: &Table, page: &PageRef, bs: &[Block], by: &By, extreme: Extreme, by
             }
         }
     }
+    members
+}
+
+/// The members of `bs` ranked by `by`, as a calculation: the winner and the runner-up with
+/// their operands boxed.
+#[allow(clippy::too_many_arguments)]
+fn ranked(t: &Table, page: &PageRef, bs: &[Block], by: &By, extreme: Extreme, by_change: bool, sure: bool, terms: &[String]) -> Calculation {
+    let what = match extreme {
+        Extreme::Largest => "largest",
+        Extreme::Smallest => "smallest",
+    };
+    let metric = format!("{what} row: {}", terms.join(" "));
+    let mut members = measured(t, page, bs, by, by_change);
     if members.len() < 2 {
         return Calculation::problem(metric, format!("the table on {page} measures fewer than two members for the period asked"));
     }
