@@ -532,7 +532,7 @@ impl Finder<'_, '_> {
                 // allocation) prints that part's figures under the company's labels
                 // (its title, or a sentence the table was read with: "our investment in our
                 // equity method investees ..." above an investee's summarized figures)
-                let prose = t.rows.iter().map(|r| r.label.as_str()).filter(|l| l.split_whitespace().count() > 12);
+                let prose = t.rows.iter().map(|r| r.label.as_str()).filter(|l| is_prose(l));
                 if let Some(w) = std::iter::once(t.title.as_str()).chain(prose).find_map(|about| part_title(about, &self.lib.checks.part_titles)) {
                     if !def.names.iter().chain(&def.labels).any(|n| norm(n).contains(w)) {
                         continue;
@@ -576,6 +576,11 @@ impl Finder<'_, '_> {
                         (rate_col || c.text.contains('%')).then_some(())?;
                         labels_score(&r.label, &def.rate_of).map(|s| s - 100)
                     };
+                    // an item named with its heading is read only under it ("Subscription"
+                    // under "Revenue", not under "Cost of revenue")
+                    if !def.sections.is_empty() && !r.section.as_deref().is_some_and(|h| def.sections.contains(&norm(h))) {
+                        continue;
+                    }
                     let by_label = label_score(&r.label, def, &filer);
                     let score = by_label.or_else(|| if percent { rate_row() } else { None });
                     let (Some(s), Some(Some(cell))) = (score, r.cells.get(col)) else { continue };
@@ -743,6 +748,24 @@ impl Finder<'_, '_> {
         }
         best
     }
+}
+
+/// Whether a row's label is a sentence the table was read with, not a line item: more than
+/// twelve words once what its parentheses qualify is left out ("Income from discontinued
+/// operations (net of income taxes of $47, $0 and $0, respectively)" is a statement's line item,
+/// four words long).
+fn is_prose(label: &str) -> bool {
+    let mut depth = 0usize;
+    let mut bare = String::with_capacity(label.len());
+    for ch in label.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => bare.push(ch),
+            _ => {}
+        }
+    }
+    bare.split_whitespace().count() > 12
 }
 
 /// The word of `words` a table's title holds (at a word's start), if any.
@@ -973,6 +996,7 @@ fn filer_names_of(lib: &Context, d: &crate::store::Document) -> Vec<String> {
 /// and the catalogue does not list ([`printed`]); `None` when there are none.
 fn printed_items(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Catalogue> {
     let mut labels = Vec::new();
+    let mut sectioned = Vec::new();
     let mut docs: Vec<&str> = Vec::new();
     let mut filers: Vec<String> = Vec::new();
     for p in pages {
@@ -982,9 +1006,10 @@ fn printed_items(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Catal
         docs.push(&p.doc_id);
         let Ok(d) = lib.document(&p.doc_id) else { continue };
         labels.extend(crate::facts::stored::labels(lib.store(), d.key).unwrap_or_default());
+        sectioned.extend(crate::facts::stored::section_labels(lib.store(), d.key).unwrap_or_default());
         filers.extend(filer_names_of(lib, &d));
     }
-    printed::extended(lib.metrics(), &q.text, &labels, &filers)
+    printed::extended(lib.metrics(), &q.text, &labels, &sectioned, &filers)
 }
 
 /// The measure's name as the question says it: the longest of its names (and, for a line
@@ -1343,6 +1368,17 @@ mod tests {
     #[test]
     fn a_small_ratio_keeps_two_significant_digits() {
         assert_eq!([0.52, 0.1, 0.07, -0.00198, 0.0, 0.000_01].map(ratio_places), [2, 2, 3, 4, 2, 6]);
+    }
+
+    #[test]
+    fn a_line_item_qualified_at_length_is_not_a_sentence_read_with_the_table() {
+        // Coca-Cola's income statement: its discontinued operations' row does not make the
+        // statement a table about discontinued operations
+        assert!(!is_prose("Income from discontinued operations (net of income taxes of $47, $0 and $0, respectively)"));
+        assert!(is_prose(
+            "percent, 20 percent, 28 percent, 23 percent, and 17 percent, respectively, of these companies' outstanding shares. As of December 31, 2017, our investment in our equity method investees"
+        ));
+        assert!(!is_prose("Net income attributable to common shareowners"));
     }
 
     #[test]

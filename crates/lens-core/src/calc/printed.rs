@@ -111,7 +111,17 @@ fn listed(cat: &Catalogue, core: &str) -> bool {
 /// length) as [`crate::facts::stored::labels`] gives them, for the filings in scope.
 /// `filers` are the filers' names squashed ([`super::squash`]): a row named for the company
 /// ("Best Buy", a segment's or a brand's row) is a member of a table, not a line item.
-pub fn extended(cat: &Catalogue, question: &str, labels: &[(String, String, String)], filers: &[String]) -> Option<Catalogue> {
+/// `sectioned` are (label, section, statement, period length) as
+/// [`crate::facts::stored::section_labels`] gives them: a row named by its label and the heading
+/// it is printed under ("Subscription" under "Revenue": "subscription revenue") is a line item
+/// too, read only from rows under that heading.
+pub fn extended(
+    cat: &Catalogue,
+    question: &str,
+    labels: &[(String, String, String)],
+    sectioned: &[(String, String, String, String)],
+    filers: &[String],
+) -> Option<Catalogue> {
     let q = key(question);
     // the catalogue's own names the question says: a printed item inside one of them is that
     // one's word ("Interest" in "interest expense"), not a line item of its own
@@ -126,9 +136,15 @@ pub fn extended(cat: &Catalogue, question: &str, labels: &[(String, String, Stri
     let mut all_labels: Vec<&str> = labels.iter().map(|l| l.0.as_str()).collect();
     all_labels.dedup();
     // core -> (labels printed, on a balance sheet, on an income statement, printed as deducted)
-    let mut found: Vec<(String, Vec<String>, bool, bool, bool)> = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     for (label, statement, duration) in labels {
         let Some(c) = core(label) else { continue };
+        // "Research and development expense, net" is the research and development the question
+        // asks for, printed with the word its statement adds
+        let c = match expense_stem(&c) {
+            Some(stem) if !stands_alone(&q, &key(&c)) && stands_alone(&q, &key(stem)) => stem.to_string(),
+            _ => c,
+        };
         let sq = super::squash(&c);
         let k = key(&c);
         if !stands_alone(&q, &k)
@@ -138,19 +154,25 @@ pub fn extended(cat: &Catalogue, question: &str, labels: &[(String, String, Stri
         {
             continue;
         }
-        let deducted = norm(label).starts_with("less");
-        let balance = statement == BALANCE_SHEET || duration == "instant";
-        let income = statement == INCOME_STATEMENT;
-        match found.iter_mut().find(|f| f.0 == c) {
-            Some(f) => {
-                if !f.1.contains(&norm(label)) {
-                    f.1.push(norm(label));
-                }
-                f.2 |= balance;
-                f.3 |= income;
-                f.4 |= deducted;
-            }
-            None => found.push((c, vec![norm(label)], balance, income, deducted)),
+        // (a label printed with an expense's word is an expense, whatever the name it is asked by)
+        let deducted = norm(label).starts_with("less") || core(label).is_some_and(|full| full != c && outflow(&full));
+        add_found(&mut found, c, label, statement, duration, deducted);
+    }
+    // a label under its heading: "Subscription" under "Revenue" is the "subscription revenue"
+    // the question asks for
+    let mut under: Vec<(String, Vec<String>)> = Vec::new();
+    for (label, section, statement, duration) in sectioned {
+        let (Some(lc), Some(sc)) = (core(label).or_else(|| short_core(label)), core(section).or_else(|| short_core(section))) else { continue };
+        let c = format!("{lc} {sc}");
+        let k = key(&c);
+        if lc == sc || !stands_alone(&q, &k) || listed(cat, &c) || filers.iter().any(|f| super::squash(&lc).starts_with(f.as_str())) {
+            continue;
+        }
+        add_found(&mut found, c.clone(), label, statement, duration, norm(label).starts_with("less"));
+        match under.iter_mut().find(|u| u.0 == c) {
+            Some(u) if !u.1.contains(&norm(section)) => u.1.push(norm(section)),
+            Some(_) => {}
+            None => under.push((c, vec![norm(section)])),
         }
     }
     // the longest name the question says wins: "long-term debt" is not also "debt"
@@ -161,6 +183,7 @@ pub fn extended(cat: &Catalogue, question: &str, labels: &[(String, String, Stri
     }
     let mut out = cat.clone();
     for (c, mut labels, balance, income, deducted) in found {
+        let sections = under.iter().find(|u| u.0 == c).map(|u| u.1.clone()).unwrap_or_default();
         // a row that adds another item to this one is not it ("Total liabilities and equity"
         // for "total liabilities", where a balance sheet prints no total of its liabilities)
         let excludes: Vec<String> = all_labels
@@ -195,10 +218,40 @@ pub fn extended(cat: &Catalogue, question: &str, labels: &[(String, String, Stri
             signed_by_statement: false,
             absent_is_zero: false,
             expensed: income && !balance,
+            sections,
         };
         out.items.insert(format!("{PRINTED}{c}"), def);
     }
     Some(out)
+}
+
+/// A printed item found: (core, labels printed, on a balance sheet, on an income statement,
+/// printed as deducted).
+type Found = (String, Vec<String>, bool, bool, bool);
+
+/// Adds a label printed on `statement` for a period of `duration` to the item `c` found.
+fn add_found(found: &mut Vec<Found>, c: String, label: &str, statement: &str, duration: &str, deducted: bool) {
+    let balance = statement == BALANCE_SHEET || duration == "instant";
+    let income = statement == INCOME_STATEMENT;
+    match found.iter_mut().find(|f| f.0 == c) {
+        Some(f) => {
+            if !f.1.contains(&norm(label)) {
+                f.1.push(norm(label));
+            }
+            f.2 |= balance;
+            f.3 |= income;
+            f.4 |= deducted;
+        }
+        None => found.push((c, vec![norm(label)], balance, income, deducted)),
+    }
+}
+
+/// A label of one short word as its core ("Product", "Services" under "Revenue"), which
+/// [`core`] leaves out as too little to be asked alone; `None` for the vague words.
+fn short_core(label: &str) -> Option<String> {
+    let c = norm(label.trim().trim_end_matches(':'));
+    let one = c.split_whitespace().count() == 1 && c.len() >= 4 && c.chars().all(char::is_alphabetic);
+    (one && !VAGUE.contains(&c.as_str()) && label.trim().starts_with(|ch: char| ch.is_uppercase())).then_some(c)
 }
 
 /// Words that may come before a line item's name in a question without making it another
@@ -291,6 +344,14 @@ fn said_as(question: &str, name: &str) -> Option<String> {
     })
 }
 
+/// A core's name without the trailing word that says it is an expense ("research and development
+/// expense" -> "research and development"), when at least two words are left: one word left
+/// ("interest", "rent") names too little to be the item alone.
+fn expense_stem(core: &str) -> Option<&str> {
+    let (stem, last) = core.rsplit_once(' ')?;
+    (["expense", "expenses", "cost", "costs"].contains(&last) && stem.split_whitespace().count() >= 2).then_some(stem.trim_end_matches(','))
+}
+
 /// Whether a core names an expense or an outflow, whose size is asked whatever sign a
 /// statement prints it with.
 fn outflow(core: &str) -> bool {
@@ -357,43 +418,77 @@ mod tests {
             l("Advertising expense", crate::facts::OTHER_TABLE, "fiscal year"),
             l("Research and development", INCOME_STATEMENT, "fiscal year"),
         ];
-        let ext = extended(&cat, "What is current liabilities to total liabilities for Costco in FY2021?", &labels, &[]).unwrap();
+        let ext = extended(&cat, "What is current liabilities to total liabilities for Costco in FY2021?", &labels, &[], &[]).unwrap();
         let added: Vec<&String> = ext.items.keys().filter(|k| k.starts_with(PRINTED)).collect();
         // "current liabilities" is the catalogue's own; "total liabilities" is printed
         assert_eq!(added, vec!["printed:total liabilities"]);
         assert!(ext.items["printed:total liabilities"].balance);
         // a balance sheet printing only "Total liabilities and equity" has no total liabilities
         let with_equity = [labels.clone(), vec![l("Total liabilities and equity", BALANCE_SHEET, "instant")]].concat();
-        let ext = extended(&cat, "What were Coca-Cola's total liabilities in FY2017?", &with_equity, &[]).unwrap();
+        let ext = extended(&cat, "What were Coca-Cola's total liabilities in FY2017?", &with_equity, &[], &[]).unwrap();
         assert!(ext.items["printed:total liabilities"].excluded_in("total liabilities and equity"));
         // a deduction is read as its size
         let ext =
-            extended(&cat, "What was 3M's accumulated depreciation in FY2018?", &[l("Less: Accumulated depreciation", BALANCE_SHEET, "instant")], &[]).unwrap();
+            extended(&cat, "What was 3M's accumulated depreciation in FY2018?", &[l("Less: Accumulated depreciation", BALANCE_SHEET, "instant")], &[], &[])
+                .unwrap();
         assert!(ext.items["printed:accumulated depreciation"].cost);
-        let ext = extended(&cat, "What was Netflix's long-term debt at the end of FY2015?", &labels, &[]).unwrap();
+        let ext = extended(&cat, "What was Netflix's long-term debt at the end of FY2015?", &labels, &[], &[]).unwrap();
         let d = &ext.items["printed:long-term debt"];
         assert_eq!(d.labels, vec!["long-term debt", "long-term debt, excluding current portion"]);
-        let ext = extended(&cat, "How much did 3M spend on research and development in FY2018?", &labels, &[]).unwrap();
+        let ext = extended(&cat, "How much did 3M spend on research and development in FY2018?", &labels, &[], &[]).unwrap();
         let d = &ext.items["printed:research and development"];
         assert!(d.expensed && !d.balance);
+        // the statement's "Research and development expense, net" is the same item: a segment
+        // table's "Research and development" row is not the only one it is read from
+        let boeing = vec![
+            l("Research and development", crate::facts::OTHER_TABLE, "fiscal year"),
+            l("Research and development expense, net", INCOME_STATEMENT, "fiscal year"),
+        ];
+        let ext = extended(&cat, "How much did Boeing spend on research and development in 2018?", &boeing, &[], &[]).unwrap();
+        let d = &ext.items["printed:research and development"];
+        assert_eq!(d.labels, vec!["research and development", "research and development expense, net"]);
+        assert!(d.cost && d.expensed);
+        // asked with the expense's word, the longer name is the item
+        let ext = extended(&cat, "What was Boeing's research and development expense in 2018?", &boeing, &[], &[]).unwrap();
+        assert!(ext.items.contains_key("printed:research and development expense"));
+        // one word left is too little: "Rent expense" is not "rent"
+        assert_eq!(expense_stem("rent expense"), None);
         let sga = vec![l("Selling, general and administrative expenses", INCOME_STATEMENT, "fiscal year")];
-        let ext = extended(&cat, "What was 3M's selling, general and administrative expense in FY2018?", &sga, &[]).unwrap();
+        let ext = extended(&cat, "What was 3M's selling, general and administrative expense in FY2018?", &sga, &[], &[]).unwrap();
         let d = &ext.items["printed:selling, general and administrative expenses"];
         assert_eq!(d.names[0], "selling, general and administrative expense");
         // a word of a listed name is not a printed item ("Interest" in "interest expense")
         let interest = vec![l("Interest", INCOME_STATEMENT, "fiscal year")];
         let q = "What was Costco's interest coverage ratio in FY2021? Interest coverage is operating income divided by interest expense.";
-        assert!(extended(&cat, q, &interest, &[]).is_none());
+        assert!(extended(&cat, q, &interest, &[], &[]).is_none());
         // a name inside a longer measure the question asks is not that measure
         let gw = vec![l("Goodwill", BALANCE_SHEET, "instant"), l("Noncontrolling interests", BALANCE_SHEET, "instant")];
-        assert!(extended(&cat, "How much goodwill impairment did 3M record in FY2018?", &gw, &[]).is_none());
-        assert!(extended(&cat, "What was 3M's goodwill at the end of FY2018?", &gw, &[]).is_some());
-        assert!(extended(&cat, "What was MGM's net income attributable to noncontrolling interests in FY2022?", &gw, &[]).is_none());
+        assert!(extended(&cat, "How much goodwill impairment did 3M record in FY2018?", &gw, &[], &[]).is_none());
+        assert!(extended(&cat, "What was 3M's goodwill at the end of FY2018?", &gw, &[], &[]).is_some());
+        assert!(extended(&cat, "What was MGM's net income attributable to noncontrolling interests in FY2022?", &gw, &[], &[]).is_none());
         // a row named for the company is a member, not a line item
         let brand = vec![l("Best Buy", crate::facts::OTHER_TABLE, "3 months")];
-        assert!(extended(&cat, "Did the number of Best Buy stores change from FY2023 to FY2024?", &brand, &["bestbuy".into()]).is_none());
+        assert!(extended(&cat, "Did the number of Best Buy stores change from FY2023 to FY2024?", &brand, &[], &["bestbuy".into()]).is_none());
         // nothing the question names, or only what the catalogue lists
-        assert!(extended(&cat, "What was 3M's revenue in FY2018?", &labels, &[]).is_none());
-        assert!(extended(&cat, "What were total current liabilities in FY2018?", &labels, &[]).is_none());
+        assert!(extended(&cat, "What was 3M's revenue in FY2018?", &labels, &[], &[]).is_none());
+        assert!(extended(&cat, "What were total current liabilities in FY2018?", &labels, &[], &[]).is_none());
+    }
+
+    #[test]
+    fn a_label_under_its_heading_is_named_by_both() {
+        let cat = Catalogue::builtin();
+        let s = |label: &str, section: &str| (label.to_string(), section.to_string(), INCOME_STATEMENT.to_string(), "fiscal year".to_string());
+        let adobe = vec![s("Subscription", "Revenue"), s("Product", "Revenue"), s("Subscription", "Cost of revenue")];
+        let ext = extended(&cat, "What was Adobe's subscription revenue in fiscal 2016?", &[], &adobe, &[]).unwrap();
+        let d = &ext.items["printed:subscription revenue"];
+        assert_eq!(d.labels, vec!["subscription"]);
+        assert_eq!(d.sections, vec!["revenue"], "read under Revenue only, not under Cost of revenue");
+        // the question's own words name it ("membership fee" for the printed "Membership fees")
+        let costco = vec![s("Membership fees", "REVENUE")];
+        let ext = extended(&cat, "What was Costco's membership fee revenue in FY2021?", &[], &costco, &[]).unwrap();
+        assert_eq!(ext.items["printed:membership fees revenue"].names[0], "membership fee revenue");
+        // the label alone, or the heading alone, is not it
+        assert!(extended(&cat, "What was Adobe's revenue in fiscal 2016?", &[], &adobe, &[]).is_none());
+        assert!(extended(&cat, "How many subscription products does Adobe sell?", &[], &adobe, &[]).is_none());
     }
 }

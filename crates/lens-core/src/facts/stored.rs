@@ -192,6 +192,18 @@ pub fn labels(store: &Store, key: i64) -> Result<Vec<(String, String, String)>> 
     Ok(out)
 }
 
+/// The labels a document's facts print under a section's heading, with it: (label, section,
+/// statement, duration), one row per label and section, for amounts ("Subscription" under
+/// "Revenue" on an income statement).
+pub fn section_labels(store: &Store, key: i64) -> Result<Vec<(String, String, String, String)>> {
+    let mut st = store.conn().prepare_cached(
+        "SELECT label,section,statement,duration FROM facts WHERE doc_key=?1 AND label<>'' AND section IS NOT NULL AND section<>'' \
+         AND unit IN ('thousands','millions','billions') GROUP BY label,section ORDER BY label,section",
+    )?;
+    let rows = st.query_map([key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?)))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// A document's facts for one year (any period ending in it), in page order.
 pub fn of_year(store: &Store, key: i64, year: i32) -> Result<Vec<Fact>> {
     let mut st = store.conn().prepare_cached(&format!("SELECT {FACT_COLS} FROM facts WHERE doc_key=?1 AND year=?2 ORDER BY page,tbl,row,col"))?;

@@ -51,6 +51,11 @@ pub struct ItemDef {
     /// stock) and is passed over.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nonzero: bool,
+    /// The section headings the item's rows are printed under, when its label alone names too
+    /// little ("Subscription" under "Revenue" is subscription revenue; under "Cost of revenue"
+    /// it is a cost): a row under another heading is another item. Empty: any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<String>,
     /// Words that make a row labelled like the item another line item ("Net income
     /// attributable to noncontrolling interests" is not the company's net income).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
