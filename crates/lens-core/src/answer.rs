@@ -562,6 +562,17 @@ fn list_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
     Some(Answer::quoted(AnswererKind::Extractive, shown.join("; "), quote_units.join(crate::evidence::QUOTE_GAP), pages[pi].page_ref(), 0.0))
 }
 
+/// A "who is the CEO" question's answer ([`crate::officers`]): the name a signature block or the
+/// executive officers' table prints for the office, with the position as printed; the lines
+/// that say so are the quote.
+fn officer_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    let office = crate::officers::office_asked(&question.text)?;
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    let h = crate::officers::holder(office, &texts)?;
+    let quote = h.quote.join(crate::evidence::QUOTE_GAP);
+    Some(Answer::quoted(AnswererKind::Extractive, format!("{} ({})", h.name, h.position), quote, pages[h.page].page_ref(), 0.0))
+}
+
 /// What stating the thing as a fact adds to a sentence's rank (tuned on half a's companies).
 const STATED: f64 = 0.3;
 
@@ -606,7 +617,9 @@ impl Extractive {
         if question.text.trim().is_empty() {
             return None;
         }
-        list_answer(question, pages).or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
+        officer_answer(question, pages)
+            .or_else(|| list_answer(question, pages))
+            .or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
     }
 
     /// The answer from the best line of `pages`, or "Not found".
@@ -616,7 +629,7 @@ impl Extractive {
             return Err(LensError::BadInput("the question is empty".into()));
         }
         let ms = || t0.elapsed().as_secs_f64() * 1000.0;
-        if let Some(a) = list_answer(question, pages) {
+        if let Some(a) = officer_answer(question, pages).or_else(|| list_answer(question, pages)) {
             return Ok(Answer { answer_ms: ms(), ..a });
         }
         let ranked = self.rank_units(question, pages);

@@ -505,8 +505,16 @@ impl Library {
         sreq.k = req.k;
         sreq.retriever = req.retriever;
         let sr = self.search(&sreq)?;
-        let ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
-        let pages = page_inputs(self, &ids)?;
+        let mut ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
+        let mut pages = page_inputs(self, &ids)?;
+        // who holds an office: a page naming its holder (a signature block, the executive
+        // officers' table) is read first when the pages found name none
+        if let Some(p) = self.office_page(&read, &sreq, &pages)? {
+            ids.insert(0, p.page_ref());
+            pages.insert(0, p);
+            ids.truncate(req.k);
+            pages.truncate(req.k);
+        }
         let read = read.with_companies(sr.filter.as_ref().map(|f| f.companies.clone()).unwrap_or_default());
         let mut calculation = if ids.is_empty() { None } else { crate::calc::work(self, &read, &ids)? };
         // more pages read never lose a result worked out from fewer (the first pages alone,
@@ -533,6 +541,27 @@ impl Library {
             asked_by: req.asked_by.clone(),
             follow_up: req.follow_up.clone(),
         })
+    }
+
+    /// For a question asking who holds an office ([`crate::officers`]) whose pages name no
+    /// holder: the page of the same filings, among those the question's words and the places
+    /// officers are named bring up, that names one.
+    fn office_page(&self, read: &Question, sreq: &SearchRequest, pages: &[PageInput]) -> Result<Option<PageInput>> {
+        let Some(office) = crate::officers::office_asked(&read.text) else { return Ok(None) };
+        let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+        if crate::officers::holder(office, &texts).is_some() {
+            return Ok(None);
+        }
+        let mut more = sreq.clone();
+        more.query = format!("{} {} executive officers of the registrant signatures", read.expanded, crate::officers::office_name(office));
+        more.k = 10;
+        let ids: Vec<PageRef> = self.search(&more)?.hits.iter().map(|h| h.page_ref()).filter(|p| !pages.iter().any(|q| q.page_ref() == *p)).collect();
+        for p in page_inputs(self, &ids)? {
+            if crate::officers::holder(office, &[p.text.as_str()]).is_some() {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
     }
 
     /// Phase 3: locate the evidence for `a` and log the question; the response to show.

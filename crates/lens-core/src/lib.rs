@@ -60,6 +60,7 @@ pub mod lists;
 pub mod log;
 pub mod lookups;
 pub mod ocr;
+pub mod officers;
 pub mod scan;
 pub mod sections;
 pub mod settings;

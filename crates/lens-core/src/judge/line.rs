@@ -87,6 +87,17 @@ pub(super) fn compares_nothing(c: &Claim) -> Option<Fired> {
 
 /// "Who are the primary customers of Boeing?": a line that says who ("revenues from a limited
 /// number of commercial airlines"), not one that only mentions customers.
+/// The holder of an office asked ("Who is the CEO of Pfizer?") is a name the filing prints with
+/// the office: a line about the office without one, or an officer of a part of the company
+/// ("Chief Financial Officer of Boeing Commercial Airplanes"), does not answer.
+pub(super) fn office_unheld(c: &Claim) -> Option<Fired> {
+    if c.not_found || c.worked() {
+        return None;
+    }
+    let office = crate::officers::office_asked(&c.question.text)?;
+    (!c.office_held()).then(|| vec![crate::officers::office_name(office).to_string()])
+}
+
 pub(super) fn who_unsaid(c: &Claim) -> Option<Fired> {
     let (l, _) = quoted(c)?;
     let w = &c.question.wording();

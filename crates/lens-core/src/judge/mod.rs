@@ -205,6 +205,14 @@ impl<'a> Claim<'a> {
         self.line().split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
     }
 
+    /// The answer names the holder of the office a "who" question asks about, as the quoted
+    /// signature block or executive officers' table prints it (`crate::officers::quote_holds`):
+    /// its lines are a name and a title by their layout, not a sentence holding the question's
+    /// words.
+    pub fn office_held(&self) -> bool {
+        crate::officers::quote_holds(&self.question.text, self.quote, self.answer) == Some(true)
+    }
+
     /// The answer is a worked calculation's result (its evidence is its operand cells).
     pub fn worked(&self) -> bool {
         self.found_by == FoundBy::Calculation
@@ -271,6 +279,7 @@ rules! {
     "no_month" Lower None, line::no_month, "When a period ends or begins asked, and the line names no month.";
     "thing_unnamed" Lower None, line::thing_unnamed, "\"What is X's <thing>\" asked in words, and the line does not name the thing.";
     "compares_nothing" Lower None, line::compares_nothing, "\"Which is the fastest ...\" asked, and the line compares nothing.";
+    "office_unheld" Lower None, line::office_unheld, "Who holds an office asked (the CEO, the CFO), and the quote names no holder of the company's office.";
     "who_unsaid" Lower None, line::who_unsaid, "Who the customers, competitors or suppliers are asked, and the line does not say who.";
     "which_kind" Lower None, line::which_kind, "\"Which <kind>\" asked, and the line names no such kind.";
     "by_reference" Lower None, line::by_reference, "The line points to another document (incorporated by reference).";

@@ -54,7 +54,7 @@ pub(super) fn page_share(c: &Claim) -> Option<Fired> {
 
 /// The line the answer rests on must be about what was asked, not merely on the page.
 pub(super) fn line_share(c: &Claim) -> Option<Fired> {
-    if c.worked() || c.list_complete {
+    if c.worked() || c.list_complete || c.office_held() {
         return None;
     }
     let on_line = term_share(&terms(c), c.line());
@@ -75,7 +75,8 @@ pub(super) fn introduces_list(c: &Claim) -> Option<Fired> {
 
 pub(super) fn label_line(c: &Claim) -> Option<Fired> {
     let line = c.line();
-    (!c.worked() && is_label(line)).then(|| vec![line.trim().to_string()])
+    // (a signature block's name and title are labels by their layout: the office's holder)
+    (!c.worked() && !c.office_held() && is_label(line)).then(|| vec![line.trim().to_string()])
 }
 
 /// An answer to a question that names nothing of the library, whose best line does not answer
