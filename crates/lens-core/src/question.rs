@@ -456,6 +456,15 @@ pub(crate) fn definition_at(lower: &str, from: usize) -> Option<(usize, usize)> 
 }
 
 /// Whether a question asks for the parent company alone (see [`Question::asks_parent_only`]).
+/// "What were/are <company>'s ..." or "What were/are (the) total ...": a plural asked of the
+/// company's own figures or a total, as a line item's value is.
+fn plural_of_a_total(l: &str) -> bool {
+    let Some(rest) = l.strip_prefix("what were ").or_else(|| l.strip_prefix("what are ")) else { return false };
+    let rest = rest.strip_prefix("the ").unwrap_or(rest);
+    let next = rest.split_whitespace().next().unwrap_or("");
+    next == "total" || next.ends_with("'s") || next.ends_with("’s") || next.ends_with("s'")
+}
+
 pub fn asks_parent_only(question: &str) -> bool {
     let l = norm(question);
     ["parent company", "parent-company", "parent only", "parent-only", "registrant only", "registrant's own", "standalone parent", "holding company level"]
@@ -707,6 +716,9 @@ impl Question {
             || measure.is_some() && first == "what"
             // "What is total liabilities for Costco in FY 2021?": a "what is/was" of a fiscal year
             || (l.starts_with("what is ") || l.starts_with("what was ")) && !years.is_empty()
+            // ... and its plural of the company's own or a total ("What were Coca-Cola's total
+            // liabilities at the end of 2017?"), not "what were the risks ... in 2022"
+            || plural_of_a_total(&l) && !years.is_empty()
             // a terse query: a measure and a period, no question word ("year end FY2018 net PPNE for 3M")
             || measure.is_some() && !years.is_empty() && !["which", "who", "why", "when", "where"].contains(&first.as_str())
         {
@@ -985,6 +997,11 @@ mod tests {
 
         let q = Question::parse("What drove operating margin change as of FY2022 for 3M?");
         assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::Sentence));
+        // a plural figure of the company's own, in a year, is a value
+        let q = Question::parse("What were Coca-Cola's total liabilities at the end of 2017?");
+        assert_eq!((q.operation, q.asks), (Operation::Value, ValueType::Number));
+        assert_eq!(Question::parse("What were the total liabilities of Coca-Cola in 2017?").operation, Operation::Value);
+        assert_ne!(Question::parse("What were the risks Coca-Cola named in 2017?").operation, Operation::Value);
 
         let q = Question::parse("What is the FY2018 capital expenditure amount (in USD millions) for 3M?");
         assert_eq!((q.operation, q.asks, q.form.scale.as_deref()), (Operation::Value, ValueType::Number, Some("million")));

@@ -529,10 +529,12 @@ impl Finder<'_, '_> {
                     continue;
                 }
                 // a table about a part of the company (its leases, a disposal, an acquisition's
-                // allocation) prints that part's figures under the company's labels
-                // (its title, or a sentence the table was read with: "our investment in our
-                // equity method investees ..." above an investee's summarized figures)
-                let prose = t.rows.iter().map(|r| r.label.as_str()).filter(|l| is_prose(l));
+                // allocation) prints that part's figures under the company's labels: by its
+                // title, or a sentence the table was read with ("our investment in our equity
+                // method investees ..." around an investee's summarized figures), but not a
+                // bulleted remark on the rows' changes (Coca-Cola's "• Other liabilities
+                // increased and deferred income taxes decreased ..." under its balance sheet)
+                let prose = t.rows.iter().map(|r| r.label.as_str()).filter(|l| is_prose(l) && !is_bullet(l));
                 if let Some(w) = std::iter::once(t.title.as_str()).chain(prose).find_map(|about| part_title(about, &self.lib.checks.part_titles)) {
                     if !def.names.iter().chain(&def.labels).any(|n| norm(n).contains(w)) {
                         continue;
@@ -768,6 +770,11 @@ fn is_prose(label: &str) -> bool {
     bare.split_whitespace().count() > 12
 }
 
+/// Whether a row's label is a bulleted remark ("• Equity method investments increased ...").
+fn is_bullet(label: &str) -> bool {
+    label.trim_start().starts_with(['•', '●', '▪', '◦', '■'])
+}
+
 /// The word of `words` a table's title holds (at a word's start), if any.
 fn part_title<'w>(title: &str, words: &'w [String]) -> Option<&'w str> {
     let t = norm(title);
@@ -795,6 +802,12 @@ pub(crate) fn other_entity(title: &str, filer: &[String]) -> Option<String> {
         head.split(|c: char| !c.is_alphanumeric() && c != '.').map(|w| w.trim_matches('.').to_string()).filter(|w| !w.is_empty()).collect();
     const SUFFIXES: [&str; 14] = ["llc", "l.l.c", "lp", "l.p", "inc", "corp", "corporation", "ltd", "limited", "plc", "holdings", "company", "co", "partners"];
     if !words.iter().any(|w| SUFFIXES.contains(&w.as_str())) {
+        return None;
+    }
+    // "the Company's consolidated balance sheet" is the filer's, and a sentence before the
+    // statement's name ("The following table illustrates the change in the individual line
+    // items of the Company's ...") is no entity's name
+    if words.windows(2).any(|w| w[0] == "the" && w[1] == "company") || words.len() > 8 {
         return None;
     }
     let h = squash(head);
@@ -1379,6 +1392,7 @@ mod tests {
             "percent, 20 percent, 28 percent, 23 percent, and 17 percent, respectively, of these companies' outstanding shares. As of December 31, 2017, our investment in our equity method investees"
         ));
         assert!(!is_prose("Net income attributable to common shareowners"));
+        assert!(is_bullet("• Other liabilities increased and deferred income taxes decreased primarily due to the Tax Reform Act"));
     }
 
     #[test]
@@ -1684,6 +1698,8 @@ mod tests {
         assert_eq!(other_entity("Year ended December 31 Consolidated balance sheet", &filer), None, "words, not a company's name");
         assert_eq!(other_entity("THE COCA-COLA COMPANY AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS", &["cocacola".to_string()]), None);
         assert_eq!(other_entity("CITYCENTER HOLDINGS, LLC CONSOLIDATED BALANCE SHEETS", &[]), None, "the filer is not known");
+        let ko = "Overview of Financial Position The following table illustrates the change in the individual line items of the Company's consolidated balance sheet (in millions): Increase";
+        assert_eq!(other_entity(ko, &["cocacola".to_string()]), None, "the Company is the filer");
     }
 
     #[test]
