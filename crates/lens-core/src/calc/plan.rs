@@ -416,7 +416,10 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 // ... or "What did Verizon earn in 2022?": its net income
                 let earned = l.starts_with("what did ") && (has_words(&l, "earn") || has_words(&l, "earned"));
                 let plain = q.operation == Operation::Value && (l.starts_with("what was") || l.starts_with("what were") || l.starts_with("how much") || earned);
-                let asks_figure = terse || plain || ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
+                // ... or how much it grew or fell ("How much did Amazon's net sales grow from 2018
+                // to 2019?"), which the question reader reads as a change of a figure
+                let moved = q.operation == Operation::Change;
+                let asks_figure = terse || plain || moved || ["usd", "amount", "in millions", "change", "growth", "cagr"].iter().any(|w| l.contains(w));
                 if !asks_figure {
                     return None;
                 }
@@ -563,7 +566,7 @@ fn flow_verb(cat: &Catalogue, item: &str, l: &str) -> Option<&'static str> {
 /// words that none of `item`'s names and labels has: that measure, else None.
 fn uncovered(cat: &Catalogue, item: &str, question: &str) -> Option<String> {
     // words of the question's shape (a change, a growth, an average), not of the measure
-    const GENERIC: [&str; 33] = [
+    const GENERIC: [&str; 43] = [
         "total",
         "net",
         "the",
@@ -593,6 +596,16 @@ fn uncovered(cat: &Catalogue, item: &str, question: &str) -> Option<String> {
         "increase",
         "decrease",
         "decline",
+        "declined",
+        "increased",
+        "decreased",
+        "fall",
+        "fell",
+        "rise",
+        "rose",
+        "drop",
+        "dropped",
+        "shrink",
         "yoy",
         "worldwide",
         "overall",
@@ -670,6 +683,16 @@ mod tests {
             assert_eq!(p(q).id.as_deref(), Some("net_income"), "{q}");
         }
         assert_eq!(p("How much did Verizon earn in revenue in 2022?").id.as_deref(), Some("revenue"));
+    }
+
+    /// "How much did Amazon's net sales grow from 2018 to 2019?" is the change in revenue over
+    /// the two years (it was no plan: the words "grow" and "how much did" are not a figure's)
+    #[test]
+    fn how_much_a_figure_grew_is_its_change() {
+        let c = p("How much did Amazon's net sales grow from 2018 to 2019?");
+        assert_eq!((c.id.as_deref(), c.shape), (Some("revenue"), Shape::Difference(2018, 2019)));
+        let f = p("How much did Verizon's operating income fall from 2021 to 2022?");
+        assert_eq!((f.id.as_deref(), f.shape), (Some("operating_income"), Shape::Difference(2021, 2022)));
     }
 
     /// "Average inventory in FY2022" is the mean of the two year-end balances (the year's end
