@@ -74,7 +74,8 @@ fn range(c: &Calculation, rules: &Rules) -> Check {
 
 /// `scale`: each amount operand agrees with its statement's unit and its table's other figures.
 fn scale(c: &Calculation) -> Check {
-    let amounts: Vec<&super::Operand> = c.operands.iter().filter(|o| o.unit != "percent").collect();
+    // (a figure per share is printed in dollars, whatever its statement's unit)
+    let amounts: Vec<&super::Operand> = c.operands.iter().filter(|o| o.unit != "percent" && o.unit != "per share").collect();
     if amounts.is_empty() {
         return Check::not_run("scale", "no amount was read");
     }

@@ -583,7 +583,7 @@ impl Finder<'_, '_> {
                     if !def.sections.is_empty() && !r.section.as_deref().is_some_and(|h| def.sections.contains(&norm(h))) {
                         continue;
                     }
-                    let by_label = label_score(&r.label, def, &filer);
+                    let by_label = label_score(&r.label, def, &filer).or_else(|| per_share_row(&r.label, r.section.as_deref(), def));
                     let score = by_label.or_else(|| if percent { rate_row() } else { None });
                     let (Some(s), Some(Some(cell))) = (score, r.cells.get(col)) else { continue };
                     let label_match = if by_label.is_none() {
@@ -595,7 +595,7 @@ impl Finder<'_, '_> {
                     };
                     // (an adjusted or non-GAAP table's figure is the company's own measure, not
                     // another printing of the statement's)
-                    if statement && label_match == "exact" && def.unit != Some(Unit::Percent) && !own_measure(&t.title) {
+                    if statement && label_match == "exact" && !matches!(def.unit, Some(Unit::Percent | Unit::PerShare)) && !own_measure(&t.title) {
                         if let Some(v) = cell.value.checked_mul(t.scale) {
                             statement_rows.push((
                                 v,
@@ -639,7 +639,12 @@ impl Finder<'_, '_> {
                         continue;
                     }
                     // a printed rate is a percentage whatever the table's unit
-                    let value = if def.unit == Some(Unit::Percent) { cell.value.checked_div(Ratio::int(100)) } else { cell.value.checked_mul(t.scale) };
+                    let value = match def.unit {
+                        Some(Unit::Percent) => cell.value.checked_div(Ratio::int(100)),
+                        // a figure per share is printed in dollars whatever the table's unit
+                        Some(Unit::PerShare) => Some(cell.value),
+                        _ => cell.value.checked_mul(t.scale),
+                    };
                     let Some(mut value) = value else { continue };
                     // a row that names only a loss ("Net loss (171,590)", or "Net loss 171,590" in
                     // a table of losses) is a loss whichever way it is printed
@@ -686,7 +691,11 @@ impl Finder<'_, '_> {
                             m => format!("{m} months of FY{year}"),
                         },
                         value: cell.value.to_string(),
-                        unit: if def.unit == Some(Unit::Percent) { "percent".into() } else { t.unit.clone() },
+                        unit: match def.unit {
+                            Some(Unit::Percent) => "percent".into(),
+                            Some(Unit::PerShare) => "per share".into(),
+                            _ => t.unit.clone(),
+                        },
                         page: p.clone(),
                         quote: format!("{} {}", r.label, cell.text),
                         boxes: vec![r.label_rect.clone(), cell.rect.clone()],
@@ -768,6 +777,20 @@ fn is_prose(label: &str) -> bool {
         }
     }
     bare.split_whitespace().count() > 12
+}
+
+/// A figure per share printed as "Diluted" (or "Basic") under a heading of earnings per share
+/// ("NET INCOME PER COMMON SHARE ATTRIBUTABLE TO COSTCO:"): the item whose name starts with the
+/// row's word.
+fn per_share_row(label: &str, section: Option<&str>, def: &catalogue::ItemDef) -> Option<i32> {
+    if def.unit != Some(Unit::PerShare) {
+        return None;
+    }
+    let h = norm(section?);
+    let l = norm(label);
+    let l = l.trim_end_matches([':', '.']).trim();
+    let earnings = ["earnings", "income"].iter().any(|w| catalogue::has_words(&h, w)) && (h.contains("per share") || h.contains("per common share"));
+    (earnings && !h.contains("dividend") && matches!(l, "diluted" | "basic") && def.names.first().is_some_and(|n| n.starts_with(l))).then_some(900)
 }
 
 /// Whether a row's label is a bulleted remark ("• Equity method investments increased ...").
@@ -856,6 +879,13 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
             }
         }
         Unit::Days => format!("{} days", exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"))),
+        Unit::PerShare => {
+            let s = exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"));
+            match s.strip_prefix('-') {
+                Some(pos) => format!("-${pos} per share"),
+                None => format!("${s} per share"),
+            }
+        }
         _ => {
             let d = f.decimals.unwrap_or_else(|| ratio_places(v));
             exact.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v))
@@ -1392,6 +1422,12 @@ mod tests {
             "percent, 20 percent, 28 percent, 23 percent, and 17 percent, respectively, of these companies' outstanding shares. As of December 31, 2017, our investment in our equity method investees"
         ));
         assert!(!is_prose("Net income attributable to common shareowners"));
+        let eps = catalogue::Catalogue::builtin();
+        let diluted = &eps.items["diluted_eps"];
+        assert_eq!(per_share_row("Diluted", Some("NET INCOME PER COMMON SHARE ATTRIBUTABLE TO COSTCO:"), diluted), Some(900));
+        assert_eq!(per_share_row("Basic", Some("NET INCOME PER COMMON SHARE ATTRIBUTABLE TO COSTCO:"), diluted), None);
+        assert_eq!(per_share_row("Diluted", Some("Weighted-average shares outstanding"), diluted), None);
+        assert_eq!(per_share_row("Diluted", Some("Dividends declared per share"), diluted), None);
         assert!(is_bullet("• Other liabilities increased and deferred income taxes decreased primarily due to the Tax Reform Act"));
     }
 

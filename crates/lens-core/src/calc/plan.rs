@@ -323,7 +323,9 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         _ => {}
     }
     // (why and what-drove questions are narratives: the question module reads them so)
-    if l.contains("per share") {
+    // a figure per share is read only as the statement's earnings per share (basic or diluted)
+    let per_share_item = cat.item_in(&l).or_else(|| cat.item_in(&expanded)).is_some_and(|i| cat.items.get(i).is_some_and(|d| d.unit == Some(Unit::PerShare)));
+    if (l.contains("per share") || has_words(&l, "eps")) && !per_share_item {
         return None;
     }
     // adjusted (non-GAAP) figures are the company's own definitions, not the catalogue's

@@ -15,6 +15,9 @@ named_enum!(
         Ratio = "ratio",
         Percent = "percent",
         Days = "days",
+        /// A figure per share as printed ("Diluted earnings per share $8.89"): not scaled by
+        /// its table's unit.
+        PerShare = "per share",
     }
 );
 
