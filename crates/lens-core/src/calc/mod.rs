@@ -345,6 +345,15 @@ impl Finder<'_, '_> {
         })
     }
 
+    /// Whether the document is an earnings release or another current report (8-K), not a
+    /// periodic report.
+    fn is_release(&self, doc: &str) -> bool {
+        self.lib.document(doc).ok().and_then(|d| d.form).is_some_and(|f| {
+            let f = f.to_uppercase();
+            f.contains("EARNINGS") || f.contains("8-K")
+        })
+    }
+
     /// Whether `t` adds signed amounts in column `col`: its income before taxes plus `tax` (as
     /// read, in the table's unit times its scale) is its net income, within 2%.
     fn adds_signed(&self, t: &table::Table, col: usize, tax: Ratio) -> bool {
@@ -517,6 +526,10 @@ impl Finder<'_, '_> {
             }
             let filer = self.filer_names(&p.doc_id).to_vec();
             let annual = self.months != 12 && self.is_annual(&p.doc_id);
+            // a release prints the quarter and the year (or the half) side by side: a flow's
+            // column that does not say its length is not the quarter asked (MGM's fourth-quarter
+            // release: "Diluted earnings per share 3.49" under "2022" is the year's)
+            let release = self.months != 12 && !def.balance && self.is_release(&p.doc_id);
             for t in self.lib.page_tables(p).iter() {
                 // another entity's statements printed in the filing (an investee's, a
                 // guarantor's) are not the filer's figures
@@ -548,7 +561,7 @@ impl Finder<'_, '_> {
                     .columns
                     .iter()
                     .enumerate()
-                    .filter(|(_, c)| c.year == year && c.months.map_or(self.months == 12 || !annual, |m| m == self.months))
+                    .filter(|(_, c)| c.year == year && c.months.map_or((self.months == 12 || !annual) && !release, |m| m == self.months))
                     .map(|(i, _)| i)
                     .collect();
                 // a period printed as parts (amount and rate): a rate is read from the rate part,
@@ -1723,6 +1736,21 @@ mod tests {
         // the year asked of it is read
         let c = work(&lib, &lib.read_question("What was ACME's operating income in FY2019, in USD millions?"), &read).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("$6,539 million"), "{c:#?}");
+    }
+
+    #[test]
+    fn a_releases_unheaded_year_column_is_not_a_quarters_flow() {
+        // a fourth-quarter release prints the quarter and the year side by side: a flow's column
+        // headed by the year alone is not the quarter (MGM's "Diluted earnings per share 3.49"
+        // under "2022" was green as the fourth quarter's); a balance at the year's end is
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [statement("RECONCILIATION", &[("Net income", "1,473", "1,254"), ("Total assets", "45,692", "44,000")])];
+        publish(&mut lib, &pages, &crate::meta::DocMeta { form: Some("earnings".into()), year: Some(2019), ..Default::default() });
+        let read = [PageRef::new("ACME_2019_10K", 1)];
+        let c = work(&lib, &lib.read_question("What was ACME's net income in Q4 2019, in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!(c.result, None, "{c:#?}");
+        let c = work(&lib, &lib.read_question("What were ACME's total assets at the end of Q4 2019, in USD millions?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$45,692 million"), "{c:#?}");
     }
 
     #[test]
