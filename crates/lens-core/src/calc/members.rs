@@ -125,6 +125,97 @@ pub fn blocks(t: &Table, year: Option<i32>, months: Option<u8>) -> Vec<Block> {
     out
 }
 
+/// A table whose row headings are its members, each heading the same measures' rows (Amazon's
+/// segment note: "North America", "International", "AWS", "Consolidated", each over its "Net
+/// sales", "Operating expenses" and "Operating income"), turned so that each measure heads its
+/// members' rows and [`blocks`] reads it as any members' table: a row per member, labelled with
+/// the member's heading ("Consolidated" or "Total ..." as the total), under the measure's label
+/// as first printed. `None` for a table with fewer than two headings or no measure printed under
+/// two of them ("Operating income (loss)" and "Operating income" are one measure).
+pub fn transposed(t: &Table) -> Option<Table> {
+    let key = |l: &str| {
+        let mut depth = 0usize;
+        let bare: String = l
+            .chars()
+            .filter(|c| match c {
+                '(' => {
+                    depth += 1;
+                    false
+                }
+                ')' => {
+                    depth = depth.saturating_sub(1);
+                    false
+                }
+                _ => depth == 0,
+            })
+            .collect();
+        bare.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    };
+    let mut sections: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, r) in t.rows.iter().enumerate() {
+        let Some(h) = r.section.clone().filter(|_| !r.named_from_section) else { continue };
+        match sections.last_mut() {
+            Some((last, rows)) if *last == h => rows.push(i),
+            _ => sections.push((h, vec![i])),
+        }
+    }
+    if sections.len() < 2 {
+        return None;
+    }
+    // headings that are periods ("Fiscal 2019", "Three months ended ...") or qualifiers of the
+    // same figures ("Including Fuel", "Excluding Fuel") are not members
+    let not_member = |h: &str| {
+        let l = h.trim().to_lowercase();
+        l.split(|c: char| !c.is_ascii_digit()).any(|d| d.len() == 4)
+            || ["including", "excluding", "fiscal", "year", "three months", "six months", "nine months", "quarter", "as of", "as reported", "adjusted"]
+                .iter()
+                .any(|w| l.starts_with(w))
+            || h.trim().starts_with(char::is_lowercase)
+    };
+    if sections.iter().any(|(h, _)| not_member(h)) {
+        return None;
+    }
+    // the measures: labels printed under at least two headings, in the order first printed
+    let mut measures: Vec<(String, String)> = Vec::new();
+    for (_, rows) in &sections {
+        for &ri in rows {
+            let k = key(&t.rows[ri].label);
+            let under = sections.iter().filter(|(_, rs)| rs.iter().any(|&r| key(&t.rows[r].label) == k)).count();
+            if under >= 2 && !k.is_empty() && !measures.iter().any(|m| m.0 == k) {
+                measures.push((k, t.rows[ri].label.clone()));
+            }
+        }
+    }
+    if measures.is_empty() {
+        return None;
+    }
+    let mut rows = Vec::new();
+    for (k, printed) in &measures {
+        let mut members = Vec::new();
+        let mut total = None;
+        for (h, rs) in &sections {
+            let Some(&ri) = rs.iter().find(|&&r| key(&t.rows[r].label) == *k) else { continue };
+            let r = &t.rows[ri];
+            let l = h.to_lowercase();
+            let row = Row { label: h.clone(), section: Some(printed.clone()), named_from_section: false, ..r.clone() };
+            if l.starts_with("consolidated") || l.starts_with("total") {
+                total = Some(Row { label: format!("Total ({h})"), ..row });
+            } else {
+                members.push(row);
+            }
+        }
+        rows.extend(members);
+        rows.extend(total);
+    }
+    Some(Table { rows, ..t.clone() })
+}
+
+/// A page's tables as [`blocks`] may read them: each as printed, then turned when its row
+/// headings are its members ([`transposed`]).
+fn readings(tables: &[Table]) -> Vec<Table> {
+    tables.iter().flat_map(|t| std::iter::once(t.clone()).chain(transposed(t))).collect()
+}
+
 /// A head naming shares of something ("Percentage of Revenues", "% of total"), not a measure.
 fn is_share(name: &str) -> bool {
     let l = name.to_lowercase();
@@ -214,7 +305,7 @@ pub fn rank(lib: &Context, q: &Question, candidates: &[PageRef], read: usize, mo
     }
     let mut best: Option<Ranked> = None;
     for (rank, p) in candidates.iter().enumerate() {
-        let tables = lib.page_tables(p);
+        let tables = readings(&lib.page_tables(p));
         let (text, heading) = lib.store().page(&p.doc_id, p.page).map(|pg| (pg.text.to_lowercase(), pg.heading.to_lowercase())).unwrap_or_default();
         for t in tables.iter() {
             let bs = blocks(t, year, months);
@@ -276,15 +367,15 @@ pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     look.extend(measure_words(cat, q.measure.as_deref(), &words));
     let candidates = with_lookups(lib, pages, &[look.join(" ")], 8);
     // (score, sure, page, table, blocks, by)
-    let mut best: Option<(f64, bool, PageRef, usize, Vec<Block>, By)> = None;
+    let mut best: Option<(f64, bool, PageRef, Table, Vec<Block>, By)> = None;
     for (rank, p) in candidates.iter().enumerate() {
         let (text, heading) = lib.store().page(&p.doc_id, p.page).map(|pg| (pg.text.to_lowercase(), pg.heading.to_lowercase())).unwrap_or_default();
-        for (ti, t) in lib.page_tables(p).iter().enumerate() {
-            let bs = blocks(t, year, months);
+        for t in readings(&lib.page_tables(p)) {
+            let bs = blocks(&t, year, months);
             if bs.len() < 2 {
                 continue;
             }
-            let Some(by) = by_of(t, &bs, q, &words, cat) else { continue };
+            let Some(by) = by_of(&t, &bs, q, &words, cat) else { continue };
             let title = t.title.to_lowercase();
             let titled = title.contains(kind) || heading.contains(kind);
             if !titled && !text.contains(kind) {
@@ -297,12 +388,12 @@ pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let penalty = if rank < pages.len() { 0.2 * rank as f64 } else { 0.6 + 0.05 * (rank - pages.len()) as f64 };
             let score = if titled { 2.0 } else { 0.0 } + if total { 1.0 } else { 0.0 } - penalty;
             if best.as_ref().is_none_or(|b| score > b.0) {
-                best = Some((score, total && titled, p.clone(), ti, bs, by));
+                best = Some((score, total && titled, p.clone(), t.clone(), bs, by));
             }
         }
     }
-    let (_, sure, page, ti, bs, by) = best?;
-    let t = &lib.page_tables(&page)[ti];
+    let (_, sure, page, t, bs, by) = best?;
+    let t = &t;
     let cell = |ri: usize, col: usize| t.rows[ri].cells.get(col).cloned().flatten();
     let unit = scale_word(&t.unit);
     let members = measured(t, &page, &bs, &by, false);
@@ -463,6 +554,51 @@ fn c_text_of(o: &Operand) -> String {
 mod tests {
     use super::*;
     use crate::figures::table::tests::page;
+
+    /// Amazon's segment note: each segment a row heading over its measures' rows.
+    #[test]
+    fn members_printed_as_row_headings_over_their_measures_are_turned_into_blocks() {
+        let mut cells = vec![("(in millions)", 50.0, 780.0), ("2018", 300.0, 760.0), ("2019", 400.0, 760.0)];
+        let mut y = 740.0;
+        for (seg, sales, income) in [
+            ("North America", ("141,366", "170,773"), ("7,267", "7,033")),
+            ("International", ("65,866", "74,723"), ("(2,142)", "(1,693)")),
+            ("AWS", ("25,655", "35,026"), ("7,296", "9,201")),
+            ("Consolidated", ("232,887", "280,522"), ("12,421", "14,541")),
+        ] {
+            cells.push((seg, 50.0, y));
+            cells.extend([("Net sales", 60.0, y - 10.0), (sales.0, 300.0, y - 10.0), (sales.1, 400.0, y - 10.0)]);
+            let label = if seg == "International" { "Operating income (loss)" } else { "Operating income" };
+            cells.extend([(label, 60.0, y - 20.0), (income.0, 300.0, y - 20.0), (income.1, 400.0, y - 20.0)]);
+            y -= 40.0;
+        }
+        let (text, boxes) = page(&cells);
+        let t = &crate::figures::table::tables(&text, &boxes)[0];
+        let turned = transposed(t).expect("members over measures");
+        let bs = blocks(&turned, Some(2019), None);
+        assert_eq!(bs.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), vec!["Net sales", "Operating income"]);
+        let income = &bs[1];
+        let members: Vec<&str> = income.rows.iter().map(|r| turned.rows[*r].label.as_str()).collect();
+        assert_eq!(members, vec!["North America", "International", "AWS"]);
+        assert!(income.total, "Consolidated is the members' total");
+        let aws = &turned.rows[income.rows[2]];
+        assert_eq!(aws.cells[income.col].as_ref().map(|c| c.text.as_str()), Some("9,201"));
+        // headings that are periods or qualifiers are not members
+        let fuel: Vec<(&str, f32, f32)> = cells.iter().map(|(t, x, y)| (if *t == "North America" { "Including Fuel" } else { *t }, *x, *y)).collect();
+        let (text, boxes) = page(&fuel);
+        assert!(transposed(&crate::figures::table::tables(&text, &boxes)[0]).is_none());
+        // a table whose headings share no row is not turned
+        let (text, boxes) = page(&[
+            ("2019", 300.0, 760.0),
+            ("Assets", 50.0, 740.0),
+            ("Cash", 60.0, 730.0),
+            ("5", 300.0, 730.0),
+            ("Liabilities", 50.0, 720.0),
+            ("Debt", 60.0, 710.0),
+            ("7", 300.0, 710.0),
+        ]);
+        assert!(crate::figures::table::tables(&text, &boxes).first().and_then(transposed).is_none());
+    }
 
     /// 3M's segment note: the measures are column groups, the segments rows.
     const GROUPED: &[(&str, f32, f32)] = &[
