@@ -133,24 +133,7 @@ pub fn blocks(t: &Table, year: Option<i32>, months: Option<u8>) -> Vec<Block> {
 /// as first printed. `None` for a table with fewer than two headings or no measure printed under
 /// two of them ("Operating income (loss)" and "Operating income" are one measure).
 pub fn transposed(t: &Table) -> Option<Table> {
-    let key = |l: &str| {
-        let mut depth = 0usize;
-        let bare: String = l
-            .chars()
-            .filter(|c| match c {
-                '(' => {
-                    depth += 1;
-                    false
-                }
-                ')' => {
-                    depth = depth.saturating_sub(1);
-                    false
-                }
-                _ => depth == 0,
-            })
-            .collect();
-        bare.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
-    };
+    let key = |l: &str| super::outside_parentheses(l).split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
     let mut sections: Vec<(String, Vec<usize>)> = Vec::new();
     for (i, r) in t.rows.iter().enumerate() {
         let Some(h) = r.section.clone().filter(|_| !r.named_from_section) else { continue };

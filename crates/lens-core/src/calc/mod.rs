@@ -779,6 +779,11 @@ impl Finder<'_, '_> {
 /// operations (net of income taxes of $47, $0 and $0, respectively)" is a statement's line item,
 /// four words long).
 fn is_prose(label: &str) -> bool {
+    outside_parentheses(label).split_whitespace().count() > 12
+}
+
+/// A label's words outside its parentheses ("Operating income (loss)" -> "Operating income ").
+pub(crate) fn outside_parentheses(label: &str) -> String {
     let mut depth = 0usize;
     let mut bare = String::with_capacity(label.len());
     for ch in label.chars() {
@@ -789,7 +794,7 @@ fn is_prose(label: &str) -> bool {
             _ => {}
         }
     }
-    bare.split_whitespace().count() > 12
+    bare
 }
 
 /// A figure per share printed as "Diluted" (or "Basic") under a heading of earnings per share
