@@ -24,8 +24,9 @@ pub use identity::Identity;
 
 /// Bumped when the reading changes: documents read by an older one are read again (2: heads
 /// over groups of columns are the members of their cells; a period heading printed left of
-/// every column gives them its length).
-pub const VERSION: i64 = 2;
+/// every column gives them its length; 3: a date printed above its year heads the column, and a
+/// roll-forward's movement columns are not its years).
+pub const VERSION: i64 = 3;
 
 /// What kind of table a fact is printed in.
 pub const BALANCE_SHEET: &str = "balance sheet";
@@ -205,26 +206,7 @@ pub fn statement_of(title: &str, head: &str) -> &'static str {
     }
 }
 
-/// A date's month and day in `s` ("December 31", "31 March"), as printed.
-pub fn month_day(s: &str) -> Option<String> {
-    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| {
-        let m = "january|february|march|april|may|june|july|august|september|october|november|december";
-        regex::Regex::new(&format!(r"(?i)\b(?:({m})\s+(\d{{1,2}})\b|(\d{{1,2}})\s+({m})\b)")).expect("date pattern")
-    });
-    let c = re.captures(s)?;
-    Some(match (c.get(1), c.get(2), c.get(3), c.get(4)) {
-        (Some(m), Some(d), _, _) => format!("{} {}", title_case(m.as_str()), d.as_str()),
-        (_, _, Some(d), Some(m)) => format!("{} {}", d.as_str(), title_case(m.as_str())),
-        _ => return None,
-    })
-}
-
-fn title_case(w: &str) -> String {
-    let w = w.to_lowercase();
-    let mut c = w.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
-}
+pub use crate::figures::table::month_day;
 
 /// The period of a column: its own months ("Three Months Ended"), else what its table is (a
 /// balance sheet's columns are dates; a statement of a 10-K covers the fiscal year).

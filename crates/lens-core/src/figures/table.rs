@@ -309,6 +309,40 @@ pub fn number_of(s: &str) -> Option<Ratio> {
     Some(if neg { Ratio::ZERO.checked_sub(v)? } else { v })
 }
 
+/// A head of a header row that names a column of its own, not a period: words, not a month,
+/// a day or a unit ("Acquisitions", "Other(1)", "% Change").
+fn is_other_head(s: &str) -> bool {
+    let low = s.to_lowercase();
+    let words: Vec<&str> = low.split(|c: char| !c.is_alphabetic()).filter(|w| w.len() >= 2).collect();
+    !words.is_empty()
+        && !words.iter().any(|w| {
+            MONTHS.contains(w)
+                || ["fiscal", "fy", "year", "years", "ended", "ending", "as", "of", "at", "in", "millions", "thousands", "unaudited", "restated", "actual"]
+                    .contains(w)
+        })
+}
+
+/// A date's month and day in `s` ("December 31", "31 March"), as printed.
+pub fn month_day(s: &str) -> Option<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        let m = "january|february|march|april|may|june|july|august|september|october|november|december";
+        regex::Regex::new(&format!(r"(?i)\b(?:({m})\s+(\d{{1,2}})\b|(\d{{1,2}})\s+({m})\b)")).expect("date pattern")
+    });
+    let c = re.captures(s)?;
+    Some(match (c.get(1), c.get(2), c.get(3), c.get(4)) {
+        (Some(m), Some(d), _, _) => format!("{} {}", title_case(m.as_str()), d.as_str()),
+        (_, _, Some(d), Some(m)) => format!("{} {}", d.as_str(), title_case(m.as_str())),
+        _ => return None,
+    })
+}
+
+fn title_case(w: &str) -> String {
+    let w = w.to_lowercase();
+    let mut c = w.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+}
+
 fn year_in(s: &str) -> Option<i32> {
     let ys: Vec<i32> = crate::text::tokenize(s)
         .into_iter()
@@ -407,6 +441,10 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
     let mut group_heads: Vec<Segment> = Vec::new();
     // rows of words alone (titles, headings) since the last row with figures
     let mut words_above: Vec<String> = Vec::new();
+    // the spans of the current header's heads that are not periods ("2020 Acquisitions
+    // Other 2021 ...", a roll-forward's movements; "2018 2017 Change"): a figure under one of
+    // them is that column's, never the nearest year's
+    let mut other_heads: Vec<(f32, f32)> = Vec::new();
     for (ri, row) in rows.iter().enumerate() {
         let segs = segments(row);
         // a dash is a zero in a cell but a dash in a title ("SUPPLEMENTAL DATA – NET REVENUES")
@@ -483,7 +521,29 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                     }
                 }
             }
+            // a date's month and day printed on the line above its year ("March 31," over
+            // "2021", "December 31," over "2020"): the column's header, not a group's head
+            let dated = |h: &Segment| month_day(&h.text).is_some() && h.text.split_whitespace().count() <= 3;
+            if group_heads.len() >= columns.len() / 2 && !group_heads.is_empty() && group_heads.iter().all(dated) {
+                for c in &mut columns {
+                    let cx = (c.x.0 + c.x.1) / 2.0;
+                    let above = group_heads
+                        .iter()
+                        .filter(|h| h.b.l - 40.0 <= cx && cx <= h.b.r + 40.0)
+                        .min_by(|a, b| ((a.b.l + a.b.r) / 2.0 - cx).abs().total_cmp(&((b.b.l + b.b.r) / 2.0 - cx).abs()));
+                    if let Some(h) = above.filter(|_| month_day(&c.header).is_none()) {
+                        c.header = format!("{} {}", h.text.trim(), c.header);
+                    }
+                }
+                group_heads.clear();
+            }
             name_groups(&mut columns, &group_heads);
+            let first_year = year_cells.iter().map(|(s, _)| (s.b.l + s.b.r) / 2.0).fold(f32::INFINITY, f32::min);
+            other_heads = segs
+                .iter()
+                .filter(|s| year_in(&s.text).is_none() && is_other_head(&s.text) && (s.b.l + s.b.r) / 2.0 > first_year)
+                .map(|s| (s.b.l, s.b.r))
+                .collect();
             group_heads.clear();
             period_spans.clear();
             pending_label = None;
@@ -573,7 +633,11 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                     (i, d)
                 })
                 .min_by(|a, b| a.1.total_cmp(&b.1));
-            if let Some((i, d)) = best {
+            let nearer_other = other_heads.iter().any(|&(l, r)| {
+                let d = if cx >= l && cx <= r { 0.0 } else { (v.b.r - r).abs().min((cx - (l + r) / 2.0).abs()) };
+                best.is_some_and(|(_, bd)| d < bd)
+            });
+            if let Some((i, d)) = best.filter(|_| !nearer_other) {
                 if d < 60.0 && cells[i].is_none() {
                     let value = number_of(&v.text).expect("numeric segment");
                     cells[i] = Some(Cell { value, text: v.text.clone(), rect: rect(&v.b, &v.text) });
@@ -725,6 +789,69 @@ pub(crate) mod tests {
             ("4,000", 400.0, 690.0),
         ]);
         assert!(tables(&text, &boxes)[0].columns.iter().all(|c| c.group.is_none()));
+    }
+
+    #[test]
+    fn a_date_printed_above_its_year_is_the_columns_header() {
+        // JPMorgan's 10-Q: "March 31," over "2021", "December 31," over "2020"
+        let (text, boxes) = page(&[
+            ("(in millions)", 50.0, 740.0),
+            ("March 31,", 300.0, 730.0),
+            ("December 31,", 380.0, 730.0),
+            ("2021", 312.0, 720.0),
+            ("2020", 398.0, 720.0),
+            ("Deposits", 50.0, 700.0),
+            ("2,278,112", 290.0, 700.0),
+            ("2,144,257", 380.0, 700.0),
+        ]);
+        let t = &tables(&text, &boxes)[0];
+        let heads: Vec<&str> = t.columns.iter().map(|c| c.header.as_str()).collect();
+        assert_eq!(heads, ["March 31, 2021", "December 31, 2020"]);
+        assert!(t.columns.iter().all(|c| c.group.is_none()));
+    }
+
+    #[test]
+    fn a_roll_forwards_movement_columns_are_not_its_years() {
+        // Adobe's goodwill note: balances at three year ends, the year's acquisitions and other
+        // movements between them
+        let mut cells = vec![
+            ("(in millions)", 50.0, 720.0),
+            ("2020", 200.0, 720.0),
+            ("Acquisitions", 240.0, 720.0),
+            ("Other(1)", 320.0, 720.0),
+            ("2021", 380.0, 720.0),
+            ("Acquisitions", 420.0, 720.0),
+            ("Other(1)", 500.0, 720.0),
+            ("2022", 560.0, 720.0),
+        ];
+        cells.extend([
+            ("Goodwill", 50.0, 700.0),
+            ("10,742", 194.0, 700.0),
+            ("1,960", 264.0, 700.0),
+            ("(34)", 334.0, 700.0),
+            ("12,668", 374.0, 700.0),
+            ("161", 450.0, 700.0),
+            ("(42)", 514.0, 700.0),
+            ("12,787", 554.0, 700.0),
+        ]);
+        let (text, boxes) = page(&cells);
+        let t = &tables(&text, &boxes)[0];
+        let read: Vec<(i32, String)> =
+            t.columns.iter().zip(&t.rows[0].cells).map(|(c, v)| (c.year, v.as_ref().map(|v| v.text.clone()).unwrap_or_default())).collect();
+        assert_eq!(read, [(2020, "10,742".to_string()), (2021, "12,668".to_string()), (2022, "12,787".to_string())]);
+        // a change column beside two years is not the second year's
+        let (text, boxes) = page(&[
+            ("2019", 300.0, 700.0),
+            ("2018", 360.0, 700.0),
+            ("% Change", 420.0, 700.0),
+            ("Net sales", 50.0, 690.0),
+            ("5,000", 300.0, 690.0),
+            ("12%", 432.0, 690.0),
+        ]);
+        let t = &tables(&text, &boxes)[0];
+        assert!(t.rows[0].cells[1].is_none(), "{t:#?}");
+        // a header's month words are not columns of their own
+        assert!(!is_other_head("December 31,") && !is_other_head("Fiscal") && is_other_head("Acquisitions"));
     }
 
     #[test]
