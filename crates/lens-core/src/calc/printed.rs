@@ -191,7 +191,11 @@ pub fn extended(
             .filter_map(|l| {
                 let k = norm(l);
                 let rest = k.strip_prefix(&c)?;
-                rest.starts_with(" and ").then(|| k.clone())
+                // nor is the noncontrolling interests' share of it ("Consolidated net income
+                // attributable to noncontrolling interest" for "consolidated net income"),
+                // unless the question asks for theirs
+                let minority = NONCONTROLLING.iter().any(|w| rest.contains(w)) && !NONCONTROLLING.iter().any(|w| q.contains(&key(w)));
+                (rest.starts_with(" and ") || minority).then(|| k.clone())
             })
             .collect();
         // the label printed as the core itself first
@@ -224,6 +228,9 @@ pub fn extended(
     }
     Some(out)
 }
+
+/// Words naming the owners of a subsidiary's minority share.
+const NONCONTROLLING: &[&str] = &["noncontrolling", "non-controlling", "minority interest"];
 
 /// A printed item found: (core, labels printed, on a balance sheet, on an income statement,
 /// printed as deducted).
@@ -427,6 +434,15 @@ mod tests {
         let with_equity = [labels.clone(), vec![l("Total liabilities and equity", BALANCE_SHEET, "instant")]].concat();
         let ext = extended(&cat, "What were Coca-Cola's total liabilities in FY2017?", &with_equity, &[], &[]).unwrap();
         assert!(ext.items["printed:total liabilities"].excluded_in("total liabilities and equity"));
+        // the noncontrolling interests' share is not the item, unless theirs is asked for
+        let consolidated = [
+            l("Consolidated net income", INCOME_STATEMENT, "fiscal year"),
+            l("Consolidated net income attributable to noncontrolling interest", INCOME_STATEMENT, "fiscal year"),
+        ];
+        let ext = extended(&cat, "What was Walmart's consolidated net income in fiscal 2018?", &consolidated, &[], &[]).unwrap();
+        assert!(ext.items["printed:consolidated net income"].excluded_in("consolidated net income attributable to noncontrolling interest"));
+        let ext = extended(&cat, "What was the consolidated net income attributable to noncontrolling interest in fiscal 2018?", &consolidated, &[], &[]);
+        assert!(ext.is_none_or(|e| e.items.get("printed:consolidated net income").is_none_or(|d| d.excludes.is_empty())));
         // a deduction is read as its size
         let ext =
             extended(&cat, "What was 3M's accumulated depreciation in FY2018?", &[l("Less: Accumulated depreciation", BALANCE_SHEET, "instant")], &[], &[])
