@@ -222,6 +222,15 @@ fn stated_ratio(cat: &Catalogue, l: &str) -> Option<(String, Expr)> {
     None
 }
 
+/// The question with "A as a percentage of B" (a percent, a share, a proportion or a fraction
+/// of B) written "A to B", so that [`stated_ratio`] reads it; `None` when it says none.
+fn as_share_of(l: &str) -> Option<String> {
+    const SHARES: &[&str] =
+        &[" as a percentage of ", " as a percent of ", " as a % of ", " as a share of ", " as a proportion of ", " as a fraction of ", " as % of "];
+    let at = SHARES.iter().find(|p| l.contains(*p))?;
+    Some(l.replacen(at, " to ", 1))
+}
+
 fn scale(q: &str) -> Option<(Ratio, &'static str)> {
     crate::question::scale_asked(q).map(|w| {
         let s = match w {
@@ -370,6 +379,9 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
     // unless the catalogue lists the ratio itself under that name
     let named_metric = cat.metric_in(question).or_else(|| cat.metric_in(&expanded));
     let stated = if main.is_none() { stated_ratio(cat, &l).or_else(|| stated_ratio(cat, &expanded)) } else { None };
+    // ... or as one's share of the other ("net income as a percentage of revenue"), where the
+    // catalogue has no metric of that name
+    let stated = stated.or_else(|| if main.is_none() && named_metric.is_none() { as_share_of(&l).and_then(|t| stated_ratio(cat, &t)) } else { None });
     let stated = stated.filter(|_| !named_metric.is_some_and(|(_, m)| m.names.iter().any(|n| norm(n).contains(" to ") && names_measure(&l, &norm(n)))));
     if let Some((name, e)) = stated {
         let percent_asked = !crate::question::points_asked(&l) && (l.contains('%') || l.contains("percent"));
@@ -770,6 +782,11 @@ mod tests {
         // "attributable to" names a party
         assert!(stated_ratio(&Catalogue::builtin(), "what was 3m's net income attributable to shareholders equity in fy2018").is_none());
         assert!(stated_ratio(&Catalogue::builtin(), "what was 3m's net income to shareholders equity in fy2018").is_some());
+        // a share of the other, as the catalogue names no metric so
+        let l = "what was costco's net income as a percentage of revenue in fy2021?";
+        let (name, _) = stated_ratio(&Catalogue::builtin(), &as_share_of(l).unwrap()).unwrap();
+        assert_eq!(name, "net income to revenue");
+        assert!(as_share_of("what was costco's net income in fy2021?").is_none());
     }
 
     #[test]
