@@ -573,6 +573,16 @@ fn officer_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
     Some(Answer::quoted(AnswererKind::Extractive, format!("{} ({})", h.name, h.position), quote, pages[h.page].page_ref(), 0.0))
 }
 
+/// A question asking a fact of the filer ([`crate::cover`]): its headquarters or state of
+/// incorporation as the cover page prints them, or the firm signing the auditor's report; the
+/// lines that say so are the quote.
+fn cover_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    let asked = crate::cover::asked(&question.text)?;
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    let r = crate::cover::read(asked, &texts)?;
+    Some(Answer::quoted(AnswererKind::Extractive, r.answer, r.quote.join(crate::evidence::QUOTE_GAP), pages[r.page].page_ref(), 0.0))
+}
+
 /// What stating the thing as a fact adds to a sentence's rank (tuned on half a's companies).
 const STATED: f64 = 0.3;
 
@@ -618,6 +628,7 @@ impl Extractive {
             return None;
         }
         officer_answer(question, pages)
+            .or_else(|| cover_answer(question, pages))
             .or_else(|| list_answer(question, pages))
             .or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
     }
@@ -629,7 +640,7 @@ impl Extractive {
             return Err(LensError::BadInput("the question is empty".into()));
         }
         let ms = || t0.elapsed().as_secs_f64() * 1000.0;
-        if let Some(a) = officer_answer(question, pages).or_else(|| list_answer(question, pages)) {
+        if let Some(a) = officer_answer(question, pages).or_else(|| cover_answer(question, pages)).or_else(|| list_answer(question, pages)) {
             return Ok(Answer { answer_ms: ms(), ..a });
         }
         let ranked = self.rank_units(question, pages);

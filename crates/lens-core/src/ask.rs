@@ -508,8 +508,9 @@ impl Library {
         let mut ids: Vec<PageRef> = sr.hits.iter().map(|h| h.page_ref()).collect();
         let mut pages = page_inputs(self, &ids)?;
         // who holds an office: a page naming its holder (a signature block, the executive
-        // officers' table) is read first when the pages found name none
-        if let Some(p) = self.office_page(&read, &sreq, &pages)? {
+        // officers' table) is read first when the pages found name none; so is the cover page
+        // or the auditor's report for a fact of the filer
+        if let Some(p) = self.office_page(&read, &sreq, &pages)?.map_or_else(|| self.cover_page(&read, &sreq, &pages), |p| Ok(Some(p)))? {
             ids.insert(0, p.page_ref());
             pages.insert(0, p);
             ids.truncate(req.k);
@@ -543,6 +544,15 @@ impl Library {
         })
     }
 
+    /// The ten pages a search of the question's words and `words` brings up, in the same scope
+    /// (the filter, the documents) as the question's own search.
+    fn pages_also(&self, read: &Question, sreq: &SearchRequest, words: &str) -> Result<Vec<PageRef>> {
+        let mut more = sreq.clone();
+        more.query = format!("{} {words}", read.expanded);
+        more.k = 10;
+        Ok(self.search(&more)?.hits.iter().map(|h| h.page_ref()).collect())
+    }
+
     /// For a question asking who holds an office ([`crate::officers`]) whose pages name no
     /// holder: the page of the same filings, among those the question's words and the places
     /// officers are named bring up, that names one.
@@ -552,13 +562,47 @@ impl Library {
         if crate::officers::holder(office, &texts).is_some() {
             return Ok(None);
         }
-        let mut more = sreq.clone();
-        more.query = format!("{} {} executive officers of the registrant signatures", read.expanded, crate::officers::office_name(office));
-        more.k = 10;
-        let ids: Vec<PageRef> = self.search(&more)?.hits.iter().map(|h| h.page_ref()).filter(|p| !pages.iter().any(|q| q.page_ref() == *p)).collect();
+        let words = format!("{} executive officers of the registrant signatures", crate::officers::office_name(office));
+        let ids: Vec<PageRef> = self.pages_also(read, sreq, &words)?.into_iter().filter(|p| !pages.iter().any(|q| q.page_ref() == *p)).collect();
         for p in page_inputs(self, &ids)? {
             if crate::officers::holder(office, &[p.text.as_str()]).is_some() {
                 return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    }
+
+    /// For a question asking a fact of the filer ([`crate::cover`]) that the pages found do not
+    /// print: the page of the same filings that does, among their first pages (the cover) and
+    /// those the question's words and the fact's own bring up (the auditor's report).
+    fn cover_page(&self, read: &Question, sreq: &SearchRequest, pages: &[PageInput]) -> Result<Option<PageInput>> {
+        let Some(asked) = crate::cover::asked(&read.text) else { return Ok(None) };
+        let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+        if crate::cover::read(asked, &texts).is_some() {
+            return Ok(None);
+        }
+        let hits = self.pages_also(read, sreq, asked.search_words())?;
+        let mut ids: Vec<PageRef> = Vec::new();
+        if asked != crate::cover::Asked::Auditor {
+            // the cover page: the first pages of the filings found, the best-ranked filing first
+            let mut docs: Vec<&str> = Vec::new();
+            for h in pages.iter().map(|p| p.doc_id.as_str()).chain(hits.iter().map(|h| h.doc_id.as_str())) {
+                if !docs.contains(&h) && docs.len() < 2 {
+                    docs.push(h);
+                }
+            }
+            for d in docs {
+                ids.extend((1..=3).map(|page| PageRef { doc_id: d.to_string(), page }));
+            }
+        }
+        ids.extend(hits);
+        ids.retain(|p| !pages.iter().any(|q| q.page_ref() == *p));
+        ids.dedup();
+        for id in ids {
+            // (a filing shorter than three pages has no page past its last)
+            let Ok(p) = page_inputs(self, std::slice::from_ref(&id)) else { continue };
+            if p.first().is_some_and(|p| crate::cover::read(asked, &[p.text.as_str()]).is_some()) {
+                return Ok(p.into_iter().next());
             }
         }
         Ok(None)

@@ -46,6 +46,7 @@ pub mod ask;
 pub mod audit;
 pub mod calc;
 pub mod cite;
+pub mod cover;
 pub mod eval;
 pub mod eval_answers;
 pub mod eval_survival;

@@ -92,9 +92,12 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
             "the question is a few words with no question (a search): the sentence found may not be what is wanted, so say what is asked",
         );
     }
-    // (a signature block's name and title answer who holds the office asked by their layout)
-    let office_held = a.model.is_none() && crate::officers::quote_holds(&q.text, a.quote.as_deref(), &a.answer) == Some(true);
-    if is_heading(line) && !office_held {
+    // (a signature block's name and title answer who holds the office asked by their layout, a
+    // cover page's lines the filer's address or state)
+    let filer_fact_held = a.model.is_none()
+        && (crate::officers::quote_holds(&q.text, a.quote.as_deref(), &a.answer) == Some(true)
+            || crate::cover::quote_holds(&q.text, a.quote.as_deref(), &a.answer) == Some(true));
+    if is_heading(line) && !filer_fact_held {
         return Check::fail(
             "narrative",
             format!("the answer rests on a heading or title (\"{}\"), not a sentence that says it", line.chars().take(100).collect::<String>()),

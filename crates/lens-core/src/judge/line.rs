@@ -95,7 +95,18 @@ pub(super) fn office_unheld(c: &Claim) -> Option<Fired> {
         return None;
     }
     let office = crate::officers::office_asked(&c.question.text)?;
-    (!c.office_held()).then(|| vec![crate::officers::office_name(office).to_string()])
+    (!c.filer_fact_held()).then(|| vec![crate::officers::office_name(office).to_string()])
+}
+
+/// A fact of the filer asked ("Where is Costco headquartered?", "Who is Adobe's auditor?") is
+/// what its cover page or auditor's report prints: a line that only mentions the headquarters or
+/// the audit does not say where or who.
+pub(super) fn filer_fact_unread(c: &Claim) -> Option<Fired> {
+    if c.not_found || c.worked() {
+        return None;
+    }
+    let asked = crate::cover::asked(&c.question.text)?;
+    (!c.filer_fact_held()).then(|| vec![asked.name().to_string()])
 }
 
 pub(super) fn who_unsaid(c: &Claim) -> Option<Fired> {
@@ -110,6 +121,10 @@ pub(super) fn who_unsaid(c: &Claim) -> Option<Fired> {
 
 /// "Which acquisitions did Adobe make?" answered by a line that names no acquisition.
 pub(super) fn which_kind(c: &Claim) -> Option<Fired> {
+    // ("Which accounting firm audits Walmart?" is answered by the firm's name)
+    if c.filer_fact_held() {
+        return None;
+    }
     let (_, line_words) = quoted(c)?;
     let kind = c.question.wording().lower.strip_prefix("which ")?.split_whitespace().next()?.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
     let stem_s = stem(&kind).trim_end_matches('s').to_string();

@@ -43,9 +43,10 @@ fn terms(c: &Claim) -> HashSet<String> {
 }
 
 /// A computed answer rests on operand cells matched to the metric's line items: the question's
-/// other words (its instructions) need not be on those pages.
+/// other words (its instructions) need not be on those pages; nor need "headquartered" be on
+/// the cover page whose address answers where the filer is ([`Claim::filer_fact_held`]).
 pub(super) fn page_share(c: &Claim) -> Option<Fired> {
-    if c.worked() {
+    if c.worked() || c.filer_fact_held() {
         return None;
     }
     let share = term_share(&terms(c), c.page_text);
@@ -54,7 +55,7 @@ pub(super) fn page_share(c: &Claim) -> Option<Fired> {
 
 /// The line the answer rests on must be about what was asked, not merely on the page.
 pub(super) fn line_share(c: &Claim) -> Option<Fired> {
-    if c.worked() || c.list_complete || c.office_held() {
+    if c.worked() || c.list_complete || c.filer_fact_held() {
         return None;
     }
     let on_line = term_share(&terms(c), c.line());
@@ -76,7 +77,7 @@ pub(super) fn introduces_list(c: &Claim) -> Option<Fired> {
 pub(super) fn label_line(c: &Claim) -> Option<Fired> {
     let line = c.line();
     // (a signature block's name and title are labels by their layout: the office's holder)
-    (!c.worked() && !c.office_held() && is_label(line)).then(|| vec![line.trim().to_string()])
+    (!c.worked() && !c.filer_fact_held() && is_label(line)).then(|| vec![line.trim().to_string()])
 }
 
 /// An answer to a question that names nothing of the library, whose best line does not answer

@@ -78,7 +78,8 @@ const CUT_MIN_WORDS: usize = 6;
 /// An explanation asked, a sentence quoted that stops mid-clause ("... partially offset by a
 /// decrease in"): it does not end as a sentence ends, so what it says is not all there.
 pub(super) fn sentence_cut(c: &Claim) -> Option<Fired> {
-    if c.worked() || c.question.asks != ValueType::Sentence || c.question.operation != Operation::Narrative {
+    // (a cover page's lines are a fact above its caption, not a sentence)
+    if c.worked() || c.filer_fact_held() || c.question.asks != ValueType::Sentence || c.question.operation != Operation::Narrative {
         return None;
     }
     let line = c.line().trim_end();

@@ -1,0 +1,292 @@
+//! What a filing states of its filer in fixed places: where its principal executive offices are
+//! and where it is incorporated (the cover page prints each above its caption: "999 Lake Drive,
+//! Issaquah, WA 98027 / (Address of principal executive offices)"), and who audits it (the
+//! auditor's report is signed "/s/ KPMG LLP", then "We have served as the Company's auditor
+//! since 1983."). "Where is Costco headquartered?", "Who is Adobe's auditor?", "In which state is
+//! Boeing incorporated?" are answered from those lines, quoted as printed.
+
+use crate::figures::catalogue::norm;
+
+/// A fact of the filer a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// The address of the principal executive offices.
+    Headquarters,
+    /// The state or other jurisdiction of incorporation.
+    Incorporation,
+    /// The independent registered public accounting firm that signs the auditor's report.
+    Auditor,
+}
+
+impl Asked {
+    /// The words a page search for the fact adds to the question's.
+    pub fn search_words(self) -> &'static str {
+        match self {
+            Asked::Headquarters => "address of principal executive offices registrant",
+            Asked::Incorporation => "state or other jurisdiction of incorporation or organization registrant",
+            Asked::Auditor => "report of independent registered public accounting firm served as the company's auditor since",
+        }
+    }
+
+    /// The fact's name as an answer says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Asked::Headquarters => "principal executive offices",
+            Asked::Incorporation => "state of incorporation",
+            Asked::Auditor => "auditor",
+        }
+    }
+}
+
+/// The fact of the filer a question asks for: where it is headquartered or incorporated, or who
+/// its auditor is; `None` for any other question (a question about an audit's findings, or the
+/// auditor's fees, is not one).
+pub fn asked(question: &str) -> Option<Asked> {
+    let q = norm(question).replace(['?', '.'], " ");
+    let w: Vec<&str> = q.split_whitespace().collect();
+    let has = |x: &str| w.contains(&x);
+    let first = *w.first()?;
+    // "what/which/who/where" asked of one fact, not a figure about it ("how much did it pay its
+    // auditor", "audit fees")
+    if !["who", "which", "what", "where", "in"].contains(&first) || has("fee") || has("fees") || has("much") || has("many") {
+        return None;
+    }
+    let auditor = has("auditor") || has("auditors") || has("audits") || has("audited") || q.contains("accounting firm");
+    if auditor && ["who", "which", "what"].contains(&first) && !has("opinion") && !has("matters") && !has("matter") {
+        return Some(Asked::Auditor);
+    }
+    if has("incorporated") || q.contains("state of incorporation") || q.contains("jurisdiction of incorporation") {
+        return Some(Asked::Incorporation);
+    }
+    let hq = has("headquartered")
+        || has("headquarters")
+        || has("hq")
+        || q.contains("head office")
+        || q.contains("principal executive office")
+        || (first == "where" && (has("based") || has("located")));
+    hq.then_some(Asked::Headquarters)
+}
+
+/// A fact read: the answer, the lines quoted (as printed) and the index of the page read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read {
+    pub answer: String,
+    pub quote: Vec<String>,
+    pub page: usize,
+}
+
+/// The fact on the pages read (in their order), laid out as a cover page or an auditor's report
+/// prints it.
+pub fn read(asked: Asked, pages: &[&str]) -> Option<Read> {
+    for (pi, text) in pages.iter().enumerate() {
+        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        let found = match asked {
+            Asked::Headquarters => headquarters(&lines),
+            Asked::Incorporation => incorporation(&lines),
+            Asked::Auditor => auditor(&lines),
+        };
+        if let Some((answer, quote)) = found {
+            return Some(Read { answer, quote, page: pi });
+        }
+    }
+    None
+}
+
+/// The caption a cover page prints under the incorporation's jurisdiction, lower case.
+const INC_CAPTION: &str = "(state or other jurisdiction";
+
+/// Whether a line is a cover page's caption (in parentheses), not a fact.
+fn is_caption(line: &str) -> bool {
+    line.trim_start().starts_with('(')
+}
+
+/// An employer identification number ("91-1223280") or a commission file number: not a
+/// jurisdiction's word.
+fn is_id_number(w: &str) -> bool {
+    let d: String = w.chars().filter(|c| c.is_ascii_digit()).collect();
+    d.len() >= 7 && w.chars().all(|c| c.is_ascii_digit() || c == '-')
+}
+
+/// A telephone number alone on its line ("(206) 266-1000").
+fn is_phone(line: &str) -> bool {
+    let digits = line.chars().filter(|c| c.is_ascii_digit()).count();
+    digits >= 7 && line.chars().all(|c| c.is_ascii_digit() || " ()-.+".contains(c))
+}
+
+/// The text after a label printed inline ("Principal executive offices: 3M Center, St. Paul,
+/// Minnesota 55144"), `labels` lower case with their colon.
+fn after_label<'a>(line: &'a str, labels: &[&str]) -> Option<&'a str> {
+    let low = line.to_lowercase();
+    labels.iter().find_map(|l| low.find(l).map(|i| line[i + l.len()..].trim())).filter(|r| !r.is_empty())
+}
+
+/// The address of the principal executive offices: printed inline after its label, or on the
+/// line (two lines, a street apart from its city) above its caption, a telephone number between
+/// them passed over ("410 Terry Avenue North / Seattle, Washington 98109-5210 / (206) 266-1000 /
+/// (Address and telephone number ... of registrant's principal executive offices)").
+fn headquarters(lines: &[&str]) -> Option<(String, Vec<String>)> {
+    if let Some((l, rest)) =
+        lines.iter().find_map(|l| after_label(l, &["principal executive offices:", "address of principal executive offices:"]).map(|r| (l, r)))
+    {
+        return Some((rest.to_string(), vec![l.to_string()]));
+    }
+    let at = lines.iter().position(|l| is_caption(l) && l.to_lowercase().contains("principal executive office"))?;
+    let mut i = at.checked_sub(1)?;
+    while is_phone(lines[i]) {
+        i = i.checked_sub(1)?;
+    }
+    let line = lines[i];
+    if is_caption(line) || !line.chars().any(char::is_alphabetic) {
+        return None;
+    }
+    let mut address = vec![line.to_string()];
+    // a street line above a "City, State ZIP" line: a number first, no caption
+    if let Some(above) = i.checked_sub(1).map(|j| lines[j]) {
+        let numbered = |l: &str| l.split_whitespace().next().is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
+        if numbered(above) && !is_caption(above) && !numbered(line) && !is_id_number(above.split_whitespace().next().unwrap_or("")) {
+            address.insert(0, above.to_string());
+        }
+    }
+    let answer = address.join(", ");
+    let mut quote = address;
+    quote.extend(lines[i + 1..=at].iter().map(|l| l.to_string()));
+    Some((answer, quote))
+}
+
+/// A state's name: one to three capitalised words.
+fn jurisdiction(words: &[&str]) -> Option<String> {
+    (!words.is_empty()
+        && words.len() <= 3
+        && words.iter().all(|w| w.starts_with(|c: char| c.is_uppercase()) && w.chars().all(|c| c.is_alphabetic() || c == '.')))
+    .then(|| words.join(" "))
+}
+
+/// The jurisdiction of incorporation: printed inline after its label ("State of Incorporation:
+/// Delaware I.R.S. ..."), or above its caption, before the employer identification number
+/// printed beside it ("Washington 91-1223280"); the caption's lines are quoted to its close.
+fn incorporation(lines: &[&str]) -> Option<(String, Vec<String>)> {
+    for l in lines {
+        if let Some(rest) = after_label(l, &["state of incorporation:", "jurisdiction of incorporation:"]) {
+            let words: Vec<&str> = rest.split_whitespace().take_while(|w| !is_id_number(w) && !w.starts_with("I.R.S") && *w != "IRS").collect();
+            if let Some(j) = jurisdiction(&words) {
+                return Some((j, vec![l.to_string()]));
+            }
+        }
+    }
+    let at = lines.iter().position(|l| l.to_lowercase().starts_with(INC_CAPTION))?;
+    let line = *lines.get(at.checked_sub(1)?)?;
+    // (a caption alone above it: nothing printed for the state)
+    if is_caption(line) && !line.rsplit(')').next().is_some_and(|after| after.chars().any(char::is_alphabetic)) {
+        return None;
+    }
+    // the words before the number, after any rule or caption printed on the same line
+    // ("(Exact name of registrant ...) ______ Delaware 71-0415188")
+    let before: Vec<&str> = line.split_whitespace().take_while(|w| !is_id_number(w)).collect();
+    let from = before.iter().rposition(|w| w.contains(')') || w.contains('_')).map_or(0, |i| i + 1);
+    let j = jurisdiction(&before[from..])?;
+    let mut quote = vec![line.to_string()];
+    for l in &lines[at..] {
+        quote.push(l.to_string());
+        if l.contains(')') || quote.len() >= 4 {
+            break;
+        }
+    }
+    Some((j, quote))
+}
+
+/// The firm that signs the auditor's report: "/s/ <firm>" where the report says the firm has
+/// served as the company's auditor, or the firm's name ends as an accounting firm's does.
+fn auditor(lines: &[&str]) -> Option<(String, Vec<String>)> {
+    let served =
+        lines.iter().position(|l| l.to_lowercase().contains("served as the company's auditor") || l.to_lowercase().contains("served as the company’s auditor"));
+    for (i, l) in lines.iter().enumerate() {
+        let Some(firm) = l.strip_prefix("/s/").map(str::trim) else { continue };
+        let firm_like = ["LLP", "LLP.", "L.L.P.", "LLC", "& Co.", "AG", "GmbH", "S.A."].iter().any(|e| firm.ends_with(e));
+        let near_served = served.is_some_and(|s| s.abs_diff(i) <= 2);
+        if !firm.is_empty() && firm.split_whitespace().count() <= 6 && (firm_like || near_served) && (near_served || served.is_none()) {
+            let mut quote = vec![l.to_string()];
+            if let Some(s) = served.filter(|_| near_served) {
+                quote.push(lines[s].to_string());
+            }
+            return Some((firm.trim_end_matches('.').to_string(), quote));
+        }
+    }
+    None
+}
+
+/// For a question asking a fact of the filer: whether the quote holds it as [`read`] reads it
+/// (the quote's pieces separated by [`crate::evidence::QUOTE_GAP`]) and the answer says it.
+/// `None` when the question asks none.
+pub fn quote_holds(question: &str, quote: Option<&str>, answer: &str) -> Option<bool> {
+    let asked = asked(question)?;
+    let Some(q) = quote else { return Some(false) };
+    let lines = q.replace(crate::evidence::QUOTE_GAP, "\n");
+    Some(read(asked, &[lines.as_str()]).is_some_and(|r| !r.answer.is_empty() && answer.contains(&r.answer)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COVER: &str = "FORM 10-K\nCostco Wholesale Corporation\n(Exact name of registrant as specified in its charter)\nWashington 91-1223280\n(State or other jurisdiction of\nincorporation or organization)\n(I.R.S. Employer Identification No.)\n999 Lake Drive, Issaquah, WA 98027\n(Address of principal executive offices) (Zip Code)\nRegistrant's telephone number";
+
+    #[test]
+    fn questions_ask_for_the_filers_facts() {
+        assert_eq!(asked("Where is Costco headquartered?"), Some(Asked::Headquarters));
+        assert_eq!(asked("Where are Boeing's headquarters?"), Some(Asked::Headquarters));
+        assert_eq!(asked("Where is 3M based?"), Some(Asked::Headquarters));
+        assert_eq!(asked("In which state is Costco incorporated?"), Some(Asked::Incorporation));
+        assert_eq!(asked("What is Adobe's state of incorporation?"), Some(Asked::Incorporation));
+        assert_eq!(asked("Who is Adobe's independent auditor?"), Some(Asked::Auditor));
+        assert_eq!(asked("Which accounting firm audits Pfizer?"), Some(Asked::Auditor));
+        assert_eq!(asked("How much did Adobe pay its auditor in fees?"), None, "a figure");
+        assert_eq!(asked("What critical audit matters did the auditor report?"), None, "the audit's findings");
+        assert_eq!(asked("Where is Costco's revenue growth coming from?"), None);
+        assert_eq!(asked("What was Costco's revenue in 2021?"), None);
+    }
+
+    #[test]
+    fn the_cover_page_prints_each_fact_above_its_caption() {
+        let hq = read(Asked::Headquarters, &["no cover here", COVER]).unwrap();
+        assert_eq!((hq.answer.as_str(), hq.page), ("999 Lake Drive, Issaquah, WA 98027", 1));
+        assert_eq!(hq.quote, ["999 Lake Drive, Issaquah, WA 98027", "(Address of principal executive offices) (Zip Code)"]);
+        assert_eq!(read(Asked::Incorporation, &[COVER]).unwrap().answer, "Washington");
+        // a street printed apart from its city
+        let two = "Delaware 88-0215232\n(State or other jurisdiction of incorporation or organization)\n3600 Las Vegas Boulevard South\nLas Vegas, Nevada 89109\n(Address of principal executive offices)";
+        assert_eq!(read(Asked::Headquarters, &[two]).unwrap().answer, "3600 Las Vegas Boulevard South, Las Vegas, Nevada 89109");
+        assert_eq!(read(Asked::Incorporation, &[two]).unwrap().answer, "Delaware");
+        // printed inline after their labels (3M)
+        let inline = "3M COMPANY\nState of Incorporation: Delaware I.R.S. Employer Identification No. 41-0417775\nPrincipal executive offices: 3M Center, St. Paul, Minnesota 55144\nTelephone number: (651) 733-1110";
+        assert_eq!(read(Asked::Incorporation, &[inline]).unwrap().answer, "Delaware");
+        assert_eq!(read(Asked::Headquarters, &[inline]).unwrap().answer, "3M Center, St. Paul, Minnesota 55144");
+        // a telephone number between the address and its caption (Amazon); a rule before the
+        // state (Walmart)
+        let amazon = "(Exact name of registrant as specified in its charter) ______ Delaware 91-1646860\n(State or other jurisdiction of\nincorporation or organization)\n(I.R.S. Employer\nIdentification No.)\n410 Terry Avenue North\nSeattle, Washington 98109-5210\n(206) 266-1000\n(Address and telephone number, including area code, of registrant’s principal executive offices)";
+        assert_eq!(read(Asked::Headquarters, &[amazon]).unwrap().answer, "410 Terry Avenue North, Seattle, Washington 98109-5210");
+        let inc = read(Asked::Incorporation, &[amazon]).unwrap();
+        assert_eq!(inc.answer, "Delaware");
+        assert_eq!(inc.quote.last().map(String::as_str), Some("incorporation or organization)"));
+        // a caption with nothing above it reads nothing
+        assert_eq!(read(Asked::Headquarters, &["(Address of principal executive offices)"]), None);
+    }
+
+    #[test]
+    fn the_auditor_is_the_firm_signing_its_report() {
+        let report = "integrated offering.\n/s/ KPMG LLP\nWe have served as the Company’s auditor since 1983.\nSanta Clara, California";
+        let a = read(Asked::Auditor, &[report]).unwrap();
+        assert_eq!(a.answer, "KPMG LLP");
+        assert_eq!(a.quote.len(), 2);
+        assert_eq!(read(Asked::Auditor, &["/s/ Ernst & Young LLP\nBoston, Massachusetts"]).unwrap().answer, "Ernst & Young LLP");
+        // an officer's signature is no auditor's
+        assert_eq!(read(Asked::Auditor, &["/s/ Albert Bourla\nChairman and Chief Executive Officer"]), None);
+    }
+
+    #[test]
+    fn a_quote_holds_the_fact_when_the_answer_says_what_it_reads() {
+        let q = "Where is Costco headquartered?";
+        let quote = "999 Lake Drive, Issaquah, WA 98027 … (Address of principal executive offices) (Zip Code)";
+        assert_eq!(quote_holds(q, Some(quote), "999 Lake Drive, Issaquah, WA 98027"), Some(true));
+        assert_eq!(quote_holds(q, Some("Our headquarters are in a leased building."), "a leased building"), Some(false));
+        assert_eq!(quote_holds("What was Costco's revenue?", Some(quote), "x"), None);
+    }
+}
