@@ -509,8 +509,16 @@ impl Library {
         let mut pages = page_inputs(self, &ids)?;
         // who holds an office: a page naming its holder (a signature block, the executive
         // officers' table) is read first when the pages found name none; so is the cover page
-        // or the auditor's report for a fact of the filer
-        if let Some(p) = self.office_page(&read, &sreq, &pages)?.map_or_else(|| self.cover_page(&read, &sreq, &pages), |p| Ok(Some(p)))? {
+        // or the auditor's report for a fact of the filer, and a page listing the items of a
+        // list question
+        let first = match self.office_page(&read, &sreq, &pages)? {
+            Some(p) => Some(p),
+            None => match self.cover_page(&read, &sreq, &pages)? {
+                Some(p) => Some(p),
+                None => self.list_page(&read, &sreq, &pages)?,
+            },
+        };
+        if let Some(p) = first {
             ids.insert(0, p.page_ref());
             pages.insert(0, p);
             ids.truncate(req.k);
@@ -603,6 +611,30 @@ impl Library {
             let Ok(p) = page_inputs(self, std::slice::from_ref(&id)) else { continue };
             if p.first().is_some_and(|p| crate::cover::read(asked, &[p.text.as_str()]).is_some()) {
                 return Ok(p.into_iter().next());
+            }
+        }
+        Ok(None)
+    }
+
+    /// For a list question ([`crate::lists`]) whose pages list none of the items asked: the page
+    /// of the same filings, among those the question's words and the kind's own bring up
+    /// ("reportable segments"), that lists them.
+    fn list_page(&self, read: &Question, sreq: &SearchRequest, pages: &[PageInput]) -> Result<Option<PageInput>> {
+        use crate::lists::{best_page, list_kind, ListKind};
+        let Some(kind) = list_kind(read) else { return Ok(None) };
+        let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+        if best_page(kind, &texts, &read.years).is_some() {
+            return Ok(None);
+        }
+        let words = match kind {
+            ListKind::Segments => "we have reportable segments organized managed",
+            ListKind::Acquisitions => "acquisition of acquired completed",
+            ListKind::Geographies => "geographic areas regions",
+        };
+        let ids: Vec<PageRef> = self.pages_also(read, sreq, words)?.into_iter().filter(|p| !pages.iter().any(|q| q.page_ref() == *p)).collect();
+        for p in page_inputs(self, &ids)? {
+            if best_page(kind, &[p.text.as_str()], &read.years).is_some() {
+                return Ok(Some(p));
             }
         }
         Ok(None)

@@ -51,8 +51,6 @@ pub fn list_kind(q: &Question) -> Option<ListKind> {
 /// quoted sentence counts them ("the Company's three business segments: Consumer Health,
 /// Pharmaceutical and MedTech") as many as the answer names.
 pub fn list_complete(question: &Question, answer: &str, line: &str) -> bool {
-    static COUNTED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?i)\b(two|three|four|five|six|seven|2|3|4|5|6|7)\s+(?:\w+\s+){0,2}segments\b").expect("valid regex"));
     // the segments themselves asked ("What are ...", "List ..."), not a choice among them ("Which
     // of Amazon's segments had an operating loss?")
     static WHAT_ARE: LazyLock<Regex> = LazyLock::new(|| {
@@ -62,18 +60,56 @@ pub fn list_complete(question: &Question, answer: &str, line: &str) -> bool {
     if list_kind(question) != Some(ListKind::Segments) || !WHAT_ARE.is_match(&question.text) || CHOICE.is_match(&question.text) {
         return false;
     }
-    let Some(n) = COUNTED.captures(line).map(|c| match c[1].to_lowercase().as_str() {
+    let Some(n) = segments_counted(line) else {
+        return false;
+    };
+    let items = answer.split("; ").flat_map(|i| i.split(" and ")).filter(|i| !i.trim().is_empty()).count();
+    items == n
+}
+
+/// How many segments a sentence says the company has ("the Company's three business segments",
+/// "We have two reportable segments").
+fn segments_counted(line: &str) -> Option<usize> {
+    static COUNTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(two|three|four|five|six|seven|2|3|4|5|6|7)\s+(?:\w+\s+){0,2}segments\b").expect("valid regex"));
+    COUNTED.captures(line).map(|c| match c[1].to_lowercase().as_str() {
         "two" | "2" => 2,
         "three" | "3" => 3,
         "four" | "4" => 4,
         "five" | "5" => 5,
         "six" | "6" => 6,
         _ => 7,
-    }) else {
-        return false;
-    };
-    let items = answer.split("; ").flat_map(|i| i.split(" and ")).filter(|i| !i.trim().is_empty()).count();
-    items == n
+    })
+}
+
+/// The names a sentence lists after its words about segments and a colon or a dash ("three
+/// business segments: Consumer Health, Pharmaceutical and MedTech"; "two reportable segments
+/// ... - Verizon Consumer Group (Consumer) and Verizon Business Group (Business)"), each part
+/// as printed, a name's short form in parentheses left out. A name may hold "and" ("Safety and
+/// Industrial"): the last part is split at its "and" only when the sentence counts one segment
+/// more than its parts, or where the page prints each half elsewhere on its own ("Regional
+/// Operations and MGM China" where "Regional Operations" and "MGM China" head the segment
+/// table's rows).
+fn listed_segments(u: &str, page: &str) -> Vec<String> {
+    let cut = [":", " - ", " – ", " — "].iter().filter_map(|m| u.find(m).map(|i| (i, m.len()))).min();
+    let Some((at, len)) = cut.filter(|(i, _)| u[..*i].to_lowercase().contains("segments")) else { return Vec::new() };
+    let (head, after) = (&u[..at], &u[at + len..]);
+    // "(Consumer)": a short form beside the name
+    static PARENS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s*\([^)]*\)").expect("valid regex"));
+    let after = PARENS.replace_all(after, "");
+    let mut parts: Vec<String> =
+        after.split([';', ',']).map(|p| p.trim().trim_start_matches("and ").trim_end_matches('.').trim().to_string()).filter(|p| !p.is_empty()).collect();
+    let elsewhere = page.replace(u, " ");
+    let stand_alone =
+        |l: &str| l.split_once(" and ").is_some_and(|(a, b)| find_words(&elsewhere, a.trim()).is_some() && find_words(&elsewhere, b.trim()).is_some());
+    if segments_counted(head).is_some_and(|n| n == parts.len() + 1) || parts.len() >= 2 && parts.last().is_some_and(|l| stand_alone(l)) {
+        if let Some((a, b)) = parts.last().and_then(|l| l.split_once(" and ")).map(|(a, b)| (a.to_string(), b.to_string())) {
+            parts.pop();
+            parts.push(a);
+            parts.push(b);
+        }
+    }
+    parts.into_iter().filter(|p| LISTED.find(p).is_some_and(|m| m.start() == 0 && m.end() == p.len())).collect()
 }
 
 /// A capitalised name: words that start with a capital or a digit, joined by "and", "&", "of",
@@ -214,11 +250,15 @@ pub fn items(kind: ListKind, page: &str) -> Items {
     let mut out: Items = Vec::new();
     // an item once: a name that starts another ("Blue Buffalo", "Blue Buffalo Pet Products,
     // Inc.") is the same item, kept as first written
+    // ... and a segment's short form ("Consumer" for "Verizon Consumer Group (Consumer)") is it
     let mut push = |item: String, unit: &str| {
         let key = item.to_lowercase();
         let same = |i: &String| {
             let k = i.to_lowercase();
-            k == key || k.starts_with(&format!("{key} ")) || key.starts_with(&format!("{k} "))
+            k == key
+                || k.starts_with(&format!("{key} "))
+                || key.starts_with(&format!("{k} "))
+                || (kind == ListKind::Segments && (find_words(&k, &key).is_some() || find_words(&key, &k).is_some()))
         };
         if !out.iter().any(|(i, _)| same(i)) {
             out.push((item, unit.to_string()));
@@ -243,14 +283,9 @@ pub fn items(kind: ListKind, page: &str) -> Items {
                     }
                 }
                 // "... segments: Safety and Industrial; Transportation and Electronics; ..."
-                if let Some(after) = u.split_once(':').filter(|(head, _)| head.to_lowercase().contains("segments")).map(|(_, a)| a) {
-                    for part in after.split([';', ',']) {
-                        let part = part.trim().trim_start_matches("and ").trim_end_matches('.');
-                        if let Some(m) = LISTED.find(part).filter(|m| m.start() == 0 && m.end() == part.len()) {
-                            if let Some(n) = clean(m.as_str()) {
-                                push(n, &u);
-                            }
-                        }
+                for part in listed_segments(&u, page) {
+                    if let Some(n) = clean(&part) {
+                        push(n, &u);
                     }
                 }
             }
@@ -298,7 +333,13 @@ fn clean(raw: &str) -> Option<String> {
     let name = words.join(" ").trim_end_matches([',', '.', ';', ':']).to_string();
     let name = if name.ends_with("Inc") || name.ends_with("Corp") || name.ends_with("Ltd") { format!("{name}.") } else { name };
     let first = name.split_whitespace().next()?;
-    if NOT_NAMES.contains(&first) || name.chars().filter(|c| c.is_alphabetic()).count() < 3 || name.chars().all(|c| !c.is_lowercase()) && name.len() > 6 {
+    // ("Company's reportable segment": a possessive of a generic word is no name either)
+    let bare = first.trim_end_matches("'s").trim_end_matches("’s");
+    if NOT_NAMES.contains(&first)
+        || NOT_NAMES.contains(&bare)
+        || name.chars().filter(|c| c.is_alphabetic()).count() < 3
+        || name.chars().all(|c| !c.is_lowercase()) && name.len() > 6
+    {
         return None;
     }
     Some(name)
@@ -384,6 +425,23 @@ mod tests {
             "The Company manages its operations in four business segments: Safety and Industrial; Transportation and Electronics; Health Care; and Consumer.";
         let got: Vec<String> = items(ListKind::Segments, page).into_iter().map(|(i, _)| i).collect();
         assert_eq!(got, vec!["Safety and Industrial", "Transportation and Electronics", "Health Care", "Consumer"]);
+        // a list with no comma before its last "and", counted by the sentence (J&J); after a dash,
+        // short forms in parentheses (Verizon)
+        let names = |page: &str| items(ListKind::Segments, page).into_iter().map(|(i, _)| i).collect::<Vec<_>>();
+        assert_eq!(
+            names("The Company is organized into three business segments: Consumer Health, Pharmaceutical and MedTech."),
+            ["Consumer Health", "Pharmaceutical", "MedTech"]
+        );
+        assert_eq!(
+            names("We have two reportable segments that we operate and manage as strategic business units - Verizon Consumer Group (Consumer) and Verizon Business Group (Business)."),
+            ["Verizon Consumer Group", "Verizon Business Group"]
+        );
+        // uncounted, a name holding "and" stays whole, unless the page prints each half on its own
+        assert_eq!(names("Its segments: Health Care, Safety and Industrial."), ["Health Care", "Safety and Industrial"]);
+        assert_eq!(
+            names("The Company has aggregated its operating segments into the following reportable segments: Las Vegas Strip Resorts, Regional Operations and MGM China.\nLas Vegas Strip Resorts 1,234\nRegional Operations 567\nMGM China 89\nThe Company’s reportable segment measure is EBITDAR."),
+            ["Las Vegas Strip Resorts", "Regional Operations", "MGM China"]
+        );
         let page = "Revenues by region: United States, EMEA, APAC and LACC. Sales in North America rose.";
         let got: Vec<String> = items(ListKind::Geographies, page).into_iter().map(|(i, _)| i).collect();
         assert_eq!(got, vec!["United States", "EMEA", "APAC", "LACC", "North America"]);
