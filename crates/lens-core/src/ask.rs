@@ -591,7 +591,7 @@ impl Library {
         }
         let hits = self.pages_also(read, sreq, asked.search_words())?;
         let mut ids: Vec<PageRef> = Vec::new();
-        if asked != crate::cover::Asked::Auditor {
+        if matches!(asked, crate::cover::Asked::Headquarters | crate::cover::Asked::Incorporation) {
             // the cover page: the first pages of the filings found, the best-ranked filing first
             let mut docs: Vec<&str> = Vec::new();
             for h in pages.iter().map(|p| p.doc_id.as_str()).chain(hits.iter().map(|h| h.doc_id.as_str())) {

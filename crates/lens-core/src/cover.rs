@@ -2,10 +2,14 @@
 //! and where it is incorporated (the cover page prints each above its caption: "999 Lake Drive,
 //! Issaquah, WA 98027 / (Address of principal executive offices)"), and who audits it (the
 //! auditor's report is signed "/s/ KPMG LLP", then "We have served as the Company's auditor
-//! since 1983."). "Where is Costco headquartered?", "Who is Adobe's auditor?", "In which state is
-//! Boeing incorporated?" are answered from those lines, quoted as printed.
+//! since 1983."), and how many people it employs (Item 1's human capital sentence: "At the end
+//! of 2021, we employed 288,000 employees worldwide."). "Where is Costco headquartered?", "Who
+//! is Adobe's auditor?", "In which state is Boeing incorporated?", "How many employees does 3M
+//! have?" are answered from those lines, quoted as printed.
 
 use crate::figures::catalogue::norm;
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// A fact of the filer a question asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +20,8 @@ pub enum Asked {
     Incorporation,
     /// The independent registered public accounting firm that signs the auditor's report.
     Auditor,
+    /// How many people the filer employs.
+    Employees,
 }
 
 impl Asked {
@@ -25,6 +31,7 @@ impl Asked {
             Asked::Headquarters => "address of principal executive offices registrant",
             Asked::Incorporation => "state or other jurisdiction of incorporation or organization registrant",
             Asked::Auditor => "report of independent registered public accounting firm served as the company's auditor since",
+            Asked::Employees => "employees employed people human capital workforce",
         }
     }
 
@@ -34,6 +41,7 @@ impl Asked {
             Asked::Headquarters => "principal executive offices",
             Asked::Incorporation => "state of incorporation",
             Asked::Auditor => "auditor",
+            Asked::Employees => "number of employees",
         }
     }
 }
@@ -46,6 +54,18 @@ pub fn asked(question: &str) -> Option<Asked> {
     let w: Vec<&str> = q.split_whitespace().collect();
     let has = |x: &str| w.contains(&x);
     let first = *w.first()?;
+    // "How many employees (people) does it have?", "What is its headcount?"
+    let staff = ["employees", "employee", "people", "workers", "staff", "associates", "headcount", "workforce"].iter().any(|x| has(x));
+    if staff
+        && ((first == "how" && has("many"))
+            || q.contains("number of employees")
+            || has("headcount")
+            || (has("workforce") && (has("size") || has("large") || has("big"))))
+    {
+        // (a part of the workforce asked, unions, a country, women, is not the whole)
+        let part = ["union", "unions", "women", "represented", "outside", "percent", "percentage", "%"].iter().any(|x| has(x));
+        return (!part).then_some(Asked::Employees);
+    }
     // "what/which/who/where" asked of one fact, not a figure about it ("how much did it pay its
     // auditor", "audit fees")
     if !["who", "which", "what", "where", "in"].contains(&first) || has("fee") || has("fees") || has("much") || has("many") {
@@ -78,15 +98,23 @@ pub struct Read {
 /// The fact on the pages read (in their order), laid out as a cover page or an auditor's report
 /// prints it.
 pub fn read(asked: Asked, pages: &[&str]) -> Option<Read> {
-    for (pi, text) in pages.iter().enumerate() {
-        let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        let found = match asked {
-            Asked::Headquarters => headquarters(&lines),
-            Asked::Incorporation => incorporation(&lines),
-            Asked::Auditor => auditor(&lines),
-        };
-        if let Some((answer, quote)) = found {
-            return Some(Read { answer, quote, page: pi });
+    // (a headcount said with a verb of employing on any page read comes before one said only
+    // as "we have N employees")
+    for strict in [true, false] {
+        for (pi, text) in pages.iter().enumerate() {
+            let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            let found = match asked {
+                Asked::Headquarters => headquarters(&lines),
+                Asked::Incorporation => incorporation(&lines),
+                Asked::Auditor => auditor(&lines),
+                Asked::Employees => employees(text, strict),
+            };
+            if let Some((answer, quote)) = found {
+                return Some(Read { answer, quote, page: pi });
+            }
+        }
+        if asked != Asked::Employees {
+            break;
         }
     }
     None
@@ -214,6 +242,59 @@ fn auditor(lines: &[&str]) -> Option<(String, Vec<String>)> {
     None
 }
 
+/// How many people the filer employs, from the first sentence that says it: "we employed
+/// approximately 798,000 full-time and part-time employees", "the Company employed 93,516
+/// people", "approximately 117,100 employees on a full-time equivalent basis", "total
+/// workforce was approximately 156,000". A count of a part ("17,000 employees are represented by
+/// unions", "50,000 union members") is not it. The answer is the count with its noun, the
+/// sentence the quote. `strict`: only a verb of employing or the workforce's size, not "we have
+/// N employees".
+fn employees(text: &str, strict: bool) -> Option<(String, Vec<String>)> {
+    const ABOUT: &str = r"(?:(?:approximately|about|around|over|more than|nearly|some)\s+)?";
+    // (thousands grouped, or millions: "approximately 66.5% male" is no count)
+    const COUNT: &str = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?\s+million)";
+    const NOUN: &str = r"(?:full-time(?:\s+and\s+part-time)?\s+|part-time\s+and\s+full-time\s+)?(?:employees|people|associates|persons|team\s+members|individuals|professionals|colleagues|workers|staff)";
+    static EMPLOYED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&format!(r"(?i)\bemploy(?:ed|s|)\s+(?:a\s+total\s+of\s+)?({ABOUT}{COUNT}\s+{NOUN})")).expect("employed pattern"));
+    static COUNTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!(r"(?i)(\w*)\s+({ABOUT}{COUNT}\s+{NOUN})\b(.{{0,16}})")).expect("count pattern"));
+    static WORKFORCE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(r"(?i)\bworkforce\s+(?:was|of|totaled|totalled|numbered|consisted\s+of)\s+({ABOUT}{COUNT})")).expect("workforce pattern")
+    });
+    // what follows a count that makes it a part's ("... employees are represented by unions")
+    let part_after = |rest: &str| {
+        let r = rest.trim_start().to_lowercase();
+        ["are ", "were ", "who ", "represented", "in the ", "located", "based", "and approximately", "and retirees"].iter().any(|w| r.starts_with(w))
+    };
+    let units = crate::text::units(text);
+    for u in &units {
+        // said of the company: not of a segment or division ("With approximately 35,000
+        // employees ..., the Flexibles Segment is ...")
+        let l = u.to_lowercase();
+        if l.contains("union") || l.contains("segment") || l.contains("division") {
+            continue;
+        }
+        if let Some(c) = EMPLOYED.captures(u) {
+            return Some((c[1].split_whitespace().collect::<Vec<_>>().join(" "), vec![u.clone()]));
+        }
+        if let Some(c) = WORKFORCE.captures(u) {
+            return Some((format!("{} people", c[1].split_whitespace().collect::<Vec<_>>().join(" ")), vec![u.clone()]));
+        }
+        if strict {
+            continue;
+        }
+        // "we had approximately 9,100 employees", "With approximately 117,100 employees": had,
+        // have or with the count (not people served, "services to over 15 million people", nor
+        // a passing "our more than 2.2 million associates")
+        for c in COUNTED.captures_iter(u) {
+            let before = c[1].to_lowercase();
+            if !part_after(&c[4]) && ["have", "had", "has", "with"].contains(&before.as_str()) {
+                return Some((c[2].split_whitespace().collect::<Vec<_>>().join(" "), vec![u.clone()]));
+            }
+        }
+    }
+    None
+}
+
 /// For a question asking a fact of the filer: whether the quote holds it as [`read`] reads it
 /// (the quote's pieces separated by [`crate::evidence::QUOTE_GAP`]) and the answer says it.
 /// `None` when the question asks none.
@@ -243,6 +324,11 @@ mod tests {
         assert_eq!(asked("What critical audit matters did the auditor report?"), None, "the audit's findings");
         assert_eq!(asked("Where is Costco's revenue growth coming from?"), None);
         assert_eq!(asked("What was Costco's revenue in 2021?"), None);
+        assert_eq!(asked("How many employees did Costco have at the end of fiscal 2021?"), Some(Asked::Employees));
+        assert_eq!(asked("What is 3M's headcount?"), Some(Asked::Employees));
+        assert_eq!(asked("How many people does Adobe employ?"), Some(Asked::Employees));
+        assert_eq!(asked("How many of Costco's employees are represented by unions?"), None, "a part");
+        assert_eq!(asked("How many shares did Adobe buy back?"), None);
     }
 
     #[test]
@@ -279,6 +365,44 @@ mod tests {
         assert_eq!(read(Asked::Auditor, &["/s/ Ernst & Young LLP\nBoston, Massachusetts"]).unwrap().answer, "Ernst & Young LLP");
         // an officer's signature is no auditor's
         assert_eq!(read(Asked::Auditor, &["/s/ Albert Bourla\nChairman and Chief Executive Officer"]), None);
+    }
+
+    #[test]
+    fn the_headcount_is_the_sentence_that_counts_the_people_employed() {
+        let n = |t: &str| read(Asked::Employees, &[t]).map(|r| r.answer);
+        assert_eq!(
+            n("Human Capital\nAt the end of 2021, we employed 288,000 employees worldwide. Approximately 17,000 employees are represented by unions."),
+            Some("288,000 employees".into())
+        );
+        assert_eq!(n("At December 31, 2018, the Company employed 93,516 people (full-time equivalents)."), Some("93,516 people".into()));
+        assert_eq!(
+            n("We employed approximately 798,000 full-time and part-time employees as of December 31, 2019."),
+            Some("approximately 798,000 full-time and part-time employees".into())
+        );
+        assert_eq!(
+            n("With approximately 117,100 employees on a full-time equivalent basis as of December 31, 2022, 89% of whom are based in the U.S."),
+            Some("approximately 117,100 employees".into())
+        );
+        assert_eq!(
+            n("As of December 31, 2022 and 2021, Boeing’s total workforce was approximately 156,000 and 142,000."),
+            Some("approximately 156,000 people".into())
+        );
+        assert_eq!(n("Walmart employs approximately 2.2 million associates worldwide."), Some("approximately 2.2 million associates".into()));
+        // people served, a segment's employees and a part of the workforce are no headcount
+        assert_eq!(
+            n("American Water employs approximately 7,000 professionals who provide services to over 15 million people in 46 states."),
+            Some("approximately 7,000 professionals".into())
+        );
+        assert_eq!(n("With approximately 35,000 employees at 166 facilities, the Flexibles Segment is one of the largest suppliers."), None);
+        assert_eq!(n("Approximately 2,000 employees are located in Canada."), None);
+        assert_eq!(n("As of December 31, 2022, Verizon's global workforce was approximately 66.5% male."), None);
+        assert_eq!(n("As of December 26, 2015, we had approximately 9,100 employees."), Some("approximately 9,100 employees".into()));
+        // a sentence with a verb of employing, on any page read, before a passing mention
+        let passing = "our stores combined with our more than 2.2 million associates to better serve our customers.";
+        let employed = "Walmart Inc. and our subsidiaries employed more than 2.2 million employees worldwide.";
+        assert_eq!(n(passing), None);
+        assert_eq!(read(Asked::Employees, &[passing, employed]).map(|r| r.page), Some(1));
+        assert_eq!(n("Approximately 17,000 employees are represented by unions. Our workforce included approximately 50,000 union members."), None);
     }
 
     #[test]

@@ -64,7 +64,9 @@ pub(super) fn no_month(c: &Claim) -> Option<Fired> {
 /// "What is AMD's credit rating?": the thing asked in words, named on the line.
 pub(super) fn thing_unnamed(c: &Claim) -> Option<Fired> {
     let (_, line_words) = quoted(c)?;
-    if c.question.operation != Operation::Narrative || !c.question.wording().lower.starts_with("what is ") {
+    // (the filer's fact read where it is printed names it in its own words: "workforce" for
+    // "headcount")
+    if c.question.operation != Operation::Narrative || !c.question.wording().lower.starts_with("what is ") || c.filer_fact_held() {
         return None;
     }
     let w = measure_phrase(c.question).into_iter().find(|m| !line_words.iter().any(|w| w.starts_with(&stem(m))))?;
@@ -98,9 +100,10 @@ pub(super) fn office_unheld(c: &Claim) -> Option<Fired> {
     (!c.filer_fact_held()).then(|| vec![crate::officers::office_name(office).to_string()])
 }
 
-/// A fact of the filer asked ("Where is Costco headquartered?", "Who is Adobe's auditor?") is
-/// what its cover page or auditor's report prints: a line that only mentions the headquarters or
-/// the audit does not say where or who.
+/// A fact of the filer asked ("Where is Costco headquartered?", "Who is Adobe's auditor?", "How
+/// many employees does it have?") is what its cover page, auditor's report or human capital
+/// sentence prints: a line that only mentions the headquarters, the audit or the employees does
+/// not say where, who or how many.
 pub(super) fn filer_fact_unread(c: &Claim) -> Option<Fired> {
     if c.not_found || c.worked() {
         return None;

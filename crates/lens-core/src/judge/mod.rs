@@ -283,7 +283,7 @@ rules! {
     "thing_unnamed" Lower None, line::thing_unnamed, "\"What is X's <thing>\" asked in words, and the line does not name the thing.";
     "compares_nothing" Lower None, line::compares_nothing, "\"Which is the fastest ...\" asked, and the line compares nothing.";
     "office_unheld" Lower None, line::office_unheld, "Who holds an office asked (the CEO, the CFO), and the quote names no holder of the company's office.";
-    "filer_fact_unread" Lower None, line::filer_fact_unread, "The filer's headquarters, state of incorporation or auditor asked, and the quote is not the cover page's or the auditor's report's line that says it.";
+    "filer_fact_unread" Lower None, line::filer_fact_unread, "The filer's headquarters, state of incorporation, auditor or number of employees asked, and the quote is not the cover page's or the auditor's report's line that says it.";
     "who_unsaid" Lower None, line::who_unsaid, "Who the customers, competitors or suppliers are asked, and the line does not say who.";
     "which_kind" Lower None, line::which_kind, "\"Which <kind>\" asked, and the line names no such kind.";
     "by_reference" Lower None, line::by_reference, "The line points to another document (incorporated by reference).";
