@@ -25,8 +25,8 @@ pub use identity::Identity;
 /// Bumped when the reading changes: documents read by an older one are read again (2: heads
 /// over groups of columns are the members of their cells; a period heading printed left of
 /// every column gives them its length; 3: a date printed above its year heads the column, and a
-/// roll-forward's movement columns are not its years).
-pub const VERSION: i64 = 3;
+/// roll-forward's movement columns are not its years; 4: only a date over each column heads it).
+pub const VERSION: i64 = 4;
 
 /// What kind of table a fact is printed in.
 pub const BALANCE_SHEET: &str = "balance sheet";

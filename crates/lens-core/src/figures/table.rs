@@ -521,10 +521,13 @@ pub fn tables(text: &str, boxes: &[CharBox]) -> Vec<Table> {
                     }
                 }
             }
-            // a date's month and day printed on the line above its year ("March 31," over
-            // "2021", "December 31," over "2020"): the column's header, not a group's head
+            // a date's month and day printed on the line above its year, one for each column,
+            // not all the same ("March 31," over "2021", "December 31," over "2020"): the
+            // column's header, not a group's head (the same date over every column, "December
+            // 31," over "2018" and "2017", is the table's, which its context gives)
             let dated = |h: &Segment| month_day(&h.text).is_some() && h.text.split_whitespace().count() <= 3;
-            if group_heads.len() >= columns.len() / 2 && !group_heads.is_empty() && group_heads.iter().all(dated) {
+            let dates: Vec<Option<String>> = group_heads.iter().map(|h| month_day(&h.text)).collect();
+            if group_heads.len() == columns.len() && columns.len() >= 2 && group_heads.iter().all(dated) && dates.iter().any(|d| *d != dates[0]) {
                 for c in &mut columns {
                     let cx = (c.x.0 + c.x.1) / 2.0;
                     let above = group_heads
@@ -808,6 +811,15 @@ pub(crate) mod tests {
         let heads: Vec<&str> = t.columns.iter().map(|c| c.header.as_str()).collect();
         assert_eq!(heads, ["March 31, 2021", "December 31, 2020"]);
         assert!(t.columns.iter().all(|c| c.group.is_none()));
+        // one date over every column, or the same date over each, is the table's: the headers
+        // stay the years
+        for heads in [&[("December 31", 340.0, 730.0)][..], &[("December 31,", 300.0, 730.0), ("December 31,", 380.0, 730.0)][..]] {
+            let mut cells = heads.to_vec();
+            cells.extend([("2018", 312.0, 720.0), ("2017", 398.0, 720.0), ("Total assets", 50.0, 700.0), ("36,500", 300.0, 700.0), ("37,987", 386.0, 700.0)]);
+            let (text, boxes) = page(&cells);
+            let t = &tables(&text, &boxes)[0];
+            assert_eq!(t.columns.iter().map(|c| c.header.as_str()).collect::<Vec<_>>(), ["2018", "2017"]);
+        }
     }
 
     #[test]
