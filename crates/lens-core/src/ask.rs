@@ -561,6 +561,27 @@ impl Library {
         Ok(self.search(&more)?.hits.iter().map(|h| h.page_ref()).collect())
     }
 
+    /// The first page of `ids` not among `pages` (each tried once, loaded one at a time) whose
+    /// text `holds`; a page the filing does not have (a short filing's page 3) is passed over.
+    fn first_page_where(&self, ids: Vec<PageRef>, pages: &[PageInput], holds: impl Fn(&str) -> bool) -> Result<Option<PageInput>> {
+        let mut tried: Vec<PageRef> = pages.iter().map(|p| p.page_ref()).collect();
+        for id in ids {
+            if tried.contains(&id) {
+                continue;
+            }
+            tried.push(id.clone());
+            let p = match page_inputs(self, std::slice::from_ref(&id)) {
+                Ok(p) => p,
+                Err(LensError::UnknownPage { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(p) = p.into_iter().next().filter(|p| holds(&p.text)) {
+                return Ok(Some(p));
+            }
+        }
+        Ok(None)
+    }
+
     /// For a question asking who holds an office ([`crate::officers`]) whose pages name no
     /// holder: the page of the same filings, among those the question's words and the places
     /// officers are named bring up, that names one.
@@ -571,13 +592,8 @@ impl Library {
             return Ok(None);
         }
         let words = format!("{} executive officers of the registrant signatures", crate::officers::office_name(office));
-        let ids: Vec<PageRef> = self.pages_also(read, sreq, &words)?.into_iter().filter(|p| !pages.iter().any(|q| q.page_ref() == *p)).collect();
-        for p in page_inputs(self, &ids)? {
-            if crate::officers::holder(office, &[p.text.as_str()]).is_some() {
-                return Ok(Some(p));
-            }
-        }
-        Ok(None)
+        let ids = self.pages_also(read, sreq, &words)?;
+        self.first_page_where(ids, pages, |t| crate::officers::holder(office, &[t]).is_some())
     }
 
     /// For a question asking a fact of the filer ([`crate::cover`]) that the pages found do not
@@ -604,16 +620,7 @@ impl Library {
             }
         }
         ids.extend(hits);
-        ids.retain(|p| !pages.iter().any(|q| q.page_ref() == *p));
-        ids.dedup();
-        for id in ids {
-            // (a filing shorter than three pages has no page past its last)
-            let Ok(p) = page_inputs(self, std::slice::from_ref(&id)) else { continue };
-            if p.first().is_some_and(|p| crate::cover::read(asked, &[p.text.as_str()]).is_some()) {
-                return Ok(p.into_iter().next());
-            }
-        }
-        Ok(None)
+        self.first_page_where(ids, pages, |t| crate::cover::read(asked, &[t]).is_some())
     }
 
     /// For a list question ([`crate::lists`]) whose pages list none of the items asked: the page
@@ -631,13 +638,8 @@ impl Library {
             ListKind::Acquisitions => "acquisition of acquired completed",
             ListKind::Geographies => "geographic areas regions",
         };
-        let ids: Vec<PageRef> = self.pages_also(read, sreq, words)?.into_iter().filter(|p| !pages.iter().any(|q| q.page_ref() == *p)).collect();
-        for p in page_inputs(self, &ids)? {
-            if best_page(kind, &[p.text.as_str()], &read.years).is_some() {
-                return Ok(Some(p));
-            }
-        }
-        Ok(None)
+        let ids = self.pages_also(read, sreq, words)?;
+        self.first_page_where(ids, pages, |t| best_page(kind, &[t], &read.years).is_some())
     }
 
     /// Phase 3: locate the evidence for `a` and log the question; the response to show.
