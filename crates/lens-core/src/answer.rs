@@ -290,29 +290,7 @@ fn stem_all(words: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// Cue phrases of an explanation ("driven by", "due to", "primarily", "as a result of").
-const CUES: &[&str] = &[
-    "driven by",
-    "due to",
-    "primarily",
-    "as a result of",
-    "because",
-    "reflect",
-    "attributable to",
-    "resulting from",
-    "result of",
-    "offset by",
-    "partially offset",
-    "led by",
-    "owing to",
-    "mainly",
-    "largely",
-];
-
-fn has_cue(u: &str) -> bool {
-    let l = u.to_lowercase();
-    CUES.iter().any(|c| l.contains(c))
-}
+use crate::causes::{has_cue, CUES};
 
 /// The sentence before unit `i` on its page (table rows and short lines passed over).
 fn previous_sentence<T>(all: &[(usize, String, T)], i: usize) -> Option<usize> {
@@ -562,6 +540,22 @@ fn list_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
     Some(Answer::quoted(AnswererKind::Extractive, shown.join("; "), quote_units.join(crate::evidence::QUOTE_GAP), pages[pi].page_ref(), 0.0))
 }
 
+/// A question asking why a measure changed ([`crate::causes`]): the sentence that says why the
+/// company's measure changed (with the sentence before it when that holds its subject), and
+/// the bullets it introduces ("... due to:"), each boxed.
+fn cause_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    let asked = crate::causes::asked(question)?;
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    let c = crate::causes::read(&asked, &texts)?;
+    let mut answer = c.answer.clone();
+    let mut quote = c.quote.clone();
+    if let Some(bullets) = c.quote.last().and_then(|u| bullets_introduced(&pages[c.page].text, u)) {
+        answer = format!("{} {}", answer.trim_end(), join_bullets(&bullets));
+        quote.extend(bullets);
+    }
+    Some(Answer::quoted(AnswererKind::Extractive, answer, quote.join(crate::evidence::QUOTE_GAP), pages[c.page].page_ref(), 0.0))
+}
+
 /// A "who is the CEO" question's answer ([`crate::officers`]): the name a signature block or the
 /// executive officers' table prints for the office, with the position as printed; the lines
 /// that say so are the quote.
@@ -630,6 +624,7 @@ impl Extractive {
         officer_answer(question, pages)
             .or_else(|| cover_answer(question, pages))
             .or_else(|| list_answer(question, pages))
+            .or_else(|| cause_answer(question, pages))
             .or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
     }
 
@@ -640,7 +635,11 @@ impl Extractive {
             return Err(LensError::BadInput("the question is empty".into()));
         }
         let ms = || t0.elapsed().as_secs_f64() * 1000.0;
-        if let Some(a) = officer_answer(question, pages).or_else(|| cover_answer(question, pages)).or_else(|| list_answer(question, pages)) {
+        if let Some(a) = officer_answer(question, pages)
+            .or_else(|| cover_answer(question, pages))
+            .or_else(|| list_answer(question, pages))
+            .or_else(|| cause_answer(question, pages))
+        {
             return Ok(Answer { answer_ms: ms(), ..a });
         }
         let ranked = self.rank_units(question, pages);

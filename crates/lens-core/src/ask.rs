@@ -509,13 +509,16 @@ impl Library {
         let mut pages = page_inputs(self, &ids)?;
         // who holds an office: a page naming its holder (a signature block, the executive
         // officers' table) is read first when the pages found name none; so is the cover page
-        // or the auditor's report for a fact of the filer, and a page listing the items of a
-        // list question
+        // or the auditor's report for a fact of the filer, a page listing the items of a list
+        // question, and a page saying why the company's measure changed for a "why" question
         let first = match self.office_page(&read, &sreq, &pages)? {
             Some(p) => Some(p),
             None => match self.cover_page(&read, &sreq, &pages)? {
                 Some(p) => Some(p),
-                None => self.list_page(&read, &sreq, &pages)?,
+                None => match self.list_page(&read, &sreq, &pages)? {
+                    Some(p) => Some(p),
+                    None => self.cause_page(&read, &sreq, &pages)?,
+                },
             },
         };
         if let Some(p) = first {
@@ -640,6 +643,19 @@ impl Library {
         };
         let ids = self.pages_also(read, sreq, words)?;
         self.first_page_where(ids, pages, |t| best_page(kind, &[t], &read.years).is_some())
+    }
+
+    /// For a question asking why a measure changed ([`crate::causes`]) whose pages say it only
+    /// of a part, or not at all: the page of the same filings, among those the question's words
+    /// and the words of a cause bring up, that says why the company's measure changed.
+    fn cause_page(&self, read: &Question, sreq: &SearchRequest, pages: &[PageInput]) -> Result<Option<PageInput>> {
+        let Some(asked) = crate::causes::asked(read) else { return Ok(None) };
+        let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+        if crate::causes::read(&asked, &texts).is_some_and(|c| !c.part) {
+            return Ok(None);
+        }
+        let ids = self.pages_also(read, sreq, "increased decreased compared primarily due to driven by")?;
+        self.first_page_where(ids, pages, |t| crate::causes::read(&asked, &[t]).is_some_and(|c| !c.part))
     }
 
     /// Phase 3: locate the evidence for `a` and log the question; the response to show.

@@ -45,6 +45,7 @@ pub mod answer;
 pub mod ask;
 pub mod audit;
 pub mod calc;
+pub mod causes;
 pub mod cite;
 pub mod cover;
 pub mod eval;

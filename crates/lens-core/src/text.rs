@@ -435,9 +435,23 @@ pub fn units(text: &str) -> Vec<String> {
         // starts anew (a capital, a bullet, a figure); a short line inside a sentence (a narrow
         // column's) does not: the sentence goes on and is never quoted cut mid-clause
         // (and a run of lines that never ends a sentence is cut at a line once it is long)
-        if l.ends_with('.') || l.ends_with(':') || (l.len() < 40 && next_starts) || para.len() > MAX_PARAGRAPH {
+        if l.ends_with('.') || l.ends_with(':') || (l.len() < 40 && next_starts) {
             split_sentences(&para, &mut out);
             para.clear();
+        } else if para.len() > MAX_PARAGRAPH {
+            // a long paragraph's whole sentences are units now; its last, unfinished one goes on
+            // into the next line (and is cut only once it is itself too long)
+            let mut done = Vec::new();
+            split_sentences(&para, &mut done);
+            let open = match done.pop() {
+                Some(last) if !last.ends_with(['.', ':']) && last.len() <= MAX_PARAGRAPH => last,
+                last => {
+                    done.extend(last);
+                    String::new()
+                }
+            };
+            out.extend(done);
+            para = open;
         }
     }
     split_sentences(&para, &mut out);
@@ -518,7 +532,7 @@ fn abbreviation_at(p: &str, i: usize) -> bool {
     if TITLES.contains(&word.to_lowercase().as_str()) || (letters.len() == 1 && word.len() == 1 && letters[0].is_uppercase()) {
         return true;
     }
-    let next: &str = p[i + 2..].split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    let next: &str = p[i + 1..].trim_start_matches([' ', '\u{a0}']).split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
     word.contains('.') && letters.len() <= 4 && !SENTENCE_STARTS.contains(&next)
 }
 
@@ -544,7 +558,7 @@ fn split_sentences(p: &str, out: &mut Vec<String>) {
         if !s.is_empty() {
             out.push(s.to_string());
         }
-        start = end + 1;
+        start = end + (closed.len() - next.len());
     }
     let s = p[start..].trim();
     if !s.is_empty() {
@@ -617,6 +631,13 @@ mod tests {
         // lines that never end a sentence are cut once long
         let run_on = units(&"revenue grew by ten percent in the year\n".repeat(300));
         assert!(!run_on.is_empty() && run_on.iter().all(|s| s.len() <= MAX_PARAGRAPH + 60), "{run_on:?}");
+        // a long paragraph is never cut inside a sentence (MGM's 900-character one, then "These
+        // factors resulted in ..." ran past the cut)
+        let first = format!("Consolidated net revenues decreased due to {}closures.", "temporary closures at our properties and restrictions, ".repeat(16));
+        let wrapped = format!("{first} These factors resulted in a 77% decrease in net revenues at MGM China, a 61% decrease in net revenues at our Las Vegas Strip Resorts, and a\n45% decrease in net revenues at our Regional Operations.\n");
+        let u = units(&wrapped);
+        assert!(u.iter().any(|s| s.starts_with("These factors") && s.ends_with("Regional Operations.")), "{u:?}");
+        assert!(u.iter().any(|s| s.starts_with("Consolidated net revenues") && s.ends_with("closures.")), "{u:?}");
     }
     #[test]
     fn headings_found() {

@@ -112,6 +112,18 @@ pub(super) fn filer_fact_unread(c: &Claim) -> Option<Fired> {
     (!c.filer_fact_held()).then(|| vec![asked.name().to_string()])
 }
 
+/// "Why did Amazon's operating income increase in 2019?" answered by a line that does not name
+/// the company's measure before a cause: another measure's sentence, or a part's ("The decrease
+/// in North America operating income ..."), unless the question names the part
+/// ([`crate::causes`]).
+pub(super) fn cause_unsaid(c: &Claim) -> Option<Fired> {
+    if c.not_found || c.worked() {
+        return None;
+    }
+    let (measure, what) = crate::causes::unsaid(c.question, Some(c.line()), c.page_text)?;
+    said([&measure, &what])
+}
+
 pub(super) fn who_unsaid(c: &Claim) -> Option<Fired> {
     let (l, _) = quoted(c)?;
     let w = &c.question.wording();

@@ -197,7 +197,9 @@ pub(super) fn column_heads(c: &Claim) -> Option<Fired> {
         is_year(t) || day
     };
     let lead = (0..toks.len()).take_while(|&i| !toks[i].is_number || date_part(i)).filter(|&i| !toks[i].is_number).count();
-    (lead > LEAD_WORDS && !line.trim_end().ends_with(['.', ';'])).then(|| vec![lead.to_string()])
+    // (a sentence may state its figure late, but not after half as many words again)
+    let sentence = line.trim_end().ends_with(['.', ';']);
+    (lead > LEAD_WORDS && (!sentence || 2 * lead > 3 * LEAD_WORDS)).then(|| vec![lead.to_string()])
 }
 
 /// The country's tax rate for the company's: "The lower U.S. tax rate of 21.0% was effective".

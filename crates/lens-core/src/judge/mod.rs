@@ -216,6 +216,13 @@ impl<'a> Claim<'a> {
             || crate::cover::quote_holds(&self.question.text, self.quote, self.answer) == Some(true)
     }
 
+    /// The quote says why the measure a "why" question asks about changed, for the company (or
+    /// the part the question names), in a sentence naming the measure before its cause
+    /// (`crate::causes::quote_holds`): its words are the filing's, not the question's.
+    pub fn cause_held(&self) -> bool {
+        crate::causes::quote_holds(self.question, self.quote, self.page_text) == Some(true)
+    }
+
     /// The answer is a worked calculation's result (its evidence is its operand cells).
     pub fn worked(&self) -> bool {
         self.found_by == FoundBy::Calculation
@@ -284,6 +291,7 @@ rules! {
     "compares_nothing" Lower None, line::compares_nothing, "\"Which is the fastest ...\" asked, and the line compares nothing.";
     "office_unheld" Lower None, line::office_unheld, "Who holds an office asked (the CEO, the CFO), and the quote names no holder of the company's office.";
     "filer_fact_unread" Lower None, line::filer_fact_unread, "The filer's headquarters, state of incorporation, auditor or number of employees asked, and the quote is not the cover page's or the auditor's report's line that says it.";
+    "cause_unsaid" Lower None, line::cause_unsaid, "Why a measure changed asked, and the line does not name the company's measure before a cause (another measure's sentence, or a part's).";
     "who_unsaid" Lower None, line::who_unsaid, "Who the customers, competitors or suppliers are asked, and the line does not say who.";
     "which_kind" Lower None, line::which_kind, "\"Which <kind>\" asked, and the line names no such kind.";
     "by_reference" Lower None, line::by_reference, "The line points to another document (incorporated by reference).";

@@ -46,7 +46,7 @@ fn terms(c: &Claim) -> HashSet<String> {
 /// other words (its instructions) need not be on those pages; nor need "headquartered" be on
 /// the cover page whose address answers where the filer is ([`Claim::filer_fact_held`]).
 pub(super) fn page_share(c: &Claim) -> Option<Fired> {
-    if c.worked() || c.filer_fact_held() {
+    if c.worked() || c.filer_fact_held() || c.cause_held() {
         return None;
     }
     let share = term_share(&terms(c), c.page_text);
@@ -55,7 +55,7 @@ pub(super) fn page_share(c: &Claim) -> Option<Fired> {
 
 /// The line the answer rests on must be about what was asked, not merely on the page.
 pub(super) fn line_share(c: &Claim) -> Option<Fired> {
-    if c.worked() || c.list_complete || c.filer_fact_held() {
+    if c.worked() || c.list_complete || c.filer_fact_held() || c.cause_held() {
         return None;
     }
     let on_line = term_share(&terms(c), c.line());
