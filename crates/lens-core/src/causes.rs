@@ -554,6 +554,37 @@ fn after_rows(u: &str) -> &str {
     best
 }
 
+/// A unit in the pieces a cause is read from: its sentences where a no-break space follows the
+/// full stop (some filings print every space as one, and the unit runs on: "... business
+/// volume.\u{a0}These factors ..."), and a heading run into its sentence by a dash
+/// ("Performance Revenues––Revenues decreased ...") apart from it.
+fn pieces(u: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes: Vec<(usize, char)> = u.char_indices().collect();
+    for (k, &(i, c)) in bytes.iter().enumerate() {
+        let next = bytes.get(k + 1).map(|x| x.1);
+        let after = bytes.get(k + 2).map(|x| x.1);
+        let nbsp_end = c == '.' && next == Some('\u{a0}') && after.is_some_and(char::is_uppercase);
+        let dash = matches!(c, '\u{2013}' | '\u{2014}')
+            && next.is_some_and(char::is_uppercase)
+            && u[..i].trim_end_matches(['\u{2013}', '\u{2014}']).ends_with(char::is_alphabetic);
+        if nbsp_end || dash {
+            let end = if nbsp_end { i + 1 } else { i };
+            let piece = u[start..end].trim_end_matches(['\u{2013}', '\u{2014}']).trim();
+            if !piece.is_empty() {
+                out.push(piece.to_string());
+            }
+            start = if nbsp_end { i + 1 + '\u{a0}'.len_utf8() } else { i + c.len_utf8() };
+        }
+    }
+    let rest = u[start..].trim();
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
 /// Whether a unit holds a sentence end before its last: ". " then a capital.
 fn two_sentences(u: &str) -> bool {
     let t = u.trim_end();
@@ -582,7 +613,7 @@ fn refers_back(u: &str) -> bool {
 pub fn read(a: &Asked, pages: &[&str]) -> Option<Cause> {
     let mut best: Option<Cause> = None;
     for (pi, text) in pages.iter().enumerate() {
-        let all = units(text);
+        let all: Vec<String> = units(text).iter().flat_map(|u| pieces(u)).collect();
         for (i, u) in all.iter().enumerate() {
             // (a short printed line of two sentences is read as its sentences)
             if crate::support::is_table_row(u) || u.split_whitespace().count() < 6 || !has_cue(u) || two_sentences(u) {
@@ -741,10 +772,13 @@ fn dated(a: &Asked, text: &str) -> bool {
     // a change said in the past tense before its cause is an event of the filing's period
     // ("Cost of products sold increased as a percent to sales driven by: ...")
     const PAST: &[&str] = &["increased", "decreased", "declined", "grew", "rose", "fell", "improved", "dropped", "changed"];
-    if l[..cue_at(&l).unwrap_or(l.len())].split(|c: char| !c.is_alphabetic()).any(|x| PAST.contains(&x)) {
+    let before = &l[..cue_at(&l).unwrap_or(l.len())];
+    if before.split(|c: char| !c.is_alphabetic()).any(|x| PAST.contains(&x)) {
         return true;
     }
-    let w: Vec<&str> = l.split_whitespace().collect();
+    // ... or named as "the increase", or with its size ("increased 18%"), before the cause (what
+    // follows is the cause's: "attributable to the increase (decrease) in volume")
+    let w: Vec<&str> = before.split_whitespace().collect();
     w.windows(2).any(|p| matches!(p[0], "the" | "this" | "these") && CHANGE.contains(&p[1].trim_matches(|c: char| !c.is_alphabetic())))
         || w.windows(3).any(|p| CHANGE.contains(&p[0]) && p[1..].iter().any(|x| x.chars().any(|c| c.is_ascii_digit())))
 }
@@ -852,6 +886,8 @@ mod tests {
         assert_eq!(quote_holds(&gis, Some("The 7 percent increase in net sales in fiscal 2019 reflects the addition of Blue Buffalo."), ""), Some(true));
         let rows = "Percentage of total revenue 16 % 16 % 16 % Total revenue $ 17,606 $ 15,785 $ 12,868 12 % Overall revenue during fiscal 2022 increased in all geographic regions primarily due to increases in Digital Media revenue.";
         assert!(read(&asked(&q("What drove Adobe's revenue growth in 2022?")).unwrap(), &[rows]).unwrap().answer.starts_with("Overall revenue during"));
+        let definition = "1 Represents the percent change in net operating revenues attributable to the increase (decrease) in concentrate sales volume.";
+        assert!(unsaid(&q("Why did Coca-Cola's net operating revenues decline in 2017?"), Some(definition), "").unwrap().1.contains("general"));
         let ko = q("Why did Coca-Cola's effective tax rate rise in 2017?");
         let note = "Includes tax expense of $157 million (or a 1.9 percent impact on our effective tax rate) primarily related to amounts recorded for changes to our uncertain tax positions.";
         assert_eq!(quote_holds(&ko, Some(note), ""), Some(false));
@@ -893,6 +929,16 @@ mod tests {
 
     fn amzn_asked() -> Asked {
         asked(&q("Why did Amazon's operating income increase in 2019?")).unwrap()
+    }
+
+    #[test]
+    fn sentences_run_on_by_no_break_spaces_or_a_heading_s_dash_are_read_apart() {
+        let u =
+            "Consolidated\u{a0}net revenues decreased 60% due primarily to closures.\u{a0}These\u{a0}factors resulted in a 77% decrease at MGM China, and a";
+        assert_eq!(pieces(u).len(), 2, "{:?}", pieces(u));
+        assert!(pieces(u)[0].ends_with("closures."));
+        let u = "Our Second Quarter 2023 Performance Revenues\u{2013}\u{2013}Revenues decreased $15.0 billion in the second quarter of 2023, reflecting lower sales.";
+        assert_eq!(pieces(u).last().unwrap(), "Revenues decreased $15.0 billion in the second quarter of 2023, reflecting lower sales.");
     }
 
     #[test]
