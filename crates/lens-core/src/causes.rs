@@ -282,6 +282,7 @@ const CHANGE: &[&str] = &[
     "lower",
     "up",
     "down",
+    "compared",
 ];
 
 /// Words that make a measure's name another item's when they follow it ("sales tax", "revenue
@@ -298,7 +299,10 @@ const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug"
 /// Words a measure may be said in instead ("sales" for "revenue", "profit" for "income",
 /// "rate" for "margin": Walmart's "gross profit rate").
 fn same_word(asked: &str, word: &str) -> bool {
-    let stem = |w: &str| -> String { w.trim_end_matches("'s").trim_end_matches('s').chars().take(6).collect() };
+    let stem = |w: &str| -> String {
+        let w = w.trim_end_matches("'s");
+        w.strip_suffix('s').unwrap_or(w).chars().take(6).collect()
+    };
     let (a, w) = (stem(asked), stem(word));
     if a == w {
         return true;
@@ -424,6 +428,11 @@ pub struct Cause {
 fn says(a: &Asked, text: &str) -> Option<Option<String>> {
     let l = text.to_lowercase();
     let cue = cue_at(&l)?;
+    // (a sentence of what offset the change names the offset's cause: "the increase in net
+    // sales was partially offset by a reduction ... due to divesting ...")
+    if l[..cue].contains("offset") {
+        return None;
+    }
     // the words as printed, and where each starts in the lower-case text (the same words)
     let printed: Vec<&str> = text.split_whitespace().collect();
     let starts: Vec<usize> = l
@@ -461,6 +470,11 @@ fn says(a: &Asked, text: &str) -> Option<Option<String>> {
         // ... and not the head of another item ("sales and marketing expenses", "sales tax")
         let next = |k: usize| cleaned.get(end + k).map(String::as_str).unwrap_or("");
         if ITEM_HEADS.contains(&next(1)) || next(1) == "and" && matches!(next(2), "marketing" | "administrative" | "general") {
+            return None;
+        }
+        // ... nor its margin or rate when the measure itself is asked ("operating profit margin"
+        // for operating profit)
+        if matches!(next(1), "margin" | "margins" | "rate" | "ratio" | "percentage") && !a.measure.iter().any(|m| same_word(m, next(1))) {
             return None;
         }
         let subject = end < change || i > change && i <= change + 5 && cleaned.get(change + 1).is_some_and(|w| w == "in");
@@ -888,6 +902,20 @@ mod tests {
         assert!(read(&asked(&q("What drove Adobe's revenue growth in 2022?")).unwrap(), &[rows]).unwrap().answer.starts_with("Overall revenue during"));
         let definition = "1 Represents the percent change in net operating revenues attributable to the increase (decrease) in concentrate sales volume.";
         assert!(unsaid(&q("Why did Coca-Cola's net operating revenues decline in 2017?"), Some(definition), "").unwrap().1.contains("general"));
+        // (a loss is not read as the income asked: a part's "earnings from operations" would be
+        // taken for the company's operating loss)
+        let mgm = q("Why did MGM's operating income decline in 2020?");
+        let loss = "Consolidated operating loss was $642 million for the year ended December 31, 2020 compared to operating income of $3.9 billion in 2019, due primarily to the impact of COVID-19.";
+        assert_eq!(quote_holds(&mgm, Some(loss), ""), Some(false));
+        let sales = "Net sales were $5.2 billion compared to $4.9 billion in 2020, due primarily to higher volume.";
+        assert_eq!(quote_holds(&q("Why did Boeing's net sales change in 2020?"), Some(sales), ""), Some(true));
+        let wmt = q("What drove the change in Walmart's net sales in fiscal 2018?");
+        let offset = "Additionally, for fiscal 2018, the increase in net sales was partially offset by a reduction in net sales of $1.9 billion due to divesting our Yihaodian business.";
+        assert_eq!(quote_holds(&wmt, Some(offset), ""), Some(false));
+        let gis = q("What drove General Mills' operating profit change in fiscal 2019?");
+        let margin = "Operating profit margin of 14.9 percent was down 50 basis points from year-ago levels primarily driven by impairment charges.";
+        assert_eq!(quote_holds(&gis, Some(margin), ""), Some(false));
+        assert!(asked(&q("What factors drove Verizon's revenue change in 2021?")).is_some());
         let ko = q("Why did Coca-Cola's effective tax rate rise in 2017?");
         let note = "Includes tax expense of $157 million (or a 1.9 percent impact on our effective tax rate) primarily related to amounts recorded for changes to our uncertain tax positions.";
         assert_eq!(quote_holds(&ko, Some(note), ""), Some(false));
