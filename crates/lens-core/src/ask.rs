@@ -511,22 +511,7 @@ impl Library {
         // officers' table) is read first when the pages found name none; so is the cover page
         // or the auditor's report for a fact of the filer, a page listing the items of a list
         // question, and a page saying why the company's measure changed for a "why" question
-        let first = match self.office_page(&read, &sreq, &pages)? {
-            Some(p) => Some(p),
-            None => match self.cover_page(&read, &sreq, &pages)? {
-                Some(p) => Some(p),
-                None => match self.list_page(&read, &sreq, &pages)? {
-                    Some(p) => Some(p),
-                    None => self.cause_page(&read, &sreq, &pages)?,
-                },
-            },
-        };
-        if let Some(p) = first {
-            ids.insert(0, p.page_ref());
-            pages.insert(0, p);
-            ids.truncate(req.k);
-            pages.truncate(req.k);
-        }
+        self.read_first(&read, &sreq, &mut ids, &mut pages, req.k)?;
         let read = read.with_companies(sr.filter.as_ref().map(|f| f.companies.clone()).unwrap_or_default());
         let mut calculation = if ids.is_empty() { None } else { crate::calc::work(self, &read, &ids)? };
         // more pages read never lose a result worked out from fewer (the first pages alone,
@@ -553,6 +538,31 @@ impl Library {
             asked_by: req.asked_by.clone(),
             follow_up: req.follow_up.clone(),
         })
+    }
+
+    /// The page a question of a known shape is answered from, read first when the pages found
+    /// lack it (at most `k` pages kept): a page naming the holder of the office asked, the cover
+    /// page or the auditor's report for a fact of the filer, a page listing the items of a list
+    /// question, a page saying why the company's measure changed. The ask's phase 1 and the
+    /// answer evals (on a run's pages) both read it, so the evals score what a user gets.
+    pub fn read_first(&self, read: &Question, sreq: &SearchRequest, ids: &mut Vec<PageRef>, pages: &mut Vec<PageInput>, k: usize) -> Result<()> {
+        let first = match self.office_page(read, sreq, pages)? {
+            Some(p) => Some(p),
+            None => match self.cover_page(read, sreq, pages)? {
+                Some(p) => Some(p),
+                None => match self.list_page(read, sreq, pages)? {
+                    Some(p) => Some(p),
+                    None => self.cause_page(read, sreq, pages)?,
+                },
+            },
+        };
+        if let Some(p) = first {
+            ids.insert(0, p.page_ref());
+            pages.insert(0, p);
+            ids.truncate(k);
+            pages.truncate(k);
+        }
+        Ok(())
     }
 
     /// The ten pages a search of the question's words and `words` brings up, in the same scope
@@ -654,7 +664,7 @@ impl Library {
         if crate::causes::read(&asked, &texts).is_some_and(|c| !c.part) {
             return Ok(None);
         }
-        let ids = self.pages_also(read, sreq, "increased decreased compared primarily due to driven by")?;
+        let ids = self.pages_also(read, sreq, &asked.search_words())?;
         self.first_page_where(ids, pages, |t| crate::causes::read(&asked, &[t]).is_some_and(|c| !c.part))
     }
 

@@ -337,6 +337,20 @@ impl Asked {
     pub fn name(&self) -> String {
         self.measure.join(" ")
     }
+
+    /// Whether the gross margin is asked (its cause may be said of the cost of sales' share).
+    fn gross_margin(&self) -> bool {
+        self.measure.iter().any(|m| m == "gross") && self.measure.iter().any(|m| matches!(m.as_str(), "margin" | "margins" | "rate"))
+    }
+
+    /// Words a search for a page saying the cause adds to the question's.
+    pub fn search_words(&self) -> String {
+        let mut w = String::from("increased decreased compared primarily due to driven by");
+        if self.gross_margin() {
+            w.push_str(" cost of sales products sold as a percent to sales");
+        }
+        w
+    }
 }
 
 /// The measure a question asks the cause of a change in, or `None` for any other question.
@@ -426,6 +440,23 @@ pub struct Cause {
 /// What a text says of the measure asked: `None` when it does not name the measure before a
 /// cause; else whether it is a part's, and the words that make it one.
 fn says(a: &Asked, text: &str) -> Option<Option<String>> {
+    if let Some(said) = says_as(a, &a.measure, text) {
+        return Some(said);
+    }
+    // a gross margin moves as the cost of sales as a percent of sales moves the other way ("Cost
+    // of products sold increased as a percent to sales driven by: ...")
+    if !a.gross_margin() {
+        return None;
+    }
+    let l = text.to_lowercase();
+    let share = l[..cue_at(&l)?].contains("percent");
+    COST_OF_SALES.iter().filter(|_| share).find_map(|c| says_as(a, &c.split(' ').map(str::to_string).collect::<Vec<_>>(), text))
+}
+
+/// Names of the cost of sales, whose share of sales is the gross margin's other side.
+const COST_OF_SALES: &[&str] = &["cost products sold", "cost sales", "cost goods sold", "cost revenue", "cost revenues"];
+
+fn says_as(a: &Asked, measure: &[String], text: &str) -> Option<Option<String>> {
     let l = text.to_lowercase();
     let cue = cue_at(&l)?;
     // (a sentence of what offset the change names the offset's cause: "the increase in net
@@ -451,9 +482,9 @@ fn says(a: &Asked, text: &str) -> Option<Option<String>> {
     // ... said before the cause ("... (a 1.9 percent impact on our effective tax rate) primarily
     // related to ... changes to our tax positions" says no change of the rate)
     let change = cleaned.iter().position(|w| CHANGE.contains(&w.as_str())).filter(|&k| words[k].0 < cue)?;
-    let n = a.measure.len();
+    let n = measure.len();
     let at = (0..words.len()).find_map(|i| {
-        if words[i].0 >= cue || !a.measure.iter().any(|m| same_word(m, &cleaned[i])) {
+        if words[i].0 >= cue || !measure.iter().any(|m| same_word(m, &cleaned[i])) {
             return None;
         }
         // the measure's words together, from here (a cost "of sales" is no sales)
@@ -466,7 +497,7 @@ fn says(a: &Asked, text: &str) -> Option<Option<String>> {
             }
         }
         let window = i..words.len().min(i + n + 2);
-        let end = a.measure.iter().map(|m| window.clone().find(|&j| same_word(m, &cleaned[j]))).collect::<Option<Vec<usize>>>()?.into_iter().max()?;
+        let end = measure.iter().map(|m| window.clone().find(|&j| same_word(m, &cleaned[j]))).collect::<Option<Vec<usize>>>()?.into_iter().max()?;
         // ... and not the head of another item ("sales and marketing expenses", "sales tax")
         let next = |k: usize| cleaned.get(end + k).map(String::as_str).unwrap_or("");
         if ITEM_HEADS.contains(&next(1)) || next(1) == "and" && matches!(next(2), "marketing" | "administrative" | "general") {
@@ -474,7 +505,7 @@ fn says(a: &Asked, text: &str) -> Option<Option<String>> {
         }
         // ... nor its margin or rate when the measure itself is asked ("operating profit margin"
         // for operating profit)
-        if matches!(next(1), "margin" | "margins" | "rate" | "ratio" | "percentage") && !a.measure.iter().any(|m| same_word(m, next(1))) {
+        if matches!(next(1), "margin" | "margins" | "rate" | "ratio" | "percentage") && !measure.iter().any(|m| same_word(m, next(1))) {
             return None;
         }
         let subject = end < change || i > change && i <= change + 5 && cleaned.get(change + 1).is_some_and(|w| w == "in");
@@ -494,7 +525,7 @@ fn says(a: &Asked, text: &str) -> Option<Option<String>> {
         if CHANGE.contains(&c.as_str()) || PREPOSITIONS.contains(&c.as_str()) {
             break;
         }
-        if WHOLE.contains(&c.as_str()) || a.measure.iter().any(|m| same_word(m, &c)) {
+        if WHOLE.contains(&c.as_str()) || measure.iter().any(|m| same_word(m, &c)) {
             if j + 1 < at && !part.is_empty() {
                 break;
             }
@@ -596,7 +627,14 @@ fn pieces(u: &str) -> Vec<String> {
     if !rest.is_empty() {
         out.push(rest.to_string());
     }
-    out
+    // the tail of a parenthesis opened on an earlier line ("... total sales) Cost of products
+    // sold increased ...") is no part of the sentence after it
+    out.into_iter()
+        .map(|p| match p.find(") ") {
+            Some(i) if !p[..i].contains('(') && p[i + 2..].starts_with(char::is_uppercase) => p[i + 2..].to_string(),
+            _ => p,
+        })
+        .collect()
 }
 
 /// Whether a unit holds a sentence end before its last: ". " then a capital.
@@ -700,7 +738,7 @@ pub fn unsaid(q: &Question, quote: Option<&str>, page: &str) -> Option<(String, 
                 "names neither the year asked nor a change against an earlier period (a general statement)".to_string()
             } else if !q.quarters.is_empty() && part_year(&text) {
                 "is about the year to date, and the question asks about a quarter".to_string()
-            } else if opposite(a.direction, subject_moved(&text)) {
+            } else if opposite(a.direction, subject_moved(&text).map(|d| if says_as(&a, &a.measure, &text).is_none() { flip(d) } else { d })) {
                 format!("says {name} moved the other way than the question says")
             } else {
                 return None;
@@ -813,6 +851,15 @@ fn subject_moved(text: &str) -> Option<Direction> {
     moved(&l[..cue_at(&l).unwrap_or(l.len())])
 }
 
+/// The other direction (the cost of sales' share moves against the gross margin).
+fn flip(d: Direction) -> Direction {
+    match d {
+        Direction::Up => Direction::Down,
+        Direction::Down => Direction::Up,
+        Direction::Either => Direction::Either,
+    }
+}
+
 fn opposite(asked: Option<Direction>, said: Option<Direction>) -> bool {
     matches!((asked, said), (Some(Direction::Up), Some(Direction::Down)) | (Some(Direction::Down), Some(Direction::Up)))
 }
@@ -916,6 +963,12 @@ mod tests {
         let margin = "Operating profit margin of 14.9 percent was down 50 basis points from year-ago levels primarily driven by impairment charges.";
         assert_eq!(quote_holds(&gis, Some(margin), ""), Some(false));
         assert!(asked(&q("What factors drove Verizon's revenue change in 2021?")).is_some());
+        let jnj = q("What drove gross margin change as of FY2022 for JnJ?");
+        let cogs = "Cost of products sold increased as a percent to sales driven by: one-time COVID-19 vaccine manufacturing exit related costs.";
+        assert_eq!(quote_holds(&jnj, Some(cogs), ""), Some(true));
+        assert_eq!(quote_holds(&q("Why did J&J's gross margin decline in 2022?"), Some(cogs), ""), Some(true));
+        assert!(unsaid(&q("Why did J&J's gross margin improve in 2022?"), Some(cogs), "").unwrap().1.contains("other way"));
+        assert_eq!(quote_holds(&jnj, Some("Cost of products sold increased by $1.2 billion driven by higher volume."), ""), Some(false));
         let ko = q("Why did Coca-Cola's effective tax rate rise in 2017?");
         let note = "Includes tax expense of $157 million (or a 1.9 percent impact on our effective tax rate) primarily related to amounts recorded for changes to our uncertain tax positions.";
         assert_eq!(quote_holds(&ko, Some(note), ""), Some(false));
@@ -967,6 +1020,10 @@ mod tests {
         assert!(pieces(u)[0].ends_with("closures."));
         let u = "Our Second Quarter 2023 Performance Revenues\u{2013}\u{2013}Revenues decreased $15.0 billion in the second quarter of 2023, reflecting lower sales.";
         assert_eq!(pieces(u).last().unwrap(), "Revenues decreased $15.0 billion in the second quarter of 2023, reflecting lower sales.");
+        assert_eq!(
+            pieces("Percentages are as a percent to total sales) Cost of products sold increased driven by:"),
+            ["Cost of products sold increased driven by:"]
+        );
     }
 
     #[test]

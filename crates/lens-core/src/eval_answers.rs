@@ -416,10 +416,14 @@ pub fn run(
             None if gold.is_empty() => searched.hits.iter().map(|h| h.page_ref()).collect(),
             None => continue,
         };
-        let ids: Vec<PageRef> = ids.into_iter().filter(|r| lib.check_page(&r.doc_id, r.page).is_ok()).collect();
-        // the ask's phases 1 and 2 on the run's pages: the calculator, else the answerer
+        let mut ids: Vec<PageRef> = ids.into_iter().filter(|r| lib.check_page(&r.doc_id, r.page).is_ok()).collect();
+        // the ask's phases 1 and 2 on the run's pages: the page a question of a known shape is
+        // answered from read first, as the app does; the calculator, else the answerer
+        let mut pages = page_inputs(lib, &ids)?;
+        if !ids.is_empty() {
+            lib.read_first(&read, &req, &mut ids, &mut pages, opts.k)?;
+        }
         let calculation = if ids.is_empty() { None } else { crate::calc::work(lib, &read, &ids)? };
-        let pages = page_inputs(lib, &ids)?;
         let mut r = Retrieved {
             question: l.query.clone(),
             read: read.clone(),
