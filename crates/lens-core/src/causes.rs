@@ -440,6 +440,54 @@ pub struct Cause {
 /// What a text says of the measure asked: `None` when it does not name the measure before a
 /// cause; else whether it is a part's, and the words that make it one.
 fn says(a: &Asked, text: &str) -> Option<Option<String>> {
+    if let Some(said) = says_in_order(a, text) {
+        return Some(said);
+    }
+    // the cause said first ("Due to higher volumes, net sales increased 5%"): read as the
+    // clause after it followed by the cause
+    says_in_order(a, &cause_last(text)?)
+}
+
+/// "Due to X, Y changed." as "Y changed due to X.": the clause the sentence opens with, when it
+/// is a cause ending in a comma, put after the rest; `None` for a sentence that does not open
+/// with a cause.
+fn cause_last(text: &str) -> Option<String> {
+    const OPENS: &[&str] = &[
+        "due to ",
+        "primarily due to ",
+        "mainly due to ",
+        "largely due to ",
+        "driven by ",
+        "primarily driven by ",
+        "as a result of ",
+        "because of ",
+        "owing to ",
+        "reflecting ",
+        "led by ",
+    ];
+    let t = text.trim();
+    let l = t.to_lowercase();
+    OPENS.iter().find(|o| l.starts_with(*o))?;
+    let comma = t.find(", ")?;
+    let rest = t[comma + 2..].trim().trim_end_matches('.');
+    // (the rest a clause of its own: a word of change in it)
+    if rest.split_whitespace().count() < 3 {
+        return None;
+    }
+    let mut cause = t[..comma].to_string();
+    // (a cause that only points elsewhere says none: "As a result of the factors discussed
+    // above, ...")
+    let lc = cause.to_lowercase();
+    if ["above", "below", "foregoing", "these factors", "those factors"].iter().any(|w| lc.contains(w)) {
+        return None;
+    }
+    if let Some(first) = cause.get(..1) {
+        cause.replace_range(..1, &first.to_lowercase());
+    }
+    Some(format!("{rest} {cause}."))
+}
+
+fn says_in_order(a: &Asked, text: &str) -> Option<Option<String>> {
     if let Some(said) = says_as(a, &a.measure, text) {
         return Some(said);
     }
@@ -904,6 +952,25 @@ mod tests {
         let c = read(&a, &[page]).unwrap();
         assert_eq!(c.quote.len(), 2, "{c:?}");
         assert!(!c.part);
+    }
+
+    #[test]
+    fn a_cause_said_before_the_measure_is_read() {
+        let rev = q("What drove Boeing's revenue increase in 2022?");
+        let first = "Due to higher commercial deliveries, revenues increased by $4,322 million in 2022 compared with 2021.";
+        assert_eq!(quote_holds(&rev, Some(first), ""), Some(true));
+        let c = read(&asked(&rev).unwrap(), &[first]).unwrap();
+        assert_eq!(c.answer, first);
+        assert!(!c.part);
+        // the measure in the cause, not in the clause that changed
+        assert_eq!(quote_holds(&rev, Some("Due to higher revenues at BCA, operating income increased by $3 billion."), ""), Some(false));
+        // a cause first and no change after it
+        assert_eq!(quote_holds(&rev, Some("Due to the adoption of the new standard, revenue is recognized over time."), ""), Some(false));
+        // a cause that only points to others is none
+        assert_eq!(quote_holds(&rev, Some("As a result of the factors discussed above, revenues increased by $4,322 million in 2022."), ""), Some(false));
+        // a part's
+        let bca = "As a result of higher 737 deliveries, BCA revenues increased by $6,374 million.";
+        assert!(read(&asked(&rev).unwrap(), &[bca]).unwrap().part);
     }
 
     #[test]

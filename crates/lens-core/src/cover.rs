@@ -50,7 +50,7 @@ impl Asked {
 /// its auditor is; `None` for any other question (a question about an audit's findings, or the
 /// auditor's fees, is not one).
 pub fn asked(question: &str) -> Option<Asked> {
-    let q = norm(question).replace(['?', '.'], " ");
+    let q = norm(&without_name_suffix(question)).replace(['?', '.'], " ");
     let w: Vec<&str> = q.split_whitespace().collect();
     let has = |x: &str| w.contains(&x);
     let first = *w.first()?;
@@ -85,6 +85,23 @@ pub fn asked(question: &str) -> Option<Asked> {
         || q.contains("principal executive office")
         || (first == "where" && (has("based") || has("located")));
     hq.then_some(Asked::Headquarters)
+}
+
+/// The question without "Incorporated" where it ends a company's name ("Ritchie Bros.
+/// Auctioneers Incorporated"): capitalised after a capitalised word, it names the filer and asks
+/// nothing of where it is incorporated. The question's last word is its verb ("In which state is
+/// Boeing Incorporated?").
+fn without_name_suffix(question: &str) -> String {
+    let words: Vec<&str> = question.split_whitespace().collect();
+    let capital = |w: &str| w.chars().next().is_some_and(|c| c.is_uppercase());
+    let mut kept = Vec::with_capacity(words.len());
+    for (i, w) in words.iter().enumerate() {
+        let name_end = i > 0 && i + 1 < words.len() && w.trim_end_matches(|c: char| !c.is_alphanumeric()) == "Incorporated" && capital(words[i - 1]);
+        if !name_end {
+            kept.push(*w);
+        }
+    }
+    kept.join(" ")
 }
 
 /// A fact read: the answer, the lines quoted (as printed) and the index of the page read.
@@ -318,6 +335,11 @@ mod tests {
         assert_eq!(asked("Where is 3M based?"), Some(Asked::Headquarters));
         assert_eq!(asked("In which state is Costco incorporated?"), Some(Asked::Incorporation));
         assert_eq!(asked("What is Adobe's state of incorporation?"), Some(Asked::Incorporation));
+        // a company's name ending in "Incorporated" asks nothing of its incorporation
+        assert_eq!(asked("What was the Dividend per share for Ritchie Bros. Auctioneers Incorporated according to the report?"), None);
+        assert_eq!(asked("Where is Acme Widgets Incorporated incorporated?"), Some(Asked::Incorporation));
+        assert_eq!(asked("Where is Acme Incorporated headquartered?"), Some(Asked::Headquarters));
+        assert_eq!(asked("In which state is Boeing Incorporated?"), Some(Asked::Incorporation));
         assert_eq!(asked("Who is Adobe's independent auditor?"), Some(Asked::Auditor));
         assert_eq!(asked("Which accounting firm audits Pfizer?"), Some(Asked::Auditor));
         assert_eq!(asked("How much did Adobe pay its auditor in fees?"), None, "a figure");
