@@ -167,8 +167,9 @@ impl Api {
 
     /// A question with the pages to grade.
     pub fn label_question(&self, a: &QuestionArgs) -> Result<QuestionView> {
-        self.with_records(|l, r| {
-            let q = labels::question(r, &a.set, &a.qid)?;
+        // the question from the records first, without holding the library
+        let q = self.with_records_only(|r| labels::question(r, &a.set, &a.qid))?;
+        self.with_library(|l| {
             let st = l.settings()?;
             let mut notes = Vec::new();
             let mut req = SearchRequest::new(q.query.clone());

@@ -356,7 +356,10 @@ impl Api {
             }
             other => other?,
         };
-        let resp = self.with_records(|l, r| l.finish_ask_in(retrieved, answered, r))?;
+        // the log is written after the library is let go: a team's database call never holds
+        // every other caller's search
+        let (mut resp, entry) = self.with_library(|l| l.finish_ask_unlogged(retrieved, answered))?;
+        resp.log_id = self.with_records_only(|r| r.log_question(&entry))?;
         on_event(AskEvent::Done { response: Box::new(resp.clone()) });
         Ok(resp)
     }

@@ -47,9 +47,9 @@ pub enum BenchCmd {
         #[arg(long, default_value = "bm25")]
         retriever: String,
     },
-    /// Load test of `lens serve` on this library: CLIENTS ask labelled questions over HTTP while
-    /// one client ingests the PDFs of a folder one by one, for SECONDS (use a copy of a library:
-    /// the PDFs are added to it)
+    /// Load test of `lens serve` on this library: CLIENTS ask and search labelled questions and
+    /// grade pages of a gold set over HTTP while one client ingests the PDFs of a folder one by
+    /// one, for SECONDS (use a copy of a library: the PDFs are added to it)
     Serve {
         #[arg(long)]
         labels: PathBuf,
@@ -70,6 +70,14 @@ pub enum BenchCmd {
         /// Log the asks to this PostgreSQL database (postgres://…) instead of the library's file
         #[arg(long)]
         database: Option<String>,
+        /// Serve as a team (`serve --team`): the clients call as a team user, whose token each
+        /// call checks against the records (the library's file, or the database)
+        #[arg(long)]
+        team: bool,
+        /// With --against: load the two servers in turn this many times (ABBA), both kept
+        /// running, and print each round's ratio and their median
+        #[arg(long, default_value_t = 1)]
+        rounds: usize,
     },
     /// Language-model speed: prefill and decode tokens/s, first token, peak RSS, on a prompt of
     /// filing text; with --python, the transformers reference (CPU, f32, and bf16 under autocast
@@ -422,8 +430,8 @@ pub fn run(cmd: BenchCmd, library: Option<PathBuf>, models: Option<PathBuf>) -> 
                 }
             }
         }
-        BenchCmd::Serve { labels, clients, seconds, ingest, against, retriever, database } => {
-            load_test(library, &labels, clients, seconds, ingest, against, retriever, database)?
+        BenchCmd::Serve { labels, clients, seconds, ingest, against, retriever, database, team, rounds } => {
+            load_test(library, &labels, clients, seconds, ingest, against, retriever, database, team, rounds)?
         }
         BenchCmd::Dense { docs, pages, python } => {
             let dir = lens_core::paths::library_dir(library.as_deref());
@@ -549,45 +557,103 @@ fn post(port: u16, token: &str, path: &str, body: &str) -> (u16, String, f64) {
     (status, text.split("\r\n\r\n").nth(1).unwrap_or("").to_string(), t.elapsed().as_secs_f64() * 1000.0)
 }
 
-/// What one load run saw: each ask's (status, ms, error body), each ingest's (ok, seconds).
+/// What one kind of request saw in a load run: each call's (status, ms, error body).
+#[derive(Default)]
+struct Calls(Vec<(u16, f64, String)>);
+
+impl Calls {
+    fn ok_ms(&self) -> Vec<f64> {
+        let mut ms: Vec<f64> = self.0.iter().filter(|a| a.0 == 200).map(|a| a.1).collect();
+        ms.sort_by(|a, b| a.total_cmp(b));
+        ms
+    }
+    fn errors(&self) -> impl Iterator<Item = &(u16, f64, String)> {
+        self.0.iter().filter(|a| a.0 != 200)
+    }
+}
+
+/// What one load run saw: the asks, searches and label calls, each ingest's (ok, seconds).
+#[derive(Default)]
 struct Load {
-    asks: Vec<(u16, f64, String)>,
+    asks: Calls,
+    searches: Calls,
+    labels: Calls,
     ingests: Vec<(bool, f64)>,
 }
 
-/// CLIENTS ask the labelled questions at `port` for `seconds` while one client ingests the
-/// PDFs of `ingest` one at a time, waiting for each job to finish.
-fn load_run(
+/// A server under load: where it listens and the token its clients send.
+struct Target {
+    name: String,
     port: u16,
-    token: &str,
-    questions: &std::sync::Arc<Vec<String>>,
-    clients: usize,
-    seconds: u64,
-    ingest: Option<&Path>,
-    retriever: Option<&str>,
-) -> Result<Load> {
+    token: String,
+    /// the labelled questions' ids in the server's gold set "load", with a page to grade
+    graded: Vec<(String, String)>,
+}
+
+/// The gold set the labelling clients grade in: created on `t`, one question per labelled
+/// question that names a gold page.
+fn label_setup(t: &mut Target, labels: &[eval::Label]) -> Result<()> {
+    let (st, body, _) = post(t.port, &t.token, "/api/label_create_set", &serde_json::json!({ "set": "load" }).to_string());
+    anyhow::ensure!(st == 200, "{}: label_create_set answered {st}: {body}", t.name);
+    for l in labels.iter().take(20) {
+        let Some(page) = l.gold.keys().next() else { continue };
+        let (st, body, _) = post(t.port, &t.token, "/api/label_add", &serde_json::json!({ "set": "load", "query": l.query }).to_string());
+        anyhow::ensure!(st == 200, "{}: label_add answered {st}: {body}", t.name);
+        let v: serde_json::Value = serde_json::from_str(&body)?;
+        let qid = v["qid"].as_str().or(v["id"].as_str()).with_context(|| format!("{}: label_add gave no question id: {body}", t.name))?;
+        t.graded.push((qid.to_string(), page.clone()));
+    }
+    anyhow::ensure!(!t.graded.is_empty(), "no labelled question names a gold page");
+    Ok(())
+}
+
+/// CLIENTS at `t` for `seconds`, each going round asking a labelled question, searching for
+/// another, asking again and a label call (grading a page of the gold set "load", or reading
+/// a question of it, in turn), while one client ingests the PDFs of `ingest` one at a time,
+/// waiting for each job to finish.
+fn load_run(t: &Target, questions: &std::sync::Arc<Vec<String>>, clients: usize, seconds: u64, ingest: &[PathBuf], retriever: Option<&str>) -> Load {
     use std::sync::{Arc, Mutex};
     let deadline = Instant::now() + std::time::Duration::from_secs(seconds);
-    let asks: Arc<Mutex<Vec<(u16, f64, String)>>> = Arc::default();
+    let load: Arc<Mutex<Load>> = Arc::default();
     let mut handles = Vec::new();
     for c in 0..clients {
-        let (asks, questions, token, retriever) = (asks.clone(), questions.clone(), token.to_string(), retriever.map(str::to_string));
+        let (load, questions, token, retriever, graded, port) =
+            (load.clone(), questions.clone(), t.token.clone(), retriever.map(str::to_string), t.graded.clone(), t.port);
         handles.push(std::thread::spawn(move || {
-            let mut i = c;
+            let (mut i, mut step) = (c, c);
             while Instant::now() < deadline {
                 let q = &questions[i % questions.len()];
-                let (status, body, ms) = post(port, &token, "/api/ask", &serde_json::json!({ "question": q, "retriever": retriever }).to_string());
-                asks.lock().unwrap().push((status, ms, if status == 200 { String::new() } else { body }));
-                i += clients;
+                let (status, body, ms) = match step % 4 {
+                    0 | 2 => post(port, &token, "/api/ask", &serde_json::json!({ "question": q, "retriever": retriever }).to_string()),
+                    1 => post(port, &token, "/api/search", &serde_json::json!({ "query": q, "retriever": retriever }).to_string()),
+                    _ => {
+                        let (qid, page) = &graded[i % graded.len()];
+                        if (step / 4) % 2 == 0 {
+                            let grade = (i % 3) as u8;
+                            let b = serde_json::json!({ "set": "load", "qid": qid, "page": page, "grade": grade, "annotator": "load" });
+                            post(port, &token, "/api/label_grade", &b.to_string())
+                        } else {
+                            post(port, &token, "/api/label_question", &serde_json::json!({ "set": "load", "qid": qid }).to_string())
+                        }
+                    }
+                };
+                let row = (status, ms, if status == 200 { String::new() } else { body });
+                let mut g = load.lock().unwrap();
+                match step % 4 {
+                    0 | 2 => g.asks.0.push(row),
+                    1 => g.searches.0.push(row),
+                    _ => g.labels.0.push(row),
+                }
+                drop(g);
+                step += 1;
+                if step % 2 == 1 {
+                    i += clients;
+                }
             }
         }));
     }
-    let ingests: Arc<Mutex<Vec<(bool, f64)>>> = Arc::default();
-    if let Some(folder) = ingest {
-        let mut pdfs: Vec<PathBuf> =
-            std::fs::read_dir(folder)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| lens_core::ingest::is_pdf_name(p)).collect();
-        pdfs.sort();
-        let (ingests, token) = (ingests.clone(), token.to_string());
+    if !ingest.is_empty() {
+        let (load, token, pdfs, port) = (load.clone(), t.token.clone(), ingest.to_vec(), t.port);
         handles.push(std::thread::spawn(move || {
             for p in pdfs {
                 if Instant::now() >= deadline {
@@ -607,33 +673,35 @@ fn load_run(
                         break;
                     }
                 }
-                ingests.lock().unwrap().push((ok, t.elapsed().as_secs_f64()));
+                load.lock().unwrap().ingests.push((ok, t.elapsed().as_secs_f64()));
             }
         }));
     }
     for h in handles {
         let _ = h.join();
     }
-    let asks = std::mem::take(&mut *asks.lock().unwrap());
-    let ingests = std::mem::take(&mut *ingests.lock().unwrap());
-    Ok(Load { asks, ingests })
+    let seen = std::mem::take(&mut *load.lock().unwrap());
+    drop(load);
+    seen
 }
 
-/// Print one run; its throughput (asks/s).
-fn load_report(name: &str, l: &Load, seconds: u64, peak_rss: f64) -> f64 {
-    let mut ms: Vec<f64> = l.asks.iter().filter(|a| a.0 == 200).map(|a| a.1).collect();
-    ms.sort_by(|a, b| a.total_cmp(b));
-    let errors: Vec<&(u16, f64, String)> = l.asks.iter().filter(|a| a.0 != 200).collect();
-    let rate = ms.len() as f64 / seconds as f64;
+/// Print one run; its throughput (requests answered per second, all kinds).
+fn load_report(name: &str, l: &Load, seconds: u64) -> f64 {
     println!("  {name}:");
-    println!(
-        "    asks: {} answered, {} errors; latency p50 {:.1} ms  p95 {:.1} ms  max {:.1} ms; throughput {rate:.1} asks/s",
-        ms.len(),
-        errors.len(),
-        eval::percentile(&ms, 50.0),
-        eval::percentile(&ms, 95.0),
-        ms.last().copied().unwrap_or(0.0)
-    );
+    let mut answered = 0;
+    for (kind, calls) in [("asks", &l.asks), ("searches", &l.searches), ("label calls", &l.labels)] {
+        let ms = calls.ok_ms();
+        answered += ms.len();
+        println!(
+            "    {kind}: {} answered, {} errors; latency p50 {:.1} ms  p95 {:.1} ms  max {:.1} ms; {:.1}/s",
+            ms.len(),
+            calls.errors().count(),
+            eval::percentile(&ms, 50.0),
+            eval::percentile(&ms, 95.0),
+            ms.last().copied().unwrap_or(0.0),
+            ms.len() as f64 / seconds as f64
+        );
+    }
     if !l.ingests.is_empty() {
         println!(
             "    meanwhile: {} PDFs ingested ({} failed), {:.1} s each on average",
@@ -642,10 +710,11 @@ fn load_report(name: &str, l: &Load, seconds: u64, peak_rss: f64) -> f64 {
             l.ingests.iter().map(|x| x.1).sum::<f64>() / l.ingests.len() as f64
         );
     }
-    for e in errors.iter().take(5) {
+    for e in l.asks.errors().chain(l.searches.errors()).chain(l.labels.errors()).take(5) {
         println!("    error {}: {}", e.0, e.2.chars().take(200).collect::<String>());
     }
-    println!("    peak RSS: {peak_rss:.0} MiB");
+    let rate = answered as f64 / seconds as f64;
+    println!("    throughput {rate:.1} requests/s");
     rate
 }
 
@@ -675,6 +744,50 @@ fn peak_rss_of(pid: u32) -> f64 {
     peak_rss_at(&format!("/proc/{pid}/status"))
 }
 
+/// `bin serve` (as a team with a user `load`, an admin, when `team`; its records in `database`
+/// when given) on library `lib`: the server to load, and its process.
+fn spawn_server(what: &str, bin: &Path, lib: &Path, team: bool, database: Option<&str>) -> Result<(Target, std::process::Child)> {
+    use std::io::BufRead;
+    let with_db = |c: &mut std::process::Command| {
+        if let Some(db) = database {
+            c.args(["--database", db]);
+        }
+    };
+    let mut user_token = None;
+    if team {
+        let mut add = std::process::Command::new(bin);
+        add.arg("--library").arg(lib).args(["user", "add", "load", "--role", "admin", "--never"]);
+        with_db(&mut add);
+        let out = add.output().with_context(|| format!("{} user add", bin.display()))?;
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        user_token = text.split("(shown once): ").nth(1).map(|t| t.trim().to_string());
+        anyhow::ensure!(user_token.is_some(), "{} user add printed no token: {text}{}", bin.display(), String::from_utf8_lossy(&out.stderr));
+    }
+    let mut cmd = std::process::Command::new(bin);
+    cmd.arg("--library").arg(lib).args(["serve", "--port", "0"]);
+    if team {
+        cmd.arg("--team");
+    }
+    with_db(&mut cmd);
+    let mut child =
+        cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().with_context(|| format!("starting {} serve", bin.display()))?;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().context("the server's output")?).read_line(&mut line)?;
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or("");
+    let port: Option<u16> = url.split(':').nth(2).and_then(|p| p.split(['/', '?']).next()).and_then(|p| p.parse().ok());
+    let token = user_token.or_else(|| url.split("token=").nth(1).map(|t| t.trim().to_string()));
+    let (Some(port), Some(token)) = (port, token) else {
+        let _ = child.kill();
+        anyhow::bail!("{} serve printed no URL with a token: {line:?}", bin.display());
+    };
+    let place = match database {
+        Some(db) => format!("PostgreSQL at {}", db.rsplit('@').next().unwrap_or(db)),
+        None => "the library's SQLite file".to_string(),
+    };
+    let name = format!("{what}: {} serve{} (127.0.0.1:{port}), the log in {place}", bin.display(), if team { " --team" } else { "" });
+    Ok((Target { name, port, token, graded: Vec::new() }, child))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn load_test(
     library: Option<PathBuf>,
@@ -685,75 +798,95 @@ fn load_test(
     against: Option<PathBuf>,
     retriever: Option<String>,
     database: Option<String>,
+    team: bool,
+    rounds: usize,
 ) -> Result<()> {
     let dir = lens_core::paths::library_dir(library.as_deref());
+    let mut pdfs: Vec<PathBuf> = Vec::new();
     if let Some(f) = &ingest {
         // the API adds files only from allowed folders: this one is (set before any thread starts;
         // a server started from another binary inherits it)
         let mut roots: Vec<PathBuf> = std::env::var_os("LENS_INGEST_ROOTS").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
         roots.push(f.clone());
         std::env::set_var("LENS_INGEST_ROOTS", std::env::join_paths(roots)?);
+        pdfs = std::fs::read_dir(f)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| lens_core::ingest::is_pdf_name(p)).collect();
+        pdfs.sort();
     }
-    let questions: std::sync::Arc<Vec<String>> = std::sync::Arc::new(eval::read_labels(labels)?.into_iter().map(|l| l.query).collect());
+    let labelled = eval::read_labels(labels)?;
+    let questions: std::sync::Arc<Vec<String>> = std::sync::Arc::new(labelled.iter().map(|l| l.query.clone()).collect());
     anyhow::ensure!(!questions.is_empty(), "no questions in {}", labels.display());
+    let rounds = rounds.max(1);
     println!(
-        "bench serve: {clients} clients asking for {seconds} s over HTTP, {} questions, retriever {}{}",
+        "bench serve: {clients} clients for {seconds} s over HTTP{}, each asking, searching, asking and labelling in turn ({} questions), retriever {}{}{}",
+        if team { " as a team user (admin), the token checked on every call" } else { "" },
         questions.len(),
         retriever.as_deref().unwrap_or("of the library's settings"),
-        if ingest.is_some() { ", one client ingesting" } else { "" }
+        if ingest.is_some() { ", one client ingesting" } else { "" },
+        if against.is_some() && rounds > 1 { format!("; {rounds} rounds, the two servers loaded in turn (ABBA)") } else { String::new() }
     );
-    // with a reference binary, each server gets its own copy of the library as it is now
-    let copies = against.as_ref().map(|_| tempfile::Builder::new().prefix("lens-bench-serve-").tempdir()).transpose()?;
-    let mut reference_rate = None;
-    if let (Some(bin), Some(tmp)) = (&against, &copies) {
-        let lib = tmp.path().join("reference");
+    // each server is a process of its own on its own copy of the library as it is now (the
+    // PDFs to ingest are split between the rounds, so that each round adds new ones); the
+    // clients are threads of this one
+    let copies = tempfile::Builder::new().prefix("lens-bench-serve-").tempdir()?;
+    let mut reference = None;
+    if let Some(bin) = &against {
+        let lib = copies.path().join("reference");
         copy_library(&dir, &lib)?;
-        use std::io::BufRead;
-        let mut child = std::process::Command::new(bin)
-            .arg("--library")
-            .arg(&lib)
-            .args(["serve", "--port", "0"])
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .with_context(|| format!("starting {} serve", bin.display()))?;
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().context("the reference server's output")?).read_line(&mut line)?;
-        let url = line.split_whitespace().last().unwrap_or("").to_string();
-        let port: Option<u16> = url.split(':').nth(2).and_then(|p| p.split('/').next()).and_then(|p| p.parse().ok());
-        let token = url.split("token=").nth(1).map(|t| t.trim().to_string());
-        let (Some(port), Some(token)) = (port, token) else {
-            let _ = child.kill();
-            anyhow::bail!("{} serve printed no URL with a token: {line:?}", bin.display());
+        reference = Some(spawn_server("reference", bin, &lib, team, None)?);
+    }
+    let lib = copies.path().join("this");
+    copy_library(&dir, &lib)?;
+    let mut this = spawn_server("this build", &std::env::current_exe()?, &lib, team, database.as_deref())?;
+    label_setup(&mut this.0, &labelled)?;
+    if let Some((r, _)) = reference.as_mut() {
+        label_setup(r, &labelled)?;
+    }
+    let per_round = pdfs.len().div_ceil(rounds);
+    let mut ratios = Vec::new();
+    for round in 0..rounds {
+        let share = pdfs.chunks(per_round.max(1)).nth(round).unwrap_or(&[]);
+        if rounds > 1 {
+            println!("round {} of {rounds}:", round + 1);
+        }
+        let Some((r, _)) = &reference else {
+            let run = load_run(&this.0, &questions, clients, seconds, share, retriever.as_deref());
+            load_report(&this.0.name, &run, seconds);
+            continue;
         };
-        let run = load_run(port, &token, &questions, clients, seconds, ingest.as_deref(), retriever.as_deref());
-        let rss = peak_rss_of(child.id());
+        // ABBA: the reference first in even rounds, this build first in odd ones
+        let order: [&Target; 2] = if round % 2 == 0 { [r, &this.0] } else { [&this.0, r] };
+        let mut rates = [0.0; 2];
+        for t in order {
+            let run = load_run(t, &questions, clients, seconds, share, retriever.as_deref());
+            let rate = load_report(&t.name, &run, seconds);
+            rates[usize::from(std::ptr::eq(t, &this.0))] = rate;
+        }
+        let ratio = rates[1] / rates[0].max(f64::MIN_POSITIVE);
+        println!("  throughput, this build / reference: {ratio:.2}x");
+        ratios.push(ratio);
+    }
+    let mut rss = vec![format!("this build's server {:.0} MiB", peak_rss_of(this.1.id()))];
+    if let Some((_, child)) = &reference {
+        rss.push(format!("the reference server {:.0} MiB", peak_rss_of(child.id())));
+    }
+    println!("  peak RSS: {}; the clients (this process) {:.0} MiB", rss.join(", "), peak_rss_mib());
+    for (_, mut child) in [Some(this), reference].into_iter().flatten() {
         let _ = child.kill();
         let _ = child.wait();
-        reference_rate = Some(load_report(&format!("reference: {} serve (127.0.0.1:{port})", bin.display()), &run?, seconds, rss));
     }
-    let lib = match &copies {
-        Some(tmp) => {
-            let l = tmp.path().join("this");
-            copy_library(&dir, &l)?;
-            l
-        }
-        None => dir,
-    };
-    let served = lens_server::bind_with(lib, 0, &lens_server::Options { database, ..Default::default() })?;
-    let place = served.api.records_place()?;
-    let (port, token) = (served.port, served.secret.clone());
-    std::thread::spawn(move || {
-        if let Err(e) = served.serve() {
-            eprintln!("the server stopped: {e:#}");
-        }
-    });
-    let run = load_run(port, &token, &questions, clients, seconds, ingest.as_deref(), retriever.as_deref())?;
-    let rate = load_report(&format!("this build: axum on hyper/tokio (127.0.0.1:{port}), the log in {place}"), &run, seconds, peak_rss_mib());
-    if let Some(r) = reference_rate {
-        println!("  throughput, this build / reference: {:.2}x", rate / r.max(f64::MIN_POSITIVE));
-    } else {
-        println!("  (peak RSS counts the server and the clients: one process)");
+    if ratios.len() > 1 {
+        let mut sorted = ratios.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let list: Vec<String> = ratios.iter().map(|r| format!("{r:.2}x")).collect();
+        let n = sorted.len();
+        let median = (sorted[(n - 1) / 2] + sorted[n / 2]) / 2.0;
+        println!(
+            "throughput, this build / reference, over {} rounds: median {median:.2}x (rounds: {}; lowest {:.2}x, highest {:.2}x)",
+            ratios.len(),
+            list.join(", "),
+            sorted[0],
+            sorted[sorted.len() - 1]
+        );
     }
     Ok(())
 }

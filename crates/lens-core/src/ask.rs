@@ -674,7 +674,15 @@ impl Library {
     }
 
     /// [`Library::finish_ask`], logging to `records` (a team's shared log).
-    pub fn finish_ask_in(&self, mut r: Retrieved, mut a: Answer, records: &dyn crate::log::Records) -> Result<AskResponse> {
+    pub fn finish_ask_in(&self, r: Retrieved, a: Answer, records: &dyn crate::log::Records) -> Result<AskResponse> {
+        let (mut resp, entry) = self.finish_ask_unlogged(r, a)?;
+        resp.log_id = records.log_question(&entry)?;
+        Ok(resp)
+    }
+
+    /// Phase 3 without the log's write: the response (its `log_id` 0) and the log entry to write,
+    /// so that a server can write it to a team's database without holding the library.
+    pub fn finish_ask_unlogged(&self, mut r: Retrieved, mut a: Answer) -> Result<(AskResponse, LogEntry)> {
         let boxes = settle(self, &mut r, &mut a, true)?;
         let device = a.model.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "cpu".into());
         if let Some(m) = &a.model {
@@ -694,12 +702,12 @@ impl Library {
             ));
         }
         let details = in_user_words(&mut r.notes, &mut a);
-        let log_id = self.log_ask(&r, &a, false, records)?;
+        let entry = log_entry(&r, &a, false);
         let pages = r.page_refs();
         let page_info = self.page_info(&r.question, &pages);
         let cited = self.page_info(&r.question, &a.citations);
-        Ok(AskResponse {
-            log_id,
+        let resp = AskResponse {
+            log_id: 0,
             question: r.read,
             answer: a,
             boxes,
@@ -713,7 +721,8 @@ impl Library {
             notes: r.notes,
             details,
             follow_up: r.follow_up,
-        })
+        };
+        Ok((resp, entry))
     }
 
     /// Heading and snippet of each page read (empty for a page no longer in the library).
@@ -832,32 +841,7 @@ impl Library {
     }
 
     fn log_ask(&self, r: &Retrieved, a: &Answer, cancelled: bool, records: &dyn crate::log::Records) -> Result<i64> {
-        let entry = LogEntry {
-            id: 0,
-            time: String::new(),
-            question: r.question.clone(),
-            scope: r.scope.clone(),
-            pages: r.page_refs(),
-            answer: a.clone(),
-            retrieve_ms: r.retrieve_ms,
-            retriever: r.retriever,
-            feedback: None,
-            feedback_note: None,
-            cancelled,
-            asked_by: r.asked_by.clone(),
-            feedback_by: None,
-            feedbacks: Vec::new(),
-            shown: Some(crate::log::Shown {
-                support: a.support,
-                support_reasons: a.support_reasons.clone(),
-                support_rules: a.support_rules.clone(),
-                checks: a.checks.clone(),
-                question: r.read.clone(),
-                notes: r.notes.clone(),
-                follow_up: r.follow_up.clone(),
-            }),
-        };
-        records.log_question(&entry)
+        records.log_question(&log_entry(r, a, cancelled))
     }
 
     /// Retrieve, answer with the request's built-in answerer, locate, and log.
@@ -901,5 +885,33 @@ impl Library {
         req.follow_up = Some(crate::followup::FollowUp { of, asked: req.question.trim().to_string(), kept });
         req.question = r.question;
         Ok(())
+    }
+}
+/// An ask's row of the question log (its id 0 until written).
+fn log_entry(r: &Retrieved, a: &Answer, cancelled: bool) -> LogEntry {
+    LogEntry {
+        id: 0,
+        time: String::new(),
+        question: r.question.clone(),
+        scope: r.scope.clone(),
+        pages: r.page_refs(),
+        answer: a.clone(),
+        retrieve_ms: r.retrieve_ms,
+        retriever: r.retriever,
+        feedback: None,
+        feedback_note: None,
+        cancelled,
+        asked_by: r.asked_by.clone(),
+        feedback_by: None,
+        feedbacks: Vec::new(),
+        shown: Some(crate::log::Shown {
+            support: a.support,
+            support_reasons: a.support_reasons.clone(),
+            support_rules: a.support_rules.clone(),
+            checks: a.checks.clone(),
+            question: r.read.clone(),
+            notes: r.notes.clone(),
+            follow_up: r.follow_up.clone(),
+        }),
     }
 }
