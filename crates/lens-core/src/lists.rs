@@ -125,7 +125,7 @@ static ACQUIRED: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static SEGMENT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&format!(r"({NAME})\s+(?:business\s+|reportable\s+|operating\s+)?segments?\b")).expect("segment pattern"));
+    LazyLock::new(|| Regex::new(&format!(r"\b({NAME})\s+(?:business\s+|reportable\s+|operating\s+)?segments?\b")).expect("segment pattern"));
 
 static LISTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(NAME).expect("name pattern"));
 
@@ -424,6 +424,11 @@ mod tests {
         let page =
             "The Company manages its operations in four business segments: Safety and Industrial; Transportation and Electronics; Health Care; and Consumer.";
         let got: Vec<String> = items(ListKind::Segments, page).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(got, vec!["Safety and Industrial", "Transportation and Electronics", "Health Care", "Consumer"]);
+        // a name starts at a word's start: "3M’sfour business segments" (a space lost in the
+        // text layer) names no segment "M’sfour" (a new user's question, green with it)
+        let glued = format!("{page}\n3M’sfour business segments bring together common or related 3M technologies.");
+        let got: Vec<String> = items(ListKind::Segments, &glued).into_iter().map(|(i, _)| i).collect();
         assert_eq!(got, vec!["Safety and Industrial", "Transportation and Electronics", "Health Care", "Consumer"]);
         // a list with no comma before its last "and", counted by the sentence (J&J); after a dash,
         // short forms in parentheses (Verizon)

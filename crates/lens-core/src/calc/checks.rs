@@ -339,6 +339,13 @@ fn value_type(c: &Calculation, question: &str, percent_asked: bool, scale_asked:
     if scale_asked && !percent_asked && !is_amount && c.unit != "ratio" {
         return Check::fail("type", format!("the question asks for an amount and the result is {result}"));
     }
+    // "How much did revenues grow in fiscal 2018?" is answered by two years' figures, never one
+    let mut periods: Vec<&str> = c.operands.iter().map(|o| o.period.as_str()).collect();
+    periods.sort_unstable();
+    periods.dedup();
+    if c.shape == "one" && periods.len() == 1 && crate::question::Question::parse(question).operation == crate::question::Operation::Change {
+        return Check::fail("type", format!("the question asks how much a figure changed and the result is one period's figure, {result}"));
+    }
     if has_words(&q, "days") && c.unit != "days" {
         return Check::fail("type", format!("the question asks for days and the result is {result}"));
     }
@@ -727,6 +734,29 @@ mod tests {
         let t = value_type(&c, "What is the FY2022 cost of sales as a percent of revenue?", true, false);
         assert_eq!(t.passed, Some(false));
         assert!(!another_reading_may_help(&[t]));
+    }
+
+    /// "How much did Walmart's total revenues grow in fiscal 2018?" answered with FY2018's
+    /// revenue was green (a new user's question): a change needs two periods' figures.
+    #[test]
+    fn a_change_asked_and_one_periods_figure_given_fails_the_type_check() {
+        let q = "How much did Walmart's total revenues grow in fiscal 2018?";
+        let c = calc(
+            "revenue",
+            "revenue",
+            "amount",
+            "one",
+            500343e6,
+            "$500,343 million",
+            vec![op("revenue", "FY2018", "500343", "millions", 57, "Total revenues")],
+        );
+        let t = value_type(&c, q, false, false);
+        assert_eq!(t.passed, Some(false), "{}", t.detail);
+        let two =
+            vec![op("revenue", "FY2017", "485873", "millions", 57, "Total revenues"), op("revenue", "FY2018", "500343", "millions", 57, "Total revenues")];
+        let d = calc("revenue", "revenue", "amount", "difference", 14470e6, "$14,470 million", two);
+        assert_eq!(value_type(&d, q, false, false).passed, Some(true));
+        assert_eq!(value_type(&c, "What were Walmart's total revenues in fiscal 2018?", false, false).passed, Some(true));
     }
 
     #[test]

@@ -495,8 +495,9 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         } else {
             Shape::Difference(from, to)
         }
-    } else if !span && matches!(expr, Expr::Item(..)) && (l.contains("year over year") || l.contains("year-over-year")) {
-        // "How much did net income change year over year in FY2018?": FY2018 against FY2017
+    } else if !span && matches!(expr, Expr::Item(..)) && (l.contains("year over year") || l.contains("year-over-year") || q.operation == Operation::Change) {
+        // "How much did net income change year over year in FY2018?", "How much did Walmart's
+        // total revenues grow in fiscal 2018?": FY2018 against FY2017, not FY2018's figure
         if unit == Unit::Percent && !percent_asked {
             Shape::Difference(to - 1, to)
         } else if percent_asked || unit != Unit::Amount {
@@ -707,6 +708,9 @@ mod tests {
         assert_eq!((c.id.as_deref(), c.shape), (Some("revenue"), Shape::Difference(2018, 2019)));
         let f = p("How much did Verizon's operating income fall from 2021 to 2022?");
         assert_eq!((f.id.as_deref(), f.shape), (Some("operating_income"), Shape::Difference(2021, 2022)));
+        // one year named: the change over the year before (it was that year's revenue, green)
+        let w = p("How much did Walmart's total revenues grow in fiscal 2018?");
+        assert_eq!((w.id.as_deref(), w.shape), (Some("revenue"), Shape::Difference(2017, 2018)));
     }
 
     /// "Average inventory in FY2022" is the mean of the two year-end balances (the year's end
