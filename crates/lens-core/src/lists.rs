@@ -201,8 +201,8 @@ const NOT_NAMES: &[&str] = &[
     "See",
 ];
 
-/// Regions and countries as filings write them, longest first (so "North America" is taken
-/// before "America").
+/// Regions and countries as filings write them (read longest first, so "North America" is
+/// taken before "America").
 const PLACES: &[&str] = &[
     "Europe, the Middle East and Africa",
     "Asia Pacific, Latin America and Canada",
@@ -292,7 +292,10 @@ pub fn items(kind: ListKind, page: &str) -> Items {
             ListKind::Geographies => {
                 let mut rest = u.clone();
                 let mut found = Vec::new();
-                for p in PLACES {
+                // longest first: "Developed Rest of World" is taken before "Rest of World"
+                let mut places = PLACES.to_vec();
+                places.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                for p in &places {
                     if let Some(at) = find_words(&rest, p) {
                         found.push((at, *p));
                         // taken: "North America" leaves no "America" behind
@@ -450,5 +453,9 @@ mod tests {
         let page = "Revenues by region: United States, EMEA, APAC and LACC. Sales in North America rose.";
         let got: Vec<String> = items(ListKind::Geographies, page).into_iter().map(|(i, _)| i).collect();
         assert_eq!(got, vec!["United States", "EMEA", "APAC", "LACC", "North America"]);
+        // a longer name holding a shorter one is one place (Pfizer's regions)
+        let page = "Revenues by geographic area: United States, Developed Europe, Developed Rest of World and Emerging Markets.";
+        let got: Vec<String> = items(ListKind::Geographies, page).into_iter().map(|(i, _)| i).collect();
+        assert_eq!(got, vec!["United States", "Developed Europe", "Developed Rest of World", "Emerging Markets"]);
     }
 }

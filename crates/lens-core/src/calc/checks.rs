@@ -294,6 +294,104 @@ fn concept(c: &Calculation, question: &str, rules: &Rules) -> Check {
     Check::pass("concept", "each operand's row is labelled as the line item")
 }
 
+/// Words a company's name may end with that no filer name need hold ("The Coca-Cola Company").
+const NAME_SUFFIXES: [&str; 14] =
+    ["the", "inc", "corp", "corporation", "company", "companies", "co", "ltd", "plc", "llc", "group", "holdings", "incorporated", "limited"];
+
+/// The part of the filer a question names (a segment, a region, a subsidiary: "How much revenue
+/// did MGM China generate in 2018?", "Walmart International's net sales"): a run of capitalised
+/// words holding a name of the filer (`filer`, squashed to letters and digits) and other words
+/// no name of it holds. `None` when the filer is not known or the question names it alone. The
+/// question's own words are read (before its first "?"); a run's opening question word ("Did
+/// Amazon ...") and the measure asked (`asked`, in a title-cased question) are not names.
+pub fn part_named(question: &str, filer: &[String], asked: Option<&str>) -> Option<String> {
+    if filer.is_empty() {
+        return None;
+    }
+    let squash = |w: &str| w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    let own = question.split('?').next().unwrap_or(question);
+    let asked: Vec<String> = asked.map(|a| a.split_whitespace().map(squash).collect()).unwrap_or_default();
+    let is_filers = |w: &str| w.len() >= 2 && filer.iter().any(|f| f.contains(w));
+    let name_word = |w: &str| {
+        let digits = w.chars().filter(char::is_ascii_digit).count();
+        let first = w.chars().next();
+        (first.is_some_and(char::is_uppercase) || first.is_some_and(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)) && digits < 4
+            // "FY2018", "Q2": a period, not a name
+            && !(w.starts_with("FY") || w.len() <= 3 && w.starts_with('Q') && digits > 0)
+    };
+    let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+    for raw in own.split_whitespace() {
+        let ends =
+            raw.ends_with([',', ';', ':', '.']) && !raw.ends_with("S.") && raw.len() > 2 || raw.ends_with("'s") || raw.ends_with("’s") || raw.ends_with("s'");
+        let w = raw.trim_end_matches([',', ';', ':', '.', ')', '"', '”']).trim_end_matches("'s").trim_end_matches("’s").trim_end_matches('\'');
+        let w = w.trim_start_matches(['(', '"', '“']);
+        let joiner = w == "&" && runs.last().is_some_and(|r| !r.is_empty());
+        if name_word(w) || joiner {
+            runs.last_mut().expect("a run").push(w.to_string());
+        } else if runs.last().is_some_and(|r| !r.is_empty()) {
+            runs.push(Vec::new());
+        }
+        if ends && runs.last().is_some_and(|r| !r.is_empty()) {
+            runs.push(Vec::new());
+        }
+    }
+    for run in runs {
+        let words: Vec<&String> =
+            run.iter().skip_while(|w| crate::text::is_stop_word(&w.to_lowercase()) || QUESTION_OPENERS.contains(&w.to_lowercase().as_str())).collect();
+        if !words.iter().any(|w| is_filers(&squash(w))) {
+            continue;
+        }
+        let extra: Vec<&str> = words
+            .iter()
+            .map(|w| w.as_str())
+            .filter(|w| {
+                let s = squash(w);
+                !s.is_empty() && !is_filers(&s) && !NAME_SUFFIXES.contains(&s.as_str()) && !asked.contains(&s)
+            })
+            .collect();
+        if !extra.is_empty() {
+            return Some(words.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(" "));
+        }
+    }
+    None
+}
+
+/// Words that open a question with a capital and are no part of a name ("Did Amazon ...").
+const QUESTION_OPENERS: [&str; 24] = [
+    "what",
+    "how",
+    "which",
+    "who",
+    "why",
+    "when",
+    "where",
+    "did",
+    "does",
+    "do",
+    "is",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "are",
+    "based",
+    "according",
+];
+
+/// The `concept` check of a figure of the whole company asked of a part of it ([`part_named`]).
+pub fn of_part(part: &str, metric: &str) -> Check {
+    Check::fail(
+        "concept",
+        format!("the question asks for \"{part}\"'s {metric}, a part of the company (a segment, region or subsidiary), and this is the company's"),
+    )
+}
+
 /// `readings`: another statement of the same filing prints the same item and year alike.
 fn readings(c: &Calculation) -> Check {
     let mut compared = 0;
@@ -757,6 +855,36 @@ mod tests {
         let d = calc("revenue", "revenue", "amount", "difference", 14470e6, "$14,470 million", two);
         assert_eq!(value_type(&d, q, false, false).passed, Some(true));
         assert_eq!(value_type(&c, "What were Walmart's total revenues in fiscal 2018?", false, false).passed, Some(true));
+    }
+
+    /// A figure of the whole company asked of a part of it ("How much revenue did MGM China
+    /// generate in 2018?" was answered green with MGM Resorts' revenue: new plain questions).
+    #[test]
+    fn a_part_of_the_company_named_is_no_question_about_the_company() {
+        let mgm = ["mgmresortsinternational".to_string(), "mgm".to_string()];
+        let part = |q: &str, filer: &[String]| part_named(q, filer, Some("revenue"));
+        assert_eq!(part("How much revenue did MGM China generate in 2018?", &mgm).as_deref(), Some("MGM China"));
+        assert_eq!(part("What was MGM China's revenue in 2018?", &mgm).as_deref(), Some("MGM China"));
+        for q in [
+            "What was MGM Resorts' total revenue in 2018?",
+            "How much revenue did MGM Resorts International generate in 2018?",
+            "Did MGM's revenue grow in FY2018?",
+            "As of December 31, 2018, what was MGM's revenue?",
+            "What Was MGM Revenue In 2018?",
+        ] {
+            assert_eq!(part(q, &mgm), None, "{q}");
+        }
+        let walmart = ["walmartinc".to_string(), "walmart".to_string(), "wmt".to_string()];
+        assert_eq!(part("What were Walmart International's net sales in fiscal 2018?", &walmart).as_deref(), Some("Walmart International"));
+        assert_eq!(part("What were Walmart U.S. net sales in fiscal 2018?", &walmart).as_deref(), Some("Walmart U.S"));
+        let coke = ["thecocacolacompany".to_string(), "cocacola".to_string()];
+        assert_eq!(part("What was The Coca-Cola Company's net income in 2017?", &coke), None);
+        let jnj = ["johnsonjohnson".to_string()];
+        assert_eq!(part("What is Johnson & Johnson's FY2022 revenue?", &jnj), None);
+        // a filer not known: nothing is said
+        assert_eq!(part("How much revenue did MGM China generate in 2018?", &[]), None);
+        assert_eq!(of_part("MGM China", "revenue").passed, Some(false));
+        assert!(!another_reading_may_help(&[of_part("MGM China", "revenue")]));
     }
 
     #[test]

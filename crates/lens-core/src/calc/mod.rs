@@ -1096,10 +1096,26 @@ const MAX_TRIES: usize = 4;
 /// is kept with its failed checks.
 fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef]) -> Calculation {
     let said = asked_as(lib.metrics(), q, plan);
+    // the filer's names, for a question asking of a part of it ("MGM China")
+    let mut filer: Vec<String> = Vec::new();
+    for p in pages {
+        if let Ok(d) = lib.document(&p.doc_id) {
+            filer.extend(filer_names_of(lib, &d));
+        }
+    }
+    let part = checks::part_named(&q.text, &filer, said.as_deref());
     let run = |excluded: &[(PageRef, String)]| {
         let mut c = work_plan(lib, plan, pages, excluded);
         c.asked_as = said.clone();
         c.checks = checks::of_calculation(&c, &q.text, q.asks_percent(), plan.format.scale.is_some(), lib.checks);
+        if let (Some(part), Some(_)) = (&part, &c.result) {
+            let failed = checks::of_part(part, &c.metric);
+            match c.checks.iter_mut().find(|k| k.name == "concept") {
+                Some(k) if !k.failed() => *k = failed,
+                Some(_) => {}
+                None => c.checks.push(failed),
+            }
+        }
         c
     };
     let first = run(&[]);
