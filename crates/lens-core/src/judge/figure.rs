@@ -60,10 +60,19 @@ pub(super) fn no_figure(c: &Claim) -> Option<Fired> {
     (!any).then(Vec::new)
 }
 
-/// A count asked, only shares of something stated ("How many shares ... outstanding?" answered
-/// by "... anywhere from 0% to 200% of each performance share granted").
+/// A count or an amount asked, only shares of something stated ("How many shares ...
+/// outstanding?" answered by "... anywhere from 0% to 200% of each performance share
+/// granted"; "pharmaceutical sales" by "a net negative impact of 0.1% on ... sales growth").
 pub(super) fn only_percents(c: &Claim) -> Option<Fired> {
-    if c.worked() || !c.question.asks_figure() || !c.question.wording().lower.contains("how many") {
+    // an amount asked: a line item the catalogue reads as an amount ("pharmaceutical sales",
+    // "revenue"), not a rate, a per-share figure or a change of it
+    static CATALOGUE: LazyLock<crate::figures::catalogue::Catalogue> = LazyLock::new(crate::figures::catalogue::Catalogue::builtin);
+    let lower = &c.question.wording().lower;
+    let amount_item =
+        c.question.measure.as_deref().and_then(|m| CATALOGUE.items.get(m)).is_some_and(|i| i.unit.is_none_or(|u| u == crate::figures::catalogue::Unit::Amount));
+    let rate_words = ["percent", "%", "rate", "margin", "ratio", "share", "growth", "change", "grow", "increase", "decrease", "decline"];
+    let amount_asked = amount_item && !c.question.asks_percent() && !c.question.asks_ratio() && !rate_words.iter().any(|w| lower.contains(w));
+    if c.worked() || !c.question.asks_figure() || !(lower.contains("how many") || amount_asked) {
         return None;
     }
     let figures: Vec<(usize, usize)> = numbers(c.answer).into_iter().filter(|(n, ..)| !n.is_year).map(|(_, at, end)| (at, end)).collect();

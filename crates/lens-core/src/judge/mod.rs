@@ -260,7 +260,7 @@ rules! {
     "figures_off_page" Lower None, figure::figures_off_page, "A figure the answer states is not printed on the cited page.";
     "figures_off_line" Lower None, figure::figures_off_line, "The answer's figures are on the page but not on the line it rests on.";
     "no_figure" Lower None, figure::no_figure, "A figure asked, and the answer states none (a code or a date's day is no figure).";
-    "only_percents" Lower None, figure::only_percents, "\"How many\" asked, and the answer states only percents.";
+    "only_percents" Lower None, figure::only_percents, "A count or an amount asked (\"how many\", a line item's amount), and the answer states only percents.";
     "ratio_as_amounts" Lower None, figure::ratio_as_amounts, "A ratio asked, and the answer quotes only amounts.";
     "yes_no_unsaid" Lower None, shape::yes_no_unsaid, "Yes or no asked, and the answer does not say which.";
     "compare_one_line" Lower None, shape::compare_one_line, "Two periods compared, and the answer is one line, not both values.";
