@@ -125,3 +125,20 @@ fn members_of_a_segment_note_ranked_and_listed_from_the_whole_filing() {
     );
     assert_eq!(c.operands.len(), 5);
 }
+
+/// A figure of a part of the filer ("the revenue of 3M's Health Care segment") is the part's
+/// row of the segment note, not the company's line item; a question of the company alone is
+/// unchanged.
+#[test]
+fn a_parts_figure_is_read_from_the_members_table() {
+    let (_d, lib) = lib_with(&["3M_2018_10K"]);
+    let p56 = lens_core::PageRef::new("3M_2018_10K", 56);
+    let ask = |q: &str| calc::work(&lib, &lib.read_question(q), std::slice::from_ref(&p56)).unwrap().expect("a calculation");
+    let c = ask("What was the operating income of 3M's Health Care segment in 2018?");
+    assert_eq!(c.result.as_deref(), Some("$1,799 million"), "{c:#?}");
+    assert!(c.metric.contains("Health Care"), "{}", c.metric);
+    assert_eq!(c.operands.len(), 1);
+    assert_eq!(c.operands[0].boxes.len(), 2);
+    let whole = ask("What was 3M's operating income in 2018?");
+    assert!(!whole.metric.contains("Health Care") && whole.result.as_deref() != Some("$1,799 million"), "{whole:#?}");
+}

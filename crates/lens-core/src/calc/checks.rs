@@ -308,52 +308,100 @@ pub fn part_named(question: &str, filer: &[String], asked: Option<&str>) -> Opti
     if filer.is_empty() {
         return None;
     }
-    let squash = |w: &str| w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
-    let own = question.split('?').next().unwrap_or(question);
-    let asked: Vec<String> = asked.map(|a| a.split_whitespace().map(squash).collect()).unwrap_or_default();
+    let asked = asked_words(asked);
+    name_runs(question).into_iter().find_map(|(words, _)| {
+        let (held, extra) = split_run(&words, filer, &asked);
+        (held && !extra.is_empty()).then(|| words.join(" "))
+    })
+}
+
+/// The names of the part of the filer a question asks a figure of, in the order to look for
+/// them: a run naming the filer and more, whole ("MGM China") and less the filer's words
+/// ("China"); a capitalised name before "segment", "division" or "business" ("Adobe's Digital
+/// Media segment revenue"). Empty when the filer is not known or the question names no part.
+pub fn members_asked(question: &str, filer: &[String], asked: Option<&str>) -> Vec<String> {
+    if filer.is_empty() {
+        return Vec::new();
+    }
+    let asked = asked_words(asked);
+    let mut out: Vec<String> = Vec::new();
+    for (words, next) in name_runs(question) {
+        let (held, extra) = split_run(&words, filer, &asked);
+        if held && !extra.is_empty() {
+            out.push(words.join(" "));
+            out.push(extra.join(" "));
+        } else if !held && !extra.is_empty() && next.as_deref().is_some_and(|n| ["segment", "segments", "division", "business", "unit"].contains(&n)) {
+            out.push(extra.join(" "));
+        }
+    }
+    out.dedup();
+    out
+}
+
+fn squash_word(w: &str) -> String {
+    w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+fn asked_words(asked: Option<&str>) -> Vec<String> {
+    asked.map(|a| a.split_whitespace().map(squash_word).collect()).unwrap_or_default()
+}
+
+/// Whether a run of a question's capitalised words holds a name of the filer, and its words
+/// that are not the filer's (nor a company's suffix, nor the measure asked).
+fn split_run<'a>(words: &'a [String], filer: &[String], asked: &[String]) -> (bool, Vec<&'a str>) {
     let is_filers = |w: &str| w.len() >= 2 && filer.iter().any(|f| f.contains(w));
+    let held = words.iter().any(|w| is_filers(&squash_word(w)));
+    let extra = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            let s = squash_word(w);
+            !s.is_empty() && !is_filers(&s) && !NAME_SUFFIXES.contains(&s.as_str()) && !asked.contains(&s)
+        })
+        .collect();
+    (held, extra)
+}
+
+/// The runs of capitalised words of a question's own words (before its first "?"), each with
+/// the word after it (lower case): a run's opening question word ("Did Amazon ...") left out, a
+/// possessive or a comma ending it, periods ("FY2018", "Q2") and months no part of one.
+fn name_runs(question: &str) -> Vec<(Vec<String>, Option<String>)> {
+    const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+    let own = question.split('?').next().unwrap_or(question);
     let name_word = |w: &str| {
         let digits = w.chars().filter(char::is_ascii_digit).count();
         let first = w.chars().next();
-        (first.is_some_and(char::is_uppercase) || first.is_some_and(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)) && digits < 4
+        (first.is_some_and(char::is_uppercase) || first.is_some_and(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic))
+            && digits < 4
             // "FY2018", "Q2": a period, not a name
             && !(w.starts_with("FY") || w.len() <= 3 && w.starts_with('Q') && digits > 0)
+            && !MONTHS.contains(&w.to_lowercase().as_str())
     };
-    let mut runs: Vec<Vec<String>> = vec![Vec::new()];
+    let mut runs: Vec<(Vec<String>, Option<String>)> = vec![(Vec::new(), None)];
     for raw in own.split_whitespace() {
         let ends =
             raw.ends_with([',', ';', ':', '.']) && !raw.ends_with("S.") && raw.len() > 2 || raw.ends_with("'s") || raw.ends_with("’s") || raw.ends_with("s'");
         let w = raw.trim_end_matches([',', ';', ':', '.', ')', '"', '”']).trim_end_matches("'s").trim_end_matches("’s").trim_end_matches('\'');
         let w = w.trim_start_matches(['(', '"', '“']);
-        let joiner = w == "&" && runs.last().is_some_and(|r| !r.is_empty());
-        if name_word(w) || joiner {
-            runs.last_mut().expect("a run").push(w.to_string());
-        } else if runs.last().is_some_and(|r| !r.is_empty()) {
-            runs.push(Vec::new());
+        let open = runs.last().is_some_and(|r| !r.0.is_empty());
+        if name_word(w) || (w == "&" && open) {
+            runs.last_mut().expect("a run").0.push(w.to_string());
+        } else if open {
+            runs.last_mut().expect("a run").1 = Some(w.to_lowercase());
+            runs.push((Vec::new(), None));
         }
-        if ends && runs.last().is_some_and(|r| !r.is_empty()) {
-            runs.push(Vec::new());
-        }
-    }
-    for run in runs {
-        let words: Vec<&String> =
-            run.iter().skip_while(|w| crate::text::is_stop_word(&w.to_lowercase()) || QUESTION_OPENERS.contains(&w.to_lowercase().as_str())).collect();
-        if !words.iter().any(|w| is_filers(&squash(w))) {
-            continue;
-        }
-        let extra: Vec<&str> = words
-            .iter()
-            .map(|w| w.as_str())
-            .filter(|w| {
-                let s = squash(w);
-                !s.is_empty() && !is_filers(&s) && !NAME_SUFFIXES.contains(&s.as_str()) && !asked.contains(&s)
-            })
-            .collect();
-        if !extra.is_empty() {
-            return Some(words.iter().map(|w| w.as_str()).collect::<Vec<_>>().join(" "));
+        if ends && runs.last().is_some_and(|r| !r.0.is_empty()) {
+            runs.push((Vec::new(), None));
         }
     }
-    None
+    runs.into_iter()
+        .map(|(run, next)| {
+            let words: Vec<String> =
+                run.into_iter().skip_while(|w| crate::text::is_stop_word(&w.to_lowercase()) || QUESTION_OPENERS.contains(&w.to_lowercase().as_str())).collect();
+            (words, next)
+        })
+        .filter(|(w, _)| !w.is_empty())
+        .collect()
 }
 
 /// Words that open a question with a capital and are no part of a name ("Did Amazon ...").
@@ -884,6 +932,12 @@ mod tests {
         // a filer not known: nothing is said
         assert_eq!(part("How much revenue did MGM China generate in 2018?", &[]), None);
         assert_eq!(of_part("MGM China", "revenue").passed, Some(false));
+        // the names a part's figure is looked up by
+        assert_eq!(members_asked("How much revenue did MGM China generate in 2018?", &mgm, Some("revenue")), ["MGM China", "China"]);
+        let adobe = ["adobeinc".to_string(), "adobe".to_string()];
+        assert_eq!(members_asked("What was Adobe's Digital Media segment revenue in fiscal 2022?", &adobe, Some("revenue")), ["Digital Media"]);
+        assert!(members_asked("What was Adobe's revenue in fiscal 2022?", &adobe, Some("revenue")).is_empty());
+        assert!(members_asked("As of December 31, 2022, what was Adobe's Total Revenue?", &adobe, Some("total revenue")).is_empty());
         assert!(!another_reading_may_help(&[of_part("MGM China", "revenue")]));
     }
 

@@ -403,6 +403,86 @@ pub fn list(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
     Some(listed_calculation(metric, formula, operands, &said, months, sure))
 }
 
+/// A part of the filer's figure of a line item (`item`), asked by one of `names` ("How much
+/// revenue did MGM China generate in 2018?"): the member's row under the measure's head in the
+/// filing's members' tables ([`blocks`]), for the year and period length asked, from the pages
+/// read and the pages BM25 finds in their filings for the name and the measure. Every table
+/// that prints it is a reading: two or more that agree make it sure; one alone is warned of
+/// (`member_once`); readings that differ fail the `readings` check. `None` when no table prints
+/// the member under the measure.
+pub fn one(lib: &Context, q: &Question, pages: &[PageRef], item: &str, names: &[String], format: impl Fn(f64, bool) -> String) -> Option<Calculation> {
+    let cat = lib.metrics;
+    let year = q.years.iter().max().copied()?;
+    let months = months_asked(q);
+    let measure = cat.item_name(item);
+    let plain = |s: &str| s.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let wanted: Vec<String> = names.iter().map(|n| plain(n)).filter(|n| !n.is_empty()).collect();
+    let queries: Vec<String> = names.iter().map(|n| format!("{n} {measure}")).collect();
+    let candidates = with_lookups(lib, pages, &queries, 8);
+    // (the name's place in `names`, the operand, its value in units, where it was read)
+    let mut found: Vec<(usize, Operand, f64, (PageRef, usize))> = Vec::new();
+    for p in &candidates {
+        for (ti, t) in readings(&lib.page_tables(p)).iter().enumerate() {
+            for b in blocks(t, Some(year), months) {
+                let c = &t.columns[b.col];
+                let period_fits = c.year == year && (c.months == months || months.is_none() && c.months.is_none_or(|m| m == 12));
+                if !period_fits || is_share(&b.name) || concept(&b, cat).as_deref() != Some(item) {
+                    continue;
+                }
+                for &ri in &b.rows {
+                    let r = &t.rows[ri];
+                    let label = plain(&r.label);
+                    let Some(at) = wanted.iter().position(|w| label == *w || label == format!("{w} segment")) else { continue };
+                    let Some(cell) = r.cells.get(b.col).cloned().flatten() else { continue };
+                    let units = cell.value.checked_mul(t.scale).map_or(cell.value.to_f64() * t.scale.to_f64(), |v| v.to_f64());
+                    found.push((at, operand(t, p, &b, r, &cell, b.col), units, (p.clone(), ti)));
+                }
+            }
+        }
+    }
+    // the first name found (the whole run before its shorter form), the pages read first
+    let best = found.iter().map(|f| f.0).min()?;
+    found.retain(|f| f.0 == best);
+    let (_, first, v, _) = found[0].clone();
+    let mut tables: Vec<&(PageRef, usize)> = Vec::new();
+    let mut differ: Option<&Operand> = None;
+    for (_, o, u, at) in &found {
+        if (u - v).abs() > 0.5e-3 * v.abs().max(1.0) {
+            differ.get_or_insert(o);
+        } else if !tables.contains(&at) {
+            tables.push(at);
+        }
+    }
+    let member = first.read.row.clone();
+    let readings = match differ {
+        Some(o) => super::checks::Check::fail(
+            "readings",
+            format!("{member}'s {measure} reads {} on {} and {} on {}: the two differ", super::group(&first.value), first.page, super::group(&o.value), o.page),
+        ),
+        None if tables.len() >= 2 => super::checks::Check::pass("readings", format!("{} tables of the filing print it alike", tables.len())),
+        None => super::checks::Check::not_run("readings", "one table of the filing prints it"),
+    };
+    // a table that states no unit shows its figure as printed
+    let result = format(v, first.unit != "units");
+    let header = first.period.clone();
+    Some(Calculation {
+        metric: format!("{measure} of {member}, FY{year}"),
+        formula: format!("\"{}\" of {member} in the column \"{header}\" on {}", first.read.column, first.page),
+        display: format!("{measure} of {member} = {result}"),
+        result: Some(result),
+        warning: (tables.len() < 2 && differ.is_none()).then(|| super::Warning { rule: "member_once".into(), words: vec![member.clone()] }),
+        measure: Some(item.to_string()),
+        unit: "amount".into(),
+        shape: "one".into(),
+        months: months.unwrap_or(12),
+        value: Some(v),
+        values: vec![v],
+        checks: vec![readings],
+        operands: vec![first],
+        ..Default::default()
+    })
+}
+
 fn operand(t: &Table, page: &PageRef, b: &Block, r: &Row, c: &Cell, col: usize) -> Operand {
     let header = &t.columns[col].header;
     Operand {

@@ -879,23 +879,7 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
         return format!("{s}%");
     }
     match plan.unit {
-        Unit::Amount => {
-            // a figure from a table that states no unit is shown as printed: scaling it to the
-            // unit asked would guess the unit
-            let (scale, name) = match (units_known, f.scale) {
-                (false, _) => (Ratio::int(1), "(in the table's unstated unit)"),
-                (true, Some(s)) => s,
-                (true, None) => (Ratio::int(1_000_000), "million"),
-            };
-            let scaled = exact.and_then(|r| r.checked_div(scale));
-            let d = f.decimals.unwrap_or(if scaled.map_or(v / scale.to_f64(), |r| r.to_f64()).abs() >= 100.0 { 0 } else { 2 });
-            let s = scaled.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v / scale.to_f64()));
-            let s = group(&s);
-            match s.strip_prefix('-') {
-                Some(pos) => format!("-${pos} {name}"),
-                None => format!("${s} {name}"),
-            }
-        }
+        Unit::Amount => amount_text(v, exact, f.scale, f.decimals, units_known),
         Unit::Days => format!("{} days", exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"))),
         Unit::PerShare => {
             let s = exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"));
@@ -909,6 +893,42 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
             exact.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v))
         }
     }
+}
+
+/// An amount in dollars as an answer states it: in the scale asked (`scale`), else in millions,
+/// to `decimals` places, else whole when 100 or more.
+fn amount_text(v: f64, exact: Option<Ratio>, scale: Option<(Ratio, &'static str)>, decimals: Option<u32>, units_known: bool) -> String {
+    // a figure from a table that states no unit is shown as printed: scaling it to the unit
+    // asked would guess the unit
+    let (scale, name) = match (units_known, scale) {
+        (false, _) => (Ratio::int(1), "(in the table's unstated unit)"),
+        (true, Some(s)) => s,
+        (true, None) => (Ratio::int(1_000_000), "million"),
+    };
+    let scaled = exact.and_then(|r| r.checked_div(scale));
+    let d = decimals.unwrap_or(if scaled.map_or(v / scale.to_f64(), |r| r.to_f64()).abs() >= 100.0 { 0 } else { 2 });
+    let s = scaled.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v / scale.to_f64()));
+    let s = group(&s);
+    match s.strip_prefix('-') {
+        Some(pos) => format!("-${pos} {name}"),
+        None => format!("${s} {name}"),
+    }
+}
+
+/// A part of the filer's figure the question asks ("How much revenue did MGM China generate in
+/// 2018?"), read from the filing's members' tables ([`members::one`]): a value of a line item
+/// asked of one year, of a part the question names.
+fn member_figure(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
+    let cat = lib.metrics();
+    if q.operation != crate::question::Operation::Value || q.years.len() != 1 || q.asks_percent() {
+        return None;
+    }
+    let item = q.measure.as_deref().filter(|m| cat.items.get(*m).is_some_and(|i| i.unit.is_none_or(|u| u == Unit::Amount)))?;
+    let names = checks::members_asked(&q.text, &filer_of(lib, pages), q.measure_name.as_deref());
+    if names.is_empty() {
+        return None;
+    }
+    members::one(lib, q, pages, item, &names, |v, units_known| amount_text(v, None, None, q.form.decimals, units_known))
 }
 
 /// Decimal places for a ratio asked without any: two, or as many as show two significant
@@ -1011,6 +1031,11 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         }
         _ => q,
     };
+    // a figure of a part of the filer ("How much revenue did MGM China generate in 2018?"):
+    // the part's row in the filing's members' tables, not the company's line item
+    if let Some(c) = member_figure(lib, q, pages) {
+        return Ok(Some(c));
+    }
     let plan = match plan::plan(q, cat, lib.judgements()) {
         None => return Ok(None),
         Some(Err(problem)) => return Ok(Some(Calculation::problem(String::new(), problem))),
@@ -1051,6 +1076,17 @@ fn filer_names_of(lib: &Context, d: &crate::store::Document) -> Vec<String> {
     let mut out: Vec<String> = names.iter().map(|n| squash(n)).filter(|n| n.len() >= 2).collect();
     out.dedup();
     out
+}
+
+/// The names of the filers of `pages` ([`filer_names_of`]).
+fn filer_of(lib: &Context, pages: &[PageRef]) -> Vec<String> {
+    let mut filer: Vec<String> = Vec::new();
+    for p in pages {
+        if let Ok(d) = lib.document(&p.doc_id) {
+            filer.extend(filer_names_of(lib, &d));
+        }
+    }
+    filer
 }
 
 /// The catalogue with the line items the question names that the filings of `pages` print
@@ -1096,14 +1132,8 @@ const MAX_TRIES: usize = 4;
 /// is kept with its failed checks.
 fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef]) -> Calculation {
     let said = asked_as(lib.metrics(), q, plan);
-    // the filer's names, for a question asking of a part of it ("MGM China")
-    let mut filer: Vec<String> = Vec::new();
-    for p in pages {
-        if let Ok(d) = lib.document(&p.doc_id) {
-            filer.extend(filer_names_of(lib, &d));
-        }
-    }
-    let part = checks::part_named(&q.text, &filer, said.as_deref());
+    // a question asking of a part of the filer ("MGM China")
+    let part = checks::part_named(&q.text, &filer_of(lib, pages), said.as_deref());
     let run = |excluded: &[(PageRef, String)]| {
         let mut c = work_plan(lib, plan, pages, excluded);
         c.asked_as = said.clone();

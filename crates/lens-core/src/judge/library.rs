@@ -72,6 +72,12 @@ pub(super) fn rank_unsure(c: &Claim) -> Option<Fired> {
     warned(c, "rank_unsure")
 }
 
+/// A part's figure ("MGM China"'s revenue) that one table of the filing prints: which row and
+/// table were meant is not cross-checked.
+pub(super) fn member_once(c: &Claim) -> Option<Fired> {
+    warned(c, "member_once")
+}
+
 /// A calculation logged before warnings had rules: its caveat as it was written then.
 pub(super) fn calc_caveat(c: &Claim) -> Option<Fired> {
     c.calc_caveat.map(|w| vec![w.to_string()])

@@ -311,6 +311,7 @@ rules! {
     "negative_base" Lower Some("caveat"), library::negative_base, "A growth worked over a first year that is a loss.";
     "loss_tax_rate" Lower Some("caveat"), library::loss_tax_rate, "A tax rate worked over a pretax loss.";
     "rank_unsure" Lower Some("caveat"), library::rank_unsure, "A ranking over a table chosen by the page's words, not by a total row naming what was ranked.";
+    "member_once" Lower Some("caveat"), library::member_once, "A part's figure (a segment's, a region's) read from one table of the filing, no other to agree.";
     "calc_caveat" Lower Some("caveat"), library::calc_caveat, "A calculation logged before warnings had rules: its caveat as written.";
     "model_unquoted" Lower Some("caveat"), library::model_unquoted, "The model's answer quotes no line of the pages.";
     "missed_row" Lower Some("caveat"), library::missed_row, "The worked answer found no row of the item, and a quoted row answers instead.";
