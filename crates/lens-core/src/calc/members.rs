@@ -70,6 +70,27 @@ fn year_col(t: &Table, cols: &[usize], year: Option<i32>, months: Option<u8>) ->
     Some((col, prior))
 }
 
+/// `rows` (indices into `t`'s rows) less a row whose figure in `col` is the sum of the rows
+/// kept before it, two or more ("Segment earnings before tax" under J&J's segments' sales, and
+/// "Worldwide income before tax" after it): a total the table does not label "Total". Also
+/// whether such a row was found (the members add up to a printed figure).
+fn without_sums(t: &Table, col: usize, rows: Vec<usize>) -> (Vec<usize>, bool) {
+    let value = |i: usize| t.rows[i].cells.get(col).cloned().flatten().map(|c| c.value.to_f64());
+    let (mut kept, mut sum, mut summed): (Vec<usize>, f64, bool) = (Vec::new(), 0.0, false);
+    for i in rows {
+        let Some(v) = value(i) else { continue };
+        // (each member rounded as printed: the sum may be off by half a unit per member)
+        let tolerance = 0.5 * kept.len() as f64;
+        if kept.len() >= 2 && v.abs() > 100.0 * tolerance && (v - sum).abs() <= tolerance + 1e-9 * v.abs() {
+            summed = true;
+            continue;
+        }
+        sum += v;
+        kept.push(i);
+    }
+    (kept, summed)
+}
+
 /// The measures `t` prints for its members, for the period asked: one block per column group
 /// when every column has a group head, else one per run of rows under a heading (ended by a
 /// total, a new heading or the table's end). A block of fewer than two members is left out.
@@ -90,8 +111,9 @@ pub fn blocks(t: &Table, year: Option<i32>, months: Option<u8>) -> Vec<Block> {
         for h in heads {
             let cols: Vec<usize> = (0..t.columns.len()).filter(|i| t.columns[*i].group.as_deref() == Some(h)).collect();
             let Some((col, prior)) = year_col(t, &cols, year, months) else { continue };
-            let rows: Vec<usize> = (0..t.rows.len()).filter(|i| member_row(&t.rows[*i], col)).collect();
-            let total = t.rows.iter().any(|r| is_total(&r.label) && r.cells.get(col).is_some_and(Option::is_some));
+            let (rows, summed) = without_sums(t, col, (0..t.rows.len()).filter(|i| member_row(&t.rows[*i], col)).collect());
+            // a total printed: labelled so, or a row the members add up to
+            let total = summed || t.rows.iter().any(|r| is_total(&r.label) && r.cells.get(col).is_some_and(Option::is_some));
             if rows.len() >= 2 {
                 out.push(Block { name: h.to_string(), col, prior, rows, total });
             }
@@ -256,7 +278,8 @@ fn by_of(t: &Table, bs: &[Block], q: &Question, words: &[String], cat: &Catalogu
     if let Some(i) = (0..bs.len()).find(|i| {
         let b = &bs[*i];
         let h = b.name.to_lowercase();
-        let names = (!words.is_empty() && holds(&h, words) == words.len()) || item.is_some_and(|m| concept(b, cat).as_deref() == Some(m));
+        let names = (!words.is_empty() && holds(&h, words) == words.len())
+            || item.is_some_and(|m| concept(b, cat).as_deref() == Some(m) || head_names_item(&h, m, cat));
         names && !is_share(&h) && recur(t, bs, *i)
     }) {
         return Some(By::Printed(i));
@@ -265,6 +288,14 @@ fn by_of(t: &Table, bs: &[Block], q: &Question, words: &[String], cat: &Catalogu
     let ia = bs.iter().position(|x| concept(x, cat).as_deref() == Some(a.as_str()) && !is_share(&x.name))?;
     let ib = bs.iter().position(|x| concept(x, cat).as_deref() == Some(b.as_str()) && !is_share(&x.name))?;
     Some(By::Ratio(ia, ib))
+}
+
+/// Whether a block's head (lower case) is a name of the line item `item` but for words a
+/// members' table adds ("Segment Sales" is "sales", a name of revenue; "Cost of sales" is not).
+fn head_names_item(head: &str, item: &str, cat: &Catalogue) -> bool {
+    const ADDED: [&str; 7] = ["segment", "segments", "total", "reportable", "consolidated", "worldwide", "business"];
+    let words: Vec<&str> = head.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && !ADDED.contains(w)).collect();
+    !words.is_empty() && cat.items.get(item).is_some_and(|d| d.names.iter().any(|n| n.to_lowercase().split_whitespace().eq(words.iter().copied())))
 }
 
 /// A ranking of a table's members by the measure its own heads name, and its score beside the
@@ -426,7 +457,7 @@ pub fn one(lib: &Context, q: &Question, pages: &[PageRef], item: &str, names: &[
             for b in blocks(t, Some(year), months) {
                 let c = &t.columns[b.col];
                 let period_fits = c.year == year && (c.months == months || months.is_none() && c.months.is_none_or(|m| m == 12));
-                if !period_fits || is_share(&b.name) || concept(&b, cat).as_deref() != Some(item) {
+                if !period_fits || is_share(&b.name) || !(concept(&b, cat).as_deref() == Some(item) || head_names_item(&b.name.to_lowercase(), item, cat)) {
                     continue;
                 }
                 for &ri in &b.rows {
@@ -715,6 +746,32 @@ mod tests {
         assert_eq!(rows, ["Industrial", "Health Care", "Electronics and Energy"], "corporate and the total are not members");
         assert!(bs[1].total && bs[1].prior.is_some());
         assert_eq!(t.rows[bs[1].rows[0]].cells[bs[1].col].as_ref().map(|c| c.text.as_str()), Some("2,737"));
+    }
+
+    /// J&J's segment note prints its segments' sales, then "Segment earnings before tax" and
+    /// "Worldwide income before tax" rows the sales add up to: totals, not segments (they were
+    /// listed and ranked as segments), and a total the members add up to makes the block whole.
+    #[test]
+    fn a_row_the_members_add_up_to_is_their_total_not_a_member() {
+        let rows: Vec<(String, f32, f32)> = GROUPED.iter().map(|(t, x, y)| (t.to_string(), *x, *y)).collect();
+        let mut cells: Vec<(String, f32, f32)> = rows.into_iter().filter(|(_, _, y)| *y > 695.0).collect();
+        // the members' sums, neither labelled "Total"
+        for (label, y) in [("Segment sales and earnings", 680.0), ("Worldwide sales and earnings", 670.0)] {
+            cells.extend([
+                (label.to_string(), 50.0, y),
+                ("23,760".into(), 250.0, y),
+                ("23,220".into(), 310.0, y),
+                ("6,591".into(), 400.0, y),
+                ("5,631".into(), 460.0, y),
+            ]);
+        }
+        let cells: Vec<(&str, f32, f32)> = cells.iter().map(|(t, x, y)| (t.as_str(), *x, *y)).collect();
+        let (text, boxes) = page(&cells);
+        let t = crate::figures::table::tables(&text, &boxes).remove(0);
+        let bs = blocks(&t, Some(2018), None);
+        let rows: Vec<&str> = bs[0].rows.iter().map(|i| t.rows[*i].label.as_str()).collect();
+        assert_eq!(rows, ["Industrial", "Health Care", "Electronics and Energy"], "{:?}", t.rows.iter().map(|r| &r.label).collect::<Vec<_>>());
+        assert!(bs[0].total, "the members add up to a printed row");
     }
 
     #[test]
