@@ -67,6 +67,37 @@ fn narrowed(t: &Table, q: &str, measure: &[String]) -> Option<String> {
         .next()
 }
 
+/// Whether a table's title (lower case) says its rows are of the kind `kind` ("net sales by
+/// segment", "revenues by geographic area", "segment information"); a title that only mentions
+/// the kind ("by product category, similar to the reportable segment disclosure") does not.
+fn by_kind(title: &str, kind: &str) -> bool {
+    let words: Vec<&str> = title.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    words.iter().enumerate().any(|(i, w)| {
+        let before = &words[i.saturating_sub(3)..i];
+        w.starts_with(kind)
+            && (before.contains(&"by")
+                || i == 0
+                || words.get(i + 1).is_some_and(|n| ["information", "results", "data", "reporting", "disclosures"].contains(n)))
+            && !before.contains(&"similar")
+    })
+}
+
+/// Whether `t` prints a row naming `measure` (a word of it, by stem), not one of `rows`, whose
+/// figure in `col` is the sum of `rows`' (each rounded as printed: off by half a unit each).
+fn sums_to_measure_row(t: &Table, rows: &[Row], col: usize, measure: &[String]) -> bool {
+    let value = |r: &Row| r.cells.get(col).cloned().flatten().map(|c| c.value.to_f64());
+    let Some(sum) = rows.iter().map(value).sum::<Option<f64>>() else { return false };
+    let tolerance = 0.5 * rows.len() as f64;
+    rows.len() >= 2
+        && sum.abs() > 100.0 * tolerance
+        && t.rows.iter().any(|r| {
+            let l = r.label.to_lowercase();
+            !rows.iter().any(|m| m.label == r.label)
+                && measure.iter().any(|m| m.len() > 3 && l.contains(&stem(m)))
+                && value(r).is_some_and(|v| (v - sum).abs() <= tolerance + 1e-9 * v.abs())
+        })
+}
+
 /// Whether ranking `measure` ("expense", "cost") leaves out a row of income (a statement's
 /// "Operating revenues" above its expenses): costs are not ranked beside revenues.
 fn other_side(measure: &[String], label: &str) -> bool {
@@ -224,7 +255,11 @@ pub fn rank(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculatio
             let kind_rows = kinds.iter().any(|k| labels.contains(k.as_str()) || title.contains(k.as_str()));
             // "the lowest quarterly revenue" ranks quarters (columns), not the rows of a table
             let over_quarters = q.quarters.is_empty() && q.text.to_lowercase().contains("quarter");
-            let total_of_measure = measure_total && !asks_which && !over_quarters && narrowed(t, &q.text.to_lowercase(), measure).is_none();
+            // ... or, "which" asked, the rows add up to a row naming the measure ("Revenues" under
+            // Pfizer's regions) in a table whose title says it is by the kind asked ("revenues by
+            // geographic area"): the rows are the measure's members of that kind
+            let summed = asks_which && kinds.iter().any(|k| by_kind(&title, k)) && sums_to_measure_row(t, &rows, col, measure);
+            let total_of_measure = (measure_total && !asks_which || summed) && !over_quarters && narrowed(t, &q.text.to_lowercase(), measure).is_none();
             let score = 0.5 * on_page
                 + in_rows
                 + if named_total { 1.0 } else { 0.0 }
@@ -561,5 +596,45 @@ mod tests {
         assert!(other_side(&m, "Operating revenues") && other_side(&m, "Net sales") && other_side(&m, "Interest income"));
         assert!(!other_side(&m, "Sales and marketing") && !other_side(&m, "Cost of sales") && !other_side(&m, "Operation and maintenance"));
         assert!(!other_side(&["liability".to_string()], "Operating revenues"));
+    }
+
+    /// Pfizer's revenues by geographic area: four regions and "Revenues", their sum as printed
+    /// (12,734 against 12,733 of the rounded parts).
+    #[test]
+    fn rows_that_add_up_to_a_row_naming_the_measure() {
+        let cells: &[(&str, f32, f32)] = &[
+            ("(millions)", 50.0, 780.0),
+            ("2023", 300.0, 760.0),
+            ("2022", 400.0, 760.0),
+            ("United States", 50.0, 740.0),
+            ("6,185", 300.0, 740.0),
+            ("11,222", 400.0, 740.0),
+            ("Developed Europe", 50.0, 730.0),
+            ("2,415", 300.0, 730.0),
+            ("5,480", 400.0, 730.0),
+            ("Developed Rest of World", 50.0, 720.0),
+            ("1,305", 300.0, 720.0),
+            ("5,034", 400.0, 720.0),
+            ("Emerging Markets", 50.0, 710.0),
+            ("2,828", 300.0, 710.0),
+            ("6,006", 400.0, 710.0),
+            ("Revenues", 50.0, 700.0),
+            ("12,734", 300.0, 700.0),
+            ("27,742", 400.0, 700.0),
+        ];
+        let (text, boxes) = crate::figures::table::tests::page(cells);
+        let t = crate::figures::table::tables(&text, &boxes).remove(0);
+        let regions: Vec<Row> = t.rows.iter().filter(|r| r.label != "Revenues").cloned().collect();
+        let revenue = ["revenues".to_string()];
+        assert!(sums_to_measure_row(&t, &regions, 0, &revenue), "{:?}", t.rows);
+        assert!(sums_to_measure_row(&t, &regions, 1, &revenue));
+        // a row naming another measure, or parts that do not add up, make no total
+        assert!(!sums_to_measure_row(&t, &regions, 0, &["income".to_string()]));
+        assert!(!sums_to_measure_row(&t, &regions[..3], 0, &revenue));
+        // the table is by the kind asked only when its title says so
+        assert!(by_kind("b. geographic information the following summarizes revenues by geographic area:", "geograph"));
+        assert!(by_kind("net sales by segment were (in millions):", "segment"));
+        assert!(!by_kind("revenue by product category is as follows, similar to the reportable segment disclosure", "segment"));
+        assert!(!by_kind("disaggregated revenue the following table summarizes net sales by merchandise category", "segment"));
     }
 }
