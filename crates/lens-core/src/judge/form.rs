@@ -129,7 +129,7 @@ fn narrative(q: &Question, a: &Answer, rules: &Rules) -> Check {
     if WORDS.list_asks.iter().any(|w| l.starts_with(w.as_str())) && crate::support::boilerplate_markers(line) > 0 {
         return Check::fail("narrative", "the line given is boilerplate, not the items asked");
     }
-    if asks_items(l) && names_nothing(line) {
+    if asks_items(l) && names_nothing(line, &q.companies) {
         return Check::fail("narrative", "the question asks which ones, and the line given names none (no name, no figure): check the page");
     }
     Check::pass("narrative", "the answer rests on a sentence")
@@ -145,10 +145,19 @@ fn asks_items(l: &str) -> bool {
 }
 
 /// A line that names nothing: no word but the first starts with a capital, and no digit
-/// ("Currently, we are involved in a number of legal proceedings.").
-fn names_nothing(line: &str) -> bool {
+/// ("Currently, we are involved in a number of legal proceedings."); the company's own name,
+/// one of `companies`, names none of its things ("We market and sell our latest products under
+/// the AMD trademark." for "What products does AMD sell?").
+fn names_nothing(line: &str, companies: &[String]) -> bool {
+    let company = |w: &str| {
+        let w = w.trim_end_matches("'s").trim_end_matches("’s").to_lowercase();
+        companies.iter().any(|c| c.to_lowercase().split(|ch: char| !ch.is_alphanumeric()).any(|p| p == w))
+    };
     !line.chars().any(|c| c.is_ascii_digit())
-        && !line.split_whitespace().skip(1).any(|w| w.trim_start_matches(|c: char| !c.is_alphanumeric()).starts_with(char::is_uppercase))
+        && !line.split_whitespace().skip(1).any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+            w.starts_with(char::is_uppercase) && !company(w)
+        })
 }
 
 /// The checks of an answer: a worked answer's (made with its calculation), else its type and
@@ -192,6 +201,16 @@ mod tests {
         assert_eq!(c.passed, Some(false), "{c:?}");
         assert!(c.detail.contains("15 figures"), "{}", c.detail);
         assert_eq!(figures_in("FY2018 (1,577) 3.0 % 2.5% $ 32,765. Note 20"), 5);
+    }
+
+    /// "What products does AMD sell?" answered green by "We market and sell our latest products
+    /// under the AMD trademark.": the company's name is none of the things asked.
+    #[test]
+    fn the_companys_own_name_names_none_of_its_things() {
+        let amd = ["amd".to_string()];
+        assert!(names_nothing("We market and sell our latest products under the AMD trademark.", &amd));
+        assert!(!names_nothing("We sell microprocessors, chipsets and GPUs under the AMD and Radeon brands.", &amd));
+        assert!(!names_nothing("We market and sell our latest products under the AMD trademark.", &[]));
     }
 
     #[test]
