@@ -338,24 +338,20 @@ pub fn members_asked(question: &str, filer: &[String], asked: Option<&str>) -> V
     out
 }
 
-fn squash_word(w: &str) -> String {
-    w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
-}
-
 fn asked_words(asked: Option<&str>) -> Vec<String> {
-    asked.map(|a| a.split_whitespace().map(squash_word).collect()).unwrap_or_default()
+    asked.map(|a| a.split_whitespace().map(super::squash).collect()).unwrap_or_default()
 }
 
 /// Whether a run of a question's capitalised words holds a name of the filer, and its words
 /// that are not the filer's (nor a company's suffix, nor the measure asked).
 fn split_run<'a>(words: &'a [String], filer: &[String], asked: &[String]) -> (bool, Vec<&'a str>) {
     let is_filers = |w: &str| w.len() >= 2 && filer.iter().any(|f| f.contains(w));
-    let held = words.iter().any(|w| is_filers(&squash_word(w)));
+    let held = words.iter().any(|w| is_filers(&super::squash(w)));
     let extra = words
         .iter()
         .map(String::as_str)
         .filter(|w| {
-            let s = squash_word(w);
+            let s = super::squash(w);
             !s.is_empty() && !is_filers(&s) && !NAME_SUFFIXES.contains(&s.as_str()) && !asked.contains(&s)
         })
         .collect();

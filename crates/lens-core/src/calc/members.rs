@@ -6,7 +6,7 @@
 //! by one computed per member from two of them ("the highest operating margin": each
 //! segment's operating income over its own net sales).
 
-use super::ranked::{holds, is_total, listed_calculation, months_asked, ranked_calculation, scale_word, with_lookups};
+use super::ranked::{adds_up, holds, is_total, listed_calculation, months_asked, ranked_calculation, scale_word, with_lookups};
 use super::{Calculation, Context, Operand, OperandRead};
 use crate::facts::concept_of;
 use crate::figures::catalogue::Catalogue;
@@ -80,8 +80,7 @@ fn without_sums(t: &Table, col: usize, rows: Vec<usize>) -> (Vec<usize>, bool) {
     for i in rows {
         let Some(v) = value(i) else { continue };
         // (each member rounded as printed: the sum may be off by half a unit per member)
-        let tolerance = 0.5 * kept.len() as f64;
-        if kept.len() >= 2 && v.abs() > 100.0 * tolerance && (v - sum).abs() <= tolerance + 1e-9 * v.abs() {
+        if adds_up(v, sum, kept.len()) {
             summed = true;
             continue;
         }

@@ -823,7 +823,7 @@ fn part_title<'w>(title: &str, words: &'w [String]) -> Option<&'w str> {
 }
 
 /// Letters and digits only, lower case: "Coca-Cola Company" -> "cocacolacompany".
-fn squash(s: &str) -> String {
+pub(super) fn squash(s: &str) -> String {
     s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
 }
 
@@ -918,13 +918,13 @@ fn amount_text(v: f64, exact: Option<Ratio>, scale: Option<(Ratio, &'static str)
 /// A part of the filer's figure the question asks ("How much revenue did MGM China generate in
 /// 2018?"), read from the filing's members' tables ([`members::one`]): a value of a line item
 /// asked of one year, of a part the question names.
-fn member_figure(lib: &Context, q: &Question, pages: &[PageRef]) -> Option<Calculation> {
+fn member_figure(lib: &Context, q: &Question, pages: &[PageRef], filer: &[String]) -> Option<Calculation> {
     let cat = lib.metrics();
     if q.operation != crate::question::Operation::Value || q.years.len() != 1 || q.asks_percent() {
         return None;
     }
     let item = q.measure.as_deref().filter(|m| cat.items.get(*m).is_some_and(|i| i.unit.is_none_or(|u| u == Unit::Amount)))?;
-    let names = checks::members_asked(&q.text, &filer_of(lib, pages), q.measure_name.as_deref());
+    let names = checks::members_asked(&q.text, filer, q.measure_name.as_deref());
     if names.is_empty() {
         return None;
     }
@@ -1033,7 +1033,8 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     };
     // a figure of a part of the filer ("How much revenue did MGM China generate in 2018?"):
     // the part's row in the filing's members' tables, not the company's line item
-    if let Some(c) = member_figure(lib, q, pages) {
+    let filer = filer_of(lib, pages);
+    if let Some(c) = member_figure(lib, q, pages, &filer) {
         return Ok(Some(c));
     }
     let plan = match plan::plan(q, cat, lib.judgements()) {
@@ -1060,12 +1061,12 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         cat.metric_in(&q.text).or_else(|| cat.metric_in(&q.expanded)).and_then(|(_, m)| m.printed.clone()).filter(|p| cat.items.contains_key(p))
     {
         let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), ..plan.clone() };
-        let c = work_checked(lib, q, &as_printed, pages);
+        let c = work_checked(lib, q, &as_printed, pages, &filer);
         if c.result.is_some() && !checks::any_failed(&c.checks) {
             return Ok(Some(Calculation { formula: format!("{} (as printed)", c.formula), ..c }));
         }
     }
-    Ok(Some(work_checked(lib, q, &plan, pages)))
+    Ok(Some(work_checked(lib, q, &plan, pages, &filer)))
 }
 
 /// The facts' period length (`crate::facts::Period::duration`) of an item asked over a period
@@ -1091,10 +1092,15 @@ fn filer_names_of(lib: &Context, d: &crate::store::Document) -> Vec<String> {
     out
 }
 
-/// The names of the filers of `pages` ([`filer_names_of`]).
+/// The names of the filers of `pages` ([`filer_names_of`]), each filing read once.
 fn filer_of(lib: &Context, pages: &[PageRef]) -> Vec<String> {
+    let mut docs: Vec<&str> = Vec::new();
     let mut filer: Vec<String> = Vec::new();
     for p in pages {
+        if docs.contains(&p.doc_id.as_str()) {
+            continue;
+        }
+        docs.push(&p.doc_id);
         if let Ok(d) = lib.document(&p.doc_id) {
             filer.extend(filer_names_of(lib, &d));
         }
@@ -1162,10 +1168,10 @@ const MAX_TRIES: usize = 4;
 /// made again with each operand's row put aside in turn (then all of them), and the first
 /// reading every check passes is kept, saying what was put aside. Otherwise the first reading
 /// is kept with its failed checks.
-fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef]) -> Calculation {
+fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef], filer: &[String]) -> Calculation {
     let said = asked_as(lib.metrics(), q, plan);
     // a question asking of a part of the filer ("MGM China")
-    let part = checks::part_named(&q.text, &filer_of(lib, pages), said.as_deref());
+    let part = checks::part_named(&q.text, filer, said.as_deref());
     let run = |excluded: &[(PageRef, String)]| {
         let mut c = work_plan(lib, plan, pages, excluded);
         c.asked_as = said.clone();

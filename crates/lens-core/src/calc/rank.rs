@@ -4,7 +4,7 @@
 //! ("Total liabilities" sums the liabilities) or, without one, every row that is not a total.
 //! The winner and the runner-up are the operands, each boxed; a table of one row says so.
 
-use super::ranked::{holds, is_total, listed_calculation, months_asked, ranked_calculation, scale_word, stem, with_lookups};
+use super::ranked::{adds_up, holds, is_total, listed_calculation, months_asked, ranked_calculation, scale_word, stem, with_lookups};
 use super::Context;
 use super::{Calculation, Operand};
 use crate::figures::table::{Cell, Row, Table};
@@ -87,15 +87,12 @@ fn by_kind(title: &str, kind: &str) -> bool {
 fn sums_to_measure_row(t: &Table, rows: &[Row], col: usize, measure: &[String]) -> bool {
     let value = |r: &Row| r.cells.get(col).cloned().flatten().map(|c| c.value.to_f64());
     let Some(sum) = rows.iter().map(value).sum::<Option<f64>>() else { return false };
-    let tolerance = 0.5 * rows.len() as f64;
-    rows.len() >= 2
-        && sum.abs() > 100.0 * tolerance
-        && t.rows.iter().any(|r| {
-            let l = r.label.to_lowercase();
-            !rows.iter().any(|m| m.label == r.label)
-                && measure.iter().any(|m| m.len() > 3 && l.contains(&stem(m)))
-                && value(r).is_some_and(|v| (v - sum).abs() <= tolerance + 1e-9 * v.abs())
-        })
+    t.rows.iter().any(|r| {
+        let l = r.label.to_lowercase();
+        !rows.iter().any(|m| m.label == r.label)
+            && measure.iter().any(|m| m.len() > 3 && l.contains(&stem(m)))
+            && value(r).is_some_and(|v| adds_up(v, sum, rows.len()))
+    })
 }
 
 /// Whether ranking `measure` ("expense", "cost") leaves out a row of income (a statement's

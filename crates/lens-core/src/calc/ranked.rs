@@ -16,6 +16,13 @@ pub fn stem(w: &str) -> String {
     w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string()
 }
 
+/// Whether `total` is the sum (`sum`) of `parts` figures rounded as printed: within half a unit
+/// per part, two parts or more, both far larger than that slack.
+pub fn adds_up(total: f64, sum: f64, parts: usize) -> bool {
+    let tolerance = 0.5 * parts as f64;
+    parts >= 2 && sum.abs() > 100.0 * tolerance && total.abs() > 100.0 * tolerance && (total - sum).abs() <= tolerance + 1e-9 * total.abs()
+}
+
 /// How many of `words` (by stem) `text` holds.
 pub fn holds(text: &str, words: &[String]) -> usize {
     words.iter().filter(|w| text.contains(&stem(w))).count()
