@@ -1,8 +1,9 @@
 //! The team's records (question log, feedback, users, gold sets) and filings in PostgreSQL: lens-core's [`Records`] on
 //! a database server a firm already runs and backs up (`pg_dump`), for `lens serve --team
 //! --database postgres://…`. The schema is the library's SQLite tables of the same names
-//! (`migrations/`, run in order in one transaction each, the version kept in
-//! `lens_schema_version`); rows pass through [`LogColumns`], as in SQLite.
+//! (`migrations/`, applied by refinery: the pending ones in one transaction, each applied one
+//! checked by its checksum; the version also kept in `lens_schema_version`, which builds before
+//! refinery read); rows pass through [`LogColumns`], as in SQLite.
 //!
 //! Requests share a pool of connections ([`DbOptions`]: its size, how long a request waits for
 //! one before it is refused as busy); TLS, timeouts and the rule against clear text to another
@@ -25,17 +26,18 @@ use postgres::Client;
 use r2d2_postgres::PostgresConnectionManager;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-/// Ordered schema migrations; never edit one that has shipped, append.
-const MIGRATIONS: &[&str] = &[
-    include_str!("../migrations/001_records.sql"),
-    include_str!("../migrations/002_labels.sql"),
-    include_str!("../migrations/003_filings.sql"),
-    include_str!("../migrations/004_vectors.sql"),
-    include_str!("../migrations/005_team_settings.sql"),
-    include_str!("../migrations/006_user_aliases.sql"),
-    include_str!("../migrations/007_token_expiry.sql"),
-    include_str!("../migrations/008_feedback_per_user.sql"),
-    include_str!("../migrations/009_filing_removals.sql"),
+/// Ordered schema migrations, as refinery names them (`V<n>__<what>`); never edit one that has
+/// shipped (refinery checks each applied one's checksum), append.
+const MIGRATIONS: &[(&str, &str)] = &[
+    ("V1__records", include_str!("../migrations/001_records.sql")),
+    ("V2__labels", include_str!("../migrations/002_labels.sql")),
+    ("V3__filings", include_str!("../migrations/003_filings.sql")),
+    ("V4__vectors", include_str!("../migrations/004_vectors.sql")),
+    ("V5__team_settings", include_str!("../migrations/005_team_settings.sql")),
+    ("V6__user_aliases", include_str!("../migrations/006_user_aliases.sql")),
+    ("V7__token_expiry", include_str!("../migrations/007_token_expiry.sql")),
+    ("V8__feedback_per_user", include_str!("../migrations/008_feedback_per_user.sql")),
+    ("V9__filing_removals", include_str!("../migrations/009_filing_removals.sql")),
 ];
 
 /// The schema version this build writes.
@@ -78,30 +80,54 @@ fn db_err(url: &str, e: postgres::Error) -> LensError {
     }
 }
 
-/// Bring the schema up to this build's version; refuse a database of a newer one.
+/// The key of the session lock held while a server migrates (one server at a time).
+const MIGRATION_LOCK: i64 = 0x10c_1e45;
+
+/// Bring the schema up to this build's version with refinery (every pending migration and its
+/// history row in one transaction: all applied, or none); refuse a database of a newer one.
+/// One server migrates at a time (a session lock of the database, held until done).
 fn migrate(url: &str, c: &mut Client) -> Result<()> {
+    c.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})")).map_err(|e| db_err(url, e))?;
+    let done = migrate_locked(url, c);
+    let unlocked = c.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})")).map_err(|e| db_err(url, e));
+    done.and(unlocked)
+}
+
+fn migrate_locked(url: &str, c: &mut Client) -> Result<()> {
     let err = |e| db_err(url, e);
+    let refused = |e: refinery::Error| LensError::Database(format!("PostgreSQL at {}: the schema's migrations: {e}", shown(url)));
+    // builds before refinery kept only this version, and read it to refuse a newer schema: it is
+    // read first, and kept up to date after
     c.batch_execute("CREATE TABLE IF NOT EXISTS lens_schema_version (version INTEGER NOT NULL)").map_err(err)?;
-    let mut tx = c.transaction().map_err(err)?;
-    // one migrating server at a time
-    tx.batch_execute("LOCK TABLE lens_schema_version IN EXCLUSIVE MODE").map_err(err)?;
-    let found: i32 = tx.query_opt("SELECT version FROM lens_schema_version", &[]).map_err(err)?.map_or(0, |r| r.get(0));
+    let found: i32 = c.query_opt("SELECT version FROM lens_schema_version", &[]).map_err(err)?.map_or(0, |r| r.get(0));
     if found > SCHEMA_VERSION {
-        return Err(LensError::Database(format!(
-            "PostgreSQL at {} holds records of a newer 10-K Lens (schema version {found}; this build knows up to {SCHEMA_VERSION}): update the app",
-            shown(url)
-        )));
+        return Err(newer(url, found));
     }
-    for (i, m) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-        tx.batch_execute(m).map_err(err)?;
-        let v = i as i32 + 1;
-        if found == 0 && i == 0 {
-            tx.execute("INSERT INTO lens_schema_version(version) VALUES ($1)", &[&v]).map_err(err)?;
-        } else {
-            tx.execute("UPDATE lens_schema_version SET version=$1", &[&v]).map_err(err)?;
-        }
+    let migrations =
+        MIGRATIONS.iter().map(|(name, sql)| refinery::Migration::unapplied(name, sql)).collect::<std::result::Result<Vec<_>, _>>().map_err(refused)?;
+    let runner = refinery::Runner::new(&migrations).set_grouped(true).set_abort_divergent(true).set_abort_missing(true);
+    let history: bool = c.query_one("SELECT to_regclass('refinery_schema_history') IS NOT NULL", &[]).map_err(err)?.get(0);
+    let applied = if history { runner.get_applied_migrations(c).map_err(refused)? } else { Vec::new() };
+    if let Some(last) = applied.iter().map(|m| m.version()).max().filter(|v| *v > SCHEMA_VERSION) {
+        return Err(newer(url, last));
     }
+    if applied.is_empty() && found > 0 {
+        // migrated by a build before refinery: its first `found` migrations are recorded as
+        // applied, not run again
+        refinery::Runner::new(&migrations).set_target(refinery::Target::FakeVersion(found)).run(c).map_err(refused)?;
+    }
+    runner.run(c).map_err(refused)?;
+    let mut tx = c.transaction().map_err(err)?;
+    tx.execute("DELETE FROM lens_schema_version", &[]).map_err(err)?;
+    tx.execute("INSERT INTO lens_schema_version(version) VALUES ($1)", &[&SCHEMA_VERSION]).map_err(err)?;
     tx.commit().map_err(err)
+}
+
+fn newer(url: &str, version: i32) -> LensError {
+    LensError::Database(format!(
+        "PostgreSQL at {} holds records of a newer 10-K Lens (schema version {version}; this build knows up to {SCHEMA_VERSION}): update the app",
+        shown(url)
+    ))
 }
 
 fn user_of(r: &postgres::Row) -> User {

@@ -123,6 +123,65 @@ fn a_database_of_a_newer_schema_is_refused_and_an_older_one_brought_up() {
     assert_eq!(n, 1);
 }
 
+/// A database brought up to date by a build before refinery (its tables made, its version in
+/// `lens_schema_version` only) is taken over: its migrations recorded as applied, none run
+/// again, its records kept. A shipped migration found edited in the history is refused. Two
+/// servers starting at once on a new database both come up (one migrates, the other waits).
+#[test]
+fn migrations_are_taken_over_checked_and_run_by_one_server_at_a_time() {
+    let Some(db) = TestDb::new("refinery") else { return };
+    let mut c = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    // as the hand-written runner left it: every migration run, the version 9 kept
+    for sql in [
+        "001_records",
+        "002_labels",
+        "003_filings",
+        "004_vectors",
+        "005_team_settings",
+        "006_user_aliases",
+        "007_token_expiry",
+        "008_feedback_per_user",
+        "009_filing_removals",
+    ]
+    .map(|m| std::fs::read_to_string(format!("{}/migrations/{m}.sql", env!("CARGO_MANIFEST_DIR"))).unwrap())
+    {
+        c.batch_execute(&sql).unwrap();
+    }
+    c.batch_execute("CREATE TABLE lens_schema_version (version INTEGER NOT NULL); INSERT INTO lens_schema_version VALUES (9);").unwrap();
+    c.execute(
+        "INSERT INTO question_log(question, pages, answer, citations, not_found, retrieve_ms, answer_ms, answerer, retriever) VALUES ('kept', '[]', 'a', '[]', false, 1.0, 2.0, 'extractive', 'bm25')",
+        &[],
+    )
+    .unwrap();
+    let r = PgRecords::connect(&db.url).unwrap();
+    let history: Vec<i32> = c.query("SELECT version FROM refinery_schema_history ORDER BY version", &[]).unwrap().iter().map(|r| r.get(0)).collect();
+    assert_eq!(history, (1..=lens_pg::SCHEMA_VERSION).collect::<Vec<_>>());
+    assert_eq!(r.question_log(5).unwrap()[0].question, "kept");
+    drop(r);
+    // connecting again runs nothing and keeps everything
+    assert_eq!(PgRecords::connect(&db.url).unwrap().question_log(5).unwrap().len(), 1);
+    // a shipped migration edited since it was applied: refused, with the runner's reason
+    c.batch_execute("UPDATE refinery_schema_history SET checksum = '1' WHERE version = 3").unwrap();
+    let e = PgRecords::connect(&db.url).err().unwrap();
+    assert_eq!(e.code(), "database");
+    assert!(e.to_string().contains("the schema's migrations"), "{e}");
+
+    // a new database, two servers at once
+    let Some(fresh) = TestDb::new("refinery_race") else { return };
+    let ups: Vec<_> = (0..2)
+        .map(|_| {
+            let url = fresh.url.clone();
+            std::thread::spawn(move || PgRecords::connect(&url).map(|_| ()))
+        })
+        .collect();
+    for up in ups {
+        up.join().unwrap().unwrap();
+    }
+    let mut c = postgres::Client::connect(&fresh.url, postgres::NoTls).unwrap();
+    let n: i64 = c.query_one("SELECT count(*) FROM refinery_schema_history", &[]).unwrap().get(0);
+    assert_eq!(n, lens_pg::SCHEMA_VERSION as i64);
+}
+
 /// What every store of the gold sets does (the labeler's rows, [`lens_core::labelstore`]),
 /// through the labeler's own functions.
 fn label_contract(r: &dyn Records, lib: &lens_core::Library) {
