@@ -498,6 +498,28 @@ fn serve_refuses_hostile_requests() {
     }
     drop(idle);
     std::thread::sleep(std::time::Duration::from_millis(500));
+    // two uploads whose bodies are still coming hold the two upload slots: a third is shed with
+    // 503 at once, with a message; when they go, uploads are taken again
+    {
+        use std::io::Write;
+        let stalled: Vec<std::net::TcpStream> = (0..2)
+            .map(|_| {
+                let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+                let head = format!("POST /api/upload?name=slow.pdf HTTP/1.1\r\n{host}\r\nx-lens-token: {token}\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n");
+                s.write_all(head.as_bytes()).unwrap();
+                s
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let (st, body) = post("/api/upload?name=third.pdf", &format!("x-lens-token: {token}"), b"%PDF-1.7");
+        assert_eq!(st, 503, "{body}");
+        assert!(body.contains("\"code\":\"busy\"") && body.contains("2 uploads are running"), "{body}");
+        drop(stalled);
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let (st, body) = post("/api/upload?name=notes.pdf", &format!("x-lens-token: {token}"), b"not a pdf");
+        assert_eq!(st, 200, "{body}");
+        assert!(body.contains("\"name\":\"notes.pdf\"") && body.contains("queued"), "{body}");
+    }
     // the URL's token becomes a cookie and leaves the address bar; the cookie then authorises
     let (st, _) = http(port, &format!("GET /?token={token} HTTP/1.1\r\n{host}"), b"");
     assert_eq!(st, 302);

@@ -26,7 +26,6 @@ use axum::routing::{get, post};
 use axum::Router;
 use lens_api::{Api, AskArgs, PageImageArgs};
 use lens_core::LensError;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,7 +62,6 @@ struct Ctx {
     team: bool,
     /// Reached over TLS: the token cookie is `Secure` and named `__Host-lens_token`.
     tls: bool,
-    uploads: AtomicUsize,
 }
 
 /// Who is calling, as the check found it: a team user's name, or nobody in particular (the one
@@ -282,18 +280,6 @@ async fn page_png(State(cx): State<Arc<Ctx>>, RawQuery(q): RawQuery) -> Response
 
 /// A PDF sent as the body (`?name=` its file name), queued for ingest.
 async fn upload(State(cx): State<Arc<Ctx>>, RawQuery(q): RawQuery, req: Request) -> Response {
-    if cx.uploads.fetch_add(1, Ordering::AcqRel) >= MAX_UPLOADS {
-        cx.uploads.fetch_sub(1, Ordering::AcqRel);
-        return refusal(StatusCode::SERVICE_UNAVAILABLE, "busy", format!("{MAX_UPLOADS} uploads are running: try again when they are done"));
-    }
-    // the slot is given back however this ends
-    struct Slot(Arc<Ctx>);
-    impl Drop for Slot {
-        fn drop(&mut self) {
-            self.0.uploads.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-    let _slot = Slot(cx.clone());
     let name = guard::query_params(q.as_deref()).into_iter().find(|(k, _)| k == "name").map(|(_, v)| v).unwrap_or_default();
     let body = match read_body(req.into_body(), MAX_UPLOAD, &name).await {
         Ok(b) => b,
@@ -334,7 +320,20 @@ async fn ask_stream(State(cx): State<Arc<Ctx>>, req: Request) -> Response {
 fn router(cx: Arc<Ctx>) -> Router {
     Router::new()
         .route("/api/page.png", get(page_png).fallback(not_post))
-        .route("/api/upload", post(upload).fallback(not_post))
+        // at most MAX_UPLOADS bodies buffered at once (tower's limit; more are shed with 503)
+        .route(
+            "/api/upload",
+            post(upload)
+                .layer(
+                    tower::ServiceBuilder::new()
+                        .layer(axum::error_handling::HandleErrorLayer::new(|_: tower::BoxError| async {
+                            refusal(StatusCode::SERVICE_UNAVAILABLE, "busy", format!("{MAX_UPLOADS} uploads are running: try again when they are done"))
+                        }))
+                        .load_shed()
+                        .concurrency_limit(MAX_UPLOADS),
+                )
+                .fallback(not_post),
+        )
         .route("/api/ask_stream", post(ask_stream).fallback(not_post))
         .route("/api/{cmd}", post(command).fallback(not_post))
         .fallback(static_file)
@@ -523,8 +522,7 @@ impl Served {
             .thread_name("lens-serve")
             .build()
             .context("the server's runtime")?;
-        let cx =
-            Arc::new(Ctx { api: self.api, secret: self.secret, names: self.names, team: self.team, tls: self.tls.is_some(), uploads: AtomicUsize::new(0) });
+        let cx = Arc::new(Ctx { api: self.api, secret: self.secret, names: self.names, team: self.team, tls: self.tls.is_some() });
         let tls = self.tls;
         self.listener.set_nonblocking(true).context("listening socket")?;
         rt.block_on(async move {
