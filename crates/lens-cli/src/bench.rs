@@ -579,6 +579,30 @@ struct Load {
     searches: Calls,
     labels: Calls,
     ingests: Vec<(bool, f64)>,
+    /// CPU seconds used during the run: by the server's process, by PostgreSQL's processes
+    /// (every process of the machine named `postgres`), by the clients (this process).
+    cpu: [f64; 3],
+}
+
+/// CPU seconds (user and system) `pid` has used so far; 0 when it cannot be read.
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(st) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
+    // the fields after the command's closing parenthesis: utime and stime are the 12th and 13th
+    let Some(rest) = st.rsplit_once(')').map(|x| x.1) else { return 0.0 };
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = [11, 12].iter().filter_map(|i| f.get(*i)?.parse::<f64>().ok()).sum();
+    // the kernel's USER_HZ, 100 on Linux
+    ticks / 100.0
+}
+
+/// CPU seconds used so far by the machine's PostgreSQL processes (by name; 0 without any).
+fn postgres_cpu_seconds() -> f64 {
+    let Ok(rd) = std::fs::read_dir("/proc") else { return 0.0 };
+    rd.filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "postgres"))
+        .map(cpu_seconds)
+        .sum()
 }
 
 /// A server under load: where it listens and the token its clients send.
@@ -586,6 +610,8 @@ struct Target {
     name: String,
     port: u16,
     token: String,
+    /// its process
+    pid: u32,
     /// the labelled questions' ids in the server's gold set "load", with a page to grade
     graded: Vec<(String, String)>,
 }
@@ -615,6 +641,8 @@ fn load_run(t: &Target, questions: &std::sync::Arc<Vec<String>>, clients: usize,
     use std::sync::{Arc, Mutex};
     let deadline = Instant::now() + std::time::Duration::from_secs(seconds);
     let load: Arc<Mutex<Load>> = Arc::default();
+    let cpu_at = |pid: u32| [cpu_seconds(pid), postgres_cpu_seconds(), cpu_seconds(std::process::id())];
+    let before = cpu_at(t.pid);
     let mut handles = Vec::new();
     for c in 0..clients {
         let (load, questions, token, retriever, graded, port) =
@@ -680,8 +708,10 @@ fn load_run(t: &Target, questions: &std::sync::Arc<Vec<String>>, clients: usize,
     for h in handles {
         let _ = h.join();
     }
-    let seen = std::mem::take(&mut *load.lock().unwrap());
+    let after = cpu_at(t.pid);
+    let mut seen = std::mem::take(&mut *load.lock().unwrap());
     drop(load);
+    seen.cpu = [0, 1, 2].map(|i| after[i] - before[i]);
     seen
 }
 
@@ -715,6 +745,16 @@ fn load_report(name: &str, l: &Load, seconds: u64) -> f64 {
     }
     let rate = answered as f64 / seconds as f64;
     println!("    throughput {rate:.1} requests/s");
+    let per = |s: f64| 1000.0 * s / answered.max(1) as f64;
+    println!(
+        "    CPU: the server {:.1} s ({:.1} ms a request), PostgreSQL {:.1} s ({:.1} ms), the clients {:.1} s ({:.1} ms)",
+        l.cpu[0],
+        per(l.cpu[0]),
+        l.cpu[1],
+        per(l.cpu[1]),
+        l.cpu[2],
+        per(l.cpu[2])
+    );
     rate
 }
 
@@ -785,7 +825,7 @@ fn spawn_server(what: &str, bin: &Path, lib: &Path, team: bool, database: Option
         None => "the library's SQLite file".to_string(),
     };
     let name = format!("{what}: {} serve{} (127.0.0.1:{port}), the log in {place}", bin.display(), if team { " --team" } else { "" });
-    Ok((Target { name, port, token, graded: Vec::new() }, child))
+    Ok((Target { name, port, token, pid: child.id(), graded: Vec::new() }, child))
 }
 
 #[allow(clippy::too_many_arguments)]
