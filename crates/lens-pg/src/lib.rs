@@ -46,7 +46,7 @@ pub const SCHEMA_VERSION: i32 = MIGRATIONS.len() as i32;
 /// The team's records in a PostgreSQL database.
 pub struct PgRecords {
     url: String,
-    pool: r2d2::Pool<PostgresConnectionManager<MakeRustlsConnect>>,
+    pool: r2d2::Pool<Manager>,
     opts: DbOptions,
 }
 
@@ -161,6 +161,32 @@ fn columns_of(r: &postgres::Row) -> LogColumns {
     }
 }
 
+/// A connection of the pool and the statements prepared on it.
+struct Conn {
+    client: Client,
+    prepared: std::collections::HashMap<&'static str, postgres::Statement>,
+}
+
+/// r2d2_postgres's manager, its connections kept with their prepared statements.
+struct Manager(PostgresConnectionManager<MakeRustlsConnect>);
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = Conn;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> std::result::Result<Conn, postgres::Error> {
+        self.0.connect().map(|client| Conn { client, prepared: Default::default() })
+    }
+
+    fn is_valid(&self, c: &mut Conn) -> std::result::Result<(), postgres::Error> {
+        self.0.is_valid(&mut c.client)
+    }
+
+    fn has_broken(&self, c: &mut Conn) -> bool {
+        self.0.has_broken(&mut c.client)
+    }
+}
+
 impl PgRecords {
     /// Connect to `url` with the default [`DbOptions`] and bring its schema up to date.
     pub fn connect(url: &str) -> Result<PgRecords> {
@@ -180,7 +206,7 @@ impl PgRecords {
         let mut first = t.config.connect(tls.clone()).map_err(|e| db_err(url, e))?;
         migrate(url, &mut first)?;
         drop(first);
-        let manager = PostgresConnectionManager::new(t.config, tls);
+        let manager = Manager(PostgresConnectionManager::new(t.config, tls));
         let pool = r2d2::Pool::builder()
             .max_size(opts.pool_size)
             .min_idle(Some(1))
@@ -213,7 +239,24 @@ impl PgRecords {
     /// (it checks each one it hands out), so the next call gets a new one.
     fn with<T>(&self, f: impl FnOnce(&mut Client) -> std::result::Result<T, postgres::Error>) -> Result<T> {
         let mut c = self.pool.get().map_err(|e| self.pool_err(e))?;
-        f(&mut c).map_err(|e| db_err(&self.url, e))
+        f(&mut c.client).map_err(|e| db_err(&self.url, e))
+    }
+
+    /// Run `f` with `sql` prepared on a connection of the pool: prepared once per connection
+    /// and kept with it, so the calls every request makes (the token check, the log's row)
+    /// are parsed and planned once, and cost one round trip each.
+    fn with_prepared<T>(&self, sql: &'static str, f: impl FnOnce(&mut Client, &postgres::Statement) -> std::result::Result<T, postgres::Error>) -> Result<T> {
+        let mut c = self.pool.get().map_err(|e| self.pool_err(e))?;
+        let c = &mut *c;
+        let st = match c.prepared.get(sql) {
+            Some(st) => st.clone(),
+            None => {
+                let st = c.client.prepare(sql).map_err(|e| db_err(&self.url, e))?;
+                c.prepared.insert(sql, st.clone());
+                st
+            }
+        };
+        f(&mut c.client, &st).map_err(|e| db_err(&self.url, e))
     }
 
     /// Whether the database keeps dense vectors (its server has pgvector: migration 4 made the
@@ -550,9 +593,10 @@ impl Filings for PgRecords {
 impl Records for PgRecords {
     fn log_question(&self, e: &LogEntry) -> Result<i64> {
         let c = LogColumns::of(e);
-        self.with(|db| {
+        const INSERT: &str = "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown,asked_by) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) RETURNING id";
+        self.with_prepared(INSERT, |db, st| {
             db.query_one(
-                "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown,asked_by) VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17) RETURNING id",
+                st,
                 &[
                     &c.question,
                     &c.scope,
@@ -654,7 +698,9 @@ impl Records for PgRecords {
 
     fn user_by_token(&self, token: &str) -> Result<Option<User>> {
         Ok(self
-            .with(|c| c.query_opt("SELECT name, role, created_at, removed_at, token_expires_at FROM users WHERE token_sha256=$1", &[&token_hash(token)]))?
+            .with_prepared("SELECT name, role, created_at, removed_at, token_expires_at FROM users WHERE token_sha256=$1", |c, st| {
+                c.query_opt(st, &[&token_hash(token)])
+            })?
             .as_ref()
             .map(user_of))
     }
