@@ -164,7 +164,7 @@ fn columns_of(r: &postgres::Row) -> LogColumns {
 /// A connection of the pool and the statements prepared on it.
 struct Conn {
     client: Client,
-    prepared: std::collections::HashMap<&'static str, postgres::Statement>,
+    prepared: std::collections::HashMap<String, postgres::Statement>,
 }
 
 /// r2d2_postgres's manager, its connections kept with their prepared statements.
@@ -243,20 +243,30 @@ impl PgRecords {
     }
 
     /// Run `f` with `sql` prepared on a connection of the pool: prepared once per connection
-    /// and kept with it, so the calls every request makes (the token check, the log's row)
-    /// are parsed and planned once, and cost one round trip each.
-    fn with_prepared<T>(&self, sql: &'static str, f: impl FnOnce(&mut Client, &postgres::Statement) -> std::result::Result<T, postgres::Error>) -> Result<T> {
+    /// and kept with it, so the calls every request makes (the token check, the log's row, a
+    /// gold question read to grade) are parsed and planned once, and cost one round trip each.
+    fn with_prepared<T>(&self, sql: &str, f: impl FnOnce(&mut Client, &postgres::Statement) -> std::result::Result<T, postgres::Error>) -> Result<T> {
+        self.with_all_prepared(&[sql], |c, st| f(c, &st[0]))
+    }
+
+    /// [`PgRecords::with_prepared`] for several statements, prepared before `f` starts a
+    /// transaction of them.
+    fn with_all_prepared<T>(&self, sqls: &[&str], f: impl FnOnce(&mut Client, &[postgres::Statement]) -> std::result::Result<T, postgres::Error>) -> Result<T> {
         let mut c = self.pool.get().map_err(|e| self.pool_err(e))?;
         let c = &mut *c;
-        let st = match c.prepared.get(sql) {
-            Some(st) => st.clone(),
-            None => {
-                let st = c.client.prepare(sql).map_err(|e| db_err(&self.url, e))?;
-                c.prepared.insert(sql, st.clone());
-                st
-            }
-        };
-        f(&mut c.client, &st).map_err(|e| db_err(&self.url, e))
+        let mut sts = Vec::with_capacity(sqls.len());
+        for sql in sqls {
+            let st = match c.prepared.get(*sql) {
+                Some(st) => st.clone(),
+                None => {
+                    let st = c.client.prepare(sql).map_err(|e| db_err(&self.url, e))?;
+                    c.prepared.insert(sql.to_string(), st.clone());
+                    st
+                }
+            };
+            sts.push(st);
+        }
+        f(&mut c.client, &sts).map_err(|e| db_err(&self.url, e))
     }
 
     /// Whether the database keeps dense vectors (its server has pgvector: migration 4 made the
@@ -285,8 +295,11 @@ fn pg_sql(sqlite: &str) -> String {
 }
 
 /// The id of set `name`, if there is one.
+/// A gold set's key by its name.
+const SET_KEY: &str = "SELECT id FROM label_sets WHERE name=$1";
+
 fn set_key(c: &mut impl postgres::GenericClient, name: &str) -> std::result::Result<Option<i64>, postgres::Error> {
-    Ok(c.query_opt("SELECT id FROM label_sets WHERE name=$1", &[&name])?.map(|r| r.get(0)))
+    Ok(c.query_opt(SET_KEY, &[&name])?.map(|r| r.get(0)))
 }
 
 impl LabelStore for PgRecords {
@@ -296,17 +309,18 @@ impl LabelStore for PgRecords {
     }
 
     fn label_questions(&self, set: &str, qid: Option<&str>) -> Result<Option<Vec<StoredQuestion>>> {
-        self.with(|c| {
+        let sqls = [SET_KEY.to_string(), pg_sql(ls::sql::QUESTIONS), pg_sql(ls::sql::GRADES), pg_sql(ls::sql::ANSWERS), pg_sql(ls::sql::BOXES)];
+        self.with_all_prepared(&sqls.each_ref().map(String::as_str), |c, st| {
             // one snapshot: the four reads see the same moment
             let mut tx = c.build_transaction().isolation_level(postgres::IsolationLevel::RepeatableRead).read_only(true).start()?;
-            let Some(sid) = set_key(&mut tx, set)? else { return Ok(None) };
+            let Some(sid) = tx.query_opt(&st[0], &[&set])?.map(|r| r.get::<_, i64>(0)) else { return Ok(None) };
             let questions = tx
-                .query(&pg_sql(ls::sql::QUESTIONS), &[&sid, &qid])?
+                .query(&st[1], &[&sid, &qid])?
                 .iter()
                 .map(|r| (r.get::<_, i64>(0), r.get::<_, String>(1), r.get::<_, String>(2), r.get::<_, Option<String>>(3)))
                 .collect();
             let grades = tx
-                .query(&pg_sql(ls::sql::GRADES), &[&sid, &qid])?
+                .query(&st[2], &[&sid, &qid])?
                 .iter()
                 .filter_map(|r| {
                     let g: Option<i16> = r.get(3);
@@ -314,12 +328,12 @@ impl LabelStore for PgRecords {
                 })
                 .collect();
             let answers = tx
-                .query(&pg_sql(ls::sql::ANSWERS), &[&sid, &qid])?
+                .query(&st[3], &[&sid, &qid])?
                 .iter()
                 .map(|r| (r.get::<_, i64>(0), AnswerEntry { annotator: r.get(1), answer: r.get(2), answerable: r.get(3), at: r.get(4) }))
                 .collect();
             let boxes = tx
-                .query(&pg_sql(ls::sql::BOXES), &[&sid, &qid])?
+                .query(&st[4], &[&sid, &qid])?
                 .iter()
                 .map(|r| {
                     (r.get::<_, i64>(0), LabelBox { id: r.get(1), page: r.get(2), annotator: r.get(3), l: r.get(4), b: r.get(5), r: r.get(6), t: r.get(7) })
