@@ -177,7 +177,11 @@ fn label_score(label: &str, item: &catalogue::ItemDef, filer: &[String]) -> Opti
         return None;
     }
     if let Some(i) = company_share(label, &item.labels, filer) {
-        return Some(1050 - i as i32);
+        // the company's share is not the whole total asked
+        return (!item.whole).then_some(1050 - i as i32);
+    }
+    if item.whole && catalogue::has_words(&l, "attributable") {
+        return None;
     }
     labels_score(label, &item.labels)
 }
@@ -335,6 +339,13 @@ impl Finder<'_, '_> {
         self.statements.entry(p.clone()).or_insert_with(|| {
             lib.document(&p.doc_id).ok().and_then(|d| lib.page_profile(d.key, p.page).ok()).map(|pr| pr.statements.clone()).unwrap_or_default()
         })
+    }
+
+    /// Does the page print average balances ("Average Balance" heads, word by word over the
+    /// columns)?
+    fn of_averages(&self, p: &PageRef) -> bool {
+        let text = self.lib.store().page(&p.doc_id, p.page).map(|pg| norm(&pg.text)).unwrap_or_default();
+        ["average balance", "average balances", "average daily balance"].iter().any(|w| catalogue::has_words(&text, w))
     }
 
     /// Whether `doc` is an annual report (a 10-K, 20-F or annual report by its form).
@@ -524,6 +535,9 @@ impl Finder<'_, '_> {
                     continue;
                 }
             }
+            // a page of the year's average balances (a bank's "Average Balance / Interest
+            // Expense / Average Rate"), not titled as a balance sheet
+            let averages_page = def.balance && !self.statement_kinds(p).iter().any(|k| k == "balance") && self.of_averages(p);
             let filer = self.filer_names(&p.doc_id).to_vec();
             let annual = self.months != 12 && self.is_annual(&p.doc_id);
             // a release prints the quarter and the year (or the half) side by side: a flow's
@@ -539,6 +553,12 @@ impl Finder<'_, '_> {
                 // nor are the parent company's own condensed statements the consolidated ones
                 // (worked answers are never planned for the parent company alone)
                 if crate::question::asks_parent_only(&t.title) {
+                    continue;
+                }
+                // a balance at a date is not read from a table of the year's average balances
+                // (a bank's "Average Balance / Interest / Average Rate" tables print "Total
+                // liabilities" too)
+                if def.balance && averages_page {
                     continue;
                 }
                 // a table about a part of the company (its leases, a disposal, an acquisition's
@@ -1057,8 +1077,14 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     let cat = lib.metrics();
     // a metric the filing prints ("Effective tax rate 24.6%") is used as printed when every
     // year is there; computed from its parts only when it is not
-    if let Some(printed) =
-        cat.metric_in(&q.text).or_else(|| cat.metric_in(&q.expanded)).and_then(|(_, m)| m.printed.clone()).filter(|p| cat.items.contains_key(p))
+    // (the metric the plan works, not one named inside a ratio the question states: "total
+    // liabilities to total assets" is no total liabilities)
+    if let Some(printed) = cat
+        .metric_in(&q.text)
+        .or_else(|| cat.metric_in(&q.expanded))
+        .filter(|(id, _)| plan.id.as_deref() == Some(*id))
+        .and_then(|(_, m)| m.printed.clone())
+        .filter(|p| cat.items.contains_key(p))
     {
         let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), ..plan.clone() };
         let c = work_checked(lib, q, &as_printed, pages, &filer);
@@ -1376,6 +1402,30 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
                 .then_some(loss)
                 .flatten()
                 .map(|o| Warning::new("loss_tax_rate", vec![o.period.clone(), o.value.clone()]))
+        })
+        .or_else(|| {
+            // total liabilities worked as liabilities and equity less equity, on a balance sheet
+            // that prints redeemable (temporary) equity between the two: counted as a liability
+            let derived = result.is_some() && plan.id.as_deref() == Some("total_liabilities") && matches!(plan.expr, Expr::Bin(..));
+            let temporary = |l: &str| {
+                let l = l.to_lowercase();
+                l.contains("redeemable") || l.contains("temporary equity") || l.contains("mezzanine")
+            };
+            f.found
+                .iter()
+                .filter(|_| derived)
+                .find(|o| lib.page_tables(&o.page).iter().any(|t| t.rows.iter().any(|r| temporary(&r.label))))
+                .map(|o| Warning::new("temporary_equity", vec![o.page.to_string()]))
+        })
+        .or_else(|| {
+            // a fiscal year's figure asked, read from a quarterly report: its balance is at a date
+            // inside the year (a part-year flow is the periods check's)
+            let quarterly = |o: &&Operand| lib.document(&o.page.doc_id).is_ok_and(|d| d.form.as_deref() == Some("10-Q"));
+            f.found
+                .iter()
+                .filter(|_| result.is_some() && plan.months == 12)
+                .find(quarterly)
+                .map(|o| Warning::new("interim_balance", vec![o.name.clone(), o.read.column.trim().to_string(), o.page.doc_id.clone()]))
         });
     let shape = match plan.shape {
         Shape::One(_) => "one",
@@ -1527,6 +1577,18 @@ mod tests {
         assert_eq!(first("What were Costco's net sales in fiscal 2021?").as_deref(), Some("net sales"));
         assert_eq!(first("What was Verizon's net income in 2022?"), None);
         assert_eq!(first("What was Costco's revenue in fiscal 2021?"), None);
+    }
+
+    #[test]
+    fn a_whole_total_is_never_the_company_share_row() {
+        let cat = Catalogue::builtin();
+        let filer = vec![squash("Corning Incorporated"), squash("Corning")];
+        let (whole, share) = (&cat.items["total_equity_all"], &cat.items["total_equity"]);
+        // the company's share: first for shareholders' equity, never for the whole total
+        assert!(label_score("Total Corning Incorporated shareholders’ equity", share, &filer).is_some());
+        assert_eq!(label_score("Total Corning Incorporated shareholders’ equity", whole, &filer), None);
+        assert_eq!(label_score("TOTAL EQUITY ATTRIBUTABLE TO SHAREOWNERS OF THE COCA-COLA COMPANY", whole, &filer), None);
+        assert!(label_score("Total equity", whole, &filer).is_some());
     }
 
     #[test]

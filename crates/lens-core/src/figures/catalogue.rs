@@ -79,6 +79,11 @@ pub struct ItemDef {
     /// for it ("Cash paid during the year for: ... Income taxes 7").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expensed: bool,
+    /// The whole of a total, noncontrolling interests included ("Total equity"): a row of the
+    /// company's own share ("Total 3M Company shareholders' equity", "... attributable to
+    /// shareowners of ...") is not it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole: bool,
 }
 
 impl ItemDef {
@@ -98,6 +103,10 @@ pub struct MetricDef {
     /// when the filing has it, the formula only when it does not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printed: Option<String>,
+    /// Words that make a question naming the metric ask another measure ("total liabilities
+    /// and equity" is not total liabilities).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excludes: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, Default)]
@@ -209,6 +218,9 @@ impl Catalogue {
         let t = norm(question);
         let mut best: Option<(&str, &MetricDef, usize)> = None;
         for (id, m) in &self.metrics {
+            if m.excludes.iter().any(|x| t.contains(&norm(x))) {
+                continue;
+            }
             for n in &m.names {
                 let n = norm(n);
                 if n.len() > best.map_or(0, |b| b.2) && names_measure(&t, &n) {
@@ -281,6 +293,24 @@ mod tests {
         assert!(!income.excluded_in(&norm("Interest income")));
     }
 
+    #[test]
+    fn total_liabilities_is_printed_or_liabilities_and_equity_less_equity() {
+        let c = Catalogue::builtin();
+        let (id, m) = c.metric_in("What were Boeing's total liabilities at year end 2018?").unwrap();
+        assert_eq!((id, m.printed.as_deref()), ("total_liabilities", Some("total_liabilities_printed")));
+        assert!(c.formula(&m.formula).is_ok());
+        // a question naming the sum with equity, or the current ones, asks another measure
+        assert!(c.metric_in("What were Walmart's total liabilities and shareholders' equity in FY2018?").is_none());
+        assert_eq!(c.item_in("What were Walmart's total liabilities and shareholders' equity in FY2018?"), Some("total_liabilities_and_equity"));
+        assert!(c.metric_in("What were Verizon's total current liabilities in 2022?").is_none());
+        // the printed row: not the sum with equity, not the current ones
+        let printed = &c.items["total_liabilities_printed"];
+        assert!(printed.excluded_in(&norm("Total liabilities and shareholders’ equity")));
+        assert!(printed.excluded_in(&norm("Total current liabilities")));
+        assert!(!printed.excluded_in(&norm("Total liabilities")));
+        assert!(c.items["total_equity_all"].whole && !c.items["total_equity"].whole);
+    }
+
     /// Every catalogue metric on one hand-made set of statements (FY2019, with FY2018 balances).
     #[test]
     fn every_metric_on_hand_checkable_numbers() {
@@ -309,6 +339,8 @@ mod tests {
                 "cash" => (60, 0),
                 "short_term_investments" => (40, 0),
                 "total_equity" => (800, 700),
+                "total_equity_all" => (850, 0),
+                "total_liabilities_and_equity" => (2000, 1800),
                 _ => return None,
             };
             Some(Ratio::int(if y == 2019 { now } else { before }))
@@ -346,6 +378,7 @@ mod tests {
             ("cash_and_short_term_investments", "100.0000"),
             ("ocf_to_net_income", "2.0000"),
             ("fcf_margin", "0.1200"),
+            ("total_liabilities", "1150.0000"),
         ];
         let c = Catalogue::builtin();
         assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");

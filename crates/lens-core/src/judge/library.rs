@@ -72,6 +72,18 @@ pub(super) fn rank_unsure(c: &Claim) -> Option<Fired> {
     warned(c, "rank_unsure")
 }
 
+/// Total liabilities worked as the total of liabilities and equity less equity, where the
+/// balance sheet prints redeemable (temporary) equity between them: it is counted as a liability.
+pub(super) fn temporary_equity(c: &Claim) -> Option<Fired> {
+    warned(c, "temporary_equity")
+}
+
+/// A fiscal year's figure asked with no quarter named ("at the end of 2022"), and an operand read
+/// from a quarterly report (a 10-Q's June 30 balance): not the year's end.
+pub(super) fn interim_balance(c: &Claim) -> Option<Fired> {
+    warned(c, "interim_balance")
+}
+
 /// A part's figure ("MGM China"'s revenue) that one table of the filing prints: which row and
 /// table were meant is not cross-checked.
 pub(super) fn member_once(c: &Claim) -> Option<Fired> {

@@ -311,6 +311,8 @@ rules! {
     "negative_base" Lower Some("caveat"), library::negative_base, "A growth worked over a first year that is a loss.";
     "loss_tax_rate" Lower Some("caveat"), library::loss_tax_rate, "A tax rate worked over a pretax loss.";
     "rank_unsure" Lower Some("caveat"), library::rank_unsure, "A ranking over a table chosen by the page's words, not by a total row naming what was ranked.";
+    "temporary_equity" Lower Some("caveat"), library::temporary_equity, "Total liabilities worked as liabilities and equity less equity, on a balance sheet that prints redeemable (temporary) equity between them.";
+    "interim_balance" Lower Some("caveat"), library::interim_balance, "A fiscal year's figure asked (no quarter named), and an operand is read from a quarterly report.";
     "member_once" Lower Some("caveat"), library::member_once, "A part's figure (a segment's, a region's) read from one table of the filing, no other to agree.";
     "calc_caveat" Lower Some("caveat"), library::calc_caveat, "A calculation logged before warnings had rules: its caveat as written.";
     "model_unquoted" Lower Some("caveat"), library::model_unquoted, "The model's answer quotes no line of the pages.";
