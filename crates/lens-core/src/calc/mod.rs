@@ -534,10 +534,14 @@ impl Finder<'_, '_> {
                 if has("cash_flow") && ((def.balance && !has("balance")) || (def.expensed && !has("income"))) {
                     continue;
                 }
+                // nor a balance at a date from a page of the year's average balances (a bank's
+                // "Average Balance / Interest Expense / Average Rate" tables print "Total
+                // liabilities" too), unless the page is titled as a balance sheet
+                let balance_sheet = has("balance");
+                if def.balance && !balance_sheet && self.of_averages(p) {
+                    continue;
+                }
             }
-            // a page of the year's average balances (a bank's "Average Balance / Interest
-            // Expense / Average Rate"), not titled as a balance sheet
-            let averages_page = def.balance && !self.statement_kinds(p).iter().any(|k| k == "balance") && self.of_averages(p);
             let filer = self.filer_names(&p.doc_id).to_vec();
             let annual = self.months != 12 && self.is_annual(&p.doc_id);
             // a release prints the quarter and the year (or the half) side by side: a flow's
@@ -553,12 +557,6 @@ impl Finder<'_, '_> {
                 // nor are the parent company's own condensed statements the consolidated ones
                 // (worked answers are never planned for the parent company alone)
                 if crate::question::asks_parent_only(&t.title) {
-                    continue;
-                }
-                // a balance at a date is not read from a table of the year's average balances
-                // (a bank's "Average Balance / Interest / Average Rate" tables print "Total
-                // liabilities" too)
-                if def.balance && averages_page {
                     continue;
                 }
                 // a table about a part of the company (its leases, a disposal, an acquisition's

@@ -90,8 +90,14 @@ impl ItemDef {
     /// Whether a text (normalised, [`norm`]) says words that make it another line item than
     /// this one (the item's `excludes`): a row so labelled, or a question so worded.
     pub fn excluded_in(&self, normed: &str) -> bool {
-        self.excludes.iter().any(|x| normed.contains(&norm(x)))
+        says_any(normed, &self.excludes)
     }
+}
+
+/// Does a text (normalised, [`norm`]) say any of `excludes` (an item's or a metric's words that
+/// make it another measure)?
+fn says_any(normed: &str, excludes: &[String]) -> bool {
+    excludes.iter().any(|x| normed.contains(&norm(x)))
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -218,7 +224,7 @@ impl Catalogue {
         let t = norm(question);
         let mut best: Option<(&str, &MetricDef, usize)> = None;
         for (id, m) in &self.metrics {
-            if m.excludes.iter().any(|x| t.contains(&norm(x))) {
+            if says_any(&t, &m.excludes) {
                 continue;
             }
             for n in &m.names {
