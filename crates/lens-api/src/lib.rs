@@ -3,9 +3,11 @@
 //! as a command name and JSON arguments. Background jobs ([`jobs`]) and watched folders
 //! ([`watch`]) live here too; `lens-core` stays a plain library.
 //!
-//! Lock model: one [`Library`] behind a mutex, opened on first use. Every method holds it only
-//! for reads and short writes; an ask holds it to retrieve, lets go while the answerer runs
-//! (seconds for a model), and takes it again to locate the evidence and log. Ingest and dense
+//! Lock model: one [`Library`] behind a read-write lock, opened on first use. Reads (searches,
+//! an ask's retrieval, the log, labels) run beside each other, the SQLite connection taken by
+//! one at a time; the few calls that change the library itself take it alone. An ask retrieves,
+//! lets go while the answerer runs (seconds for a model), and takes it again to locate the
+//! evidence; its log row is written after. Ingest and dense
 //! builds run on their own `Library` in a background thread and mark the shared one stale, so it
 //! reloads its index before the next call.
 
@@ -33,13 +35,13 @@ use lens_core::Library;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 pub struct Api {
     dir: PathBuf,
     /// a handle on itself, for the threads it starts (watcher)
     me: Weak<Api>,
-    lib: Mutex<Option<Library>>,
+    lib: RwLock<Option<Library>>,
     /// set when a background job changed the library: readers reload before the next call
     stale: Arc<AtomicBool>,
     ingest: jobs::IngestJobs,
@@ -178,7 +180,7 @@ impl Api {
                 vision: jobs::VisionJobs::new(dir.clone()),
                 dir,
                 me: me.clone(),
-                lib: Mutex::new(None),
+                lib: RwLock::new(None),
                 stale,
                 watching: Mutex::new(None),
                 answerers: Mutex::new(HashMap::new()),
@@ -219,17 +221,43 @@ impl Api {
         self.with_records_only(|r| Ok(r.place()))
     }
 
-    /// Run `f` on the (lazily opened) library, one caller at a time. Keep `f` short: every other
-    /// call of the app waits for it.
-    pub fn with_library<T>(&self, f: impl FnOnce(&mut Library) -> Result<T>) -> Result<T> {
-        let mut g = lock(&self.lib);
+    /// Run `f` on the (lazily opened) library, beside other readers: searches and asks retrieve
+    /// at once, each on its own thread (the SQLite connection is taken by one of them at a time,
+    /// the index, caches and reranking are shared). Waits only for a caller changing it.
+    pub fn with_library<T>(&self, f: impl FnOnce(&Library) -> Result<T>) -> Result<T> {
+        self.open_fresh()?;
+        let g = self.lib.read().unwrap_or_else(|p| p.into_inner());
+        f(g.as_ref().expect("opened by open_fresh"))
+    }
+
+    /// Run `f` on the library, alone: for calls that change what it holds (settings that reload
+    /// it, a document removed). Keep `f` short: every other call waits for it.
+    pub fn with_library_mut<T>(&self, f: impl FnOnce(&mut Library) -> Result<T>) -> Result<T> {
+        let mut g = self.lib.write().unwrap_or_else(|p| p.into_inner());
+        self.open_or_refresh(&mut g)?;
+        f(g.as_mut().expect("opened above"))
+    }
+
+    /// Open the library on first use, or reload its index when a background job changed it.
+    fn open_fresh(&self) -> Result<()> {
+        {
+            let g = self.lib.read().unwrap_or_else(|p| p.into_inner());
+            if g.is_some() && !self.stale.load(Ordering::Acquire) {
+                return Ok(());
+            }
+        }
+        let mut g = self.lib.write().unwrap_or_else(|p| p.into_inner());
+        self.open_or_refresh(&mut g)
+    }
+
+    fn open_or_refresh(&self, g: &mut Option<Library>) -> Result<()> {
         if g.is_none() {
             *g = Some(Library::open(&self.dir)?);
             read_facts_in_background(&self.dir);
         } else if self.stale.swap(false, Ordering::AcqRel) {
             g.as_ref().expect("checked").refresh()?;
         }
-        f(g.as_mut().expect("opened above"))
+        Ok(())
     }
 
     pub fn app_info(&self) -> AppInfo {
@@ -442,7 +470,7 @@ impl Api {
     /// Remove a filing: from the team's database first (when there is one; a database that
     /// cannot be reached leaves the library as it was), then from the library.
     pub fn remove(&self, doc: &str) -> Result<()> {
-        self.with_library(|l| {
+        self.with_library_mut(|l| {
             if let Some(f) = &self.filings {
                 l.document(doc)?;
                 match f.remove_filing(doc) {

@@ -156,3 +156,70 @@ fn a_document_removed_while_answering_leaves_an_answer_without_boxes() {
     assert!(r.notes.iter().any(|n| n.contains("evidence was not located")), "{:?}", r.notes);
     assert_eq!(api.log(1).unwrap()[0].id, r.log_id, "the answer is still logged");
 }
+
+#[test]
+fn reads_of_the_library_run_beside_each_other_and_many_callers_at_once_all_get_through() {
+    let (_dir, api, _started) = setup(0.0);
+    // one caller is inside the library (as a long retrieval would be) until told to go on:
+    // a search, an ask and the log are served meanwhile, not queued behind it
+    let (inside_tx, inside) = mpsc::channel();
+    let (go_on, go_on_rx) = mpsc::channel::<()>();
+    let holder = {
+        let api = api.clone();
+        std::thread::spawn(move || {
+            api.with_library(|_| {
+                inside_tx.send(()).unwrap();
+                Ok(go_on_rx.recv_timeout(Duration::from_secs(60)).is_ok())
+            })
+        })
+    };
+    inside.recv_timeout(Duration::from_secs(30)).expect("the first caller is inside");
+    let (served_tx, served) = mpsc::channel();
+    let other = {
+        let api = api.clone();
+        std::thread::spawn(move || {
+            let search = api.search(&serde_json::from_value(serde_json::json!({ "query": QUESTION })).unwrap());
+            let ask = api.ask(&AskArgs::new(QUESTION));
+            let log = api.log(5);
+            served_tx.send(()).unwrap();
+            (search, ask, log)
+        })
+    };
+    let beside = served.recv_timeout(Duration::from_secs(30));
+    go_on.send(()).unwrap();
+    assert!(holder.join().unwrap().unwrap(), "the first caller was let go");
+    assert!(beside.is_ok(), "a search, an ask and the log waited for another reader");
+    let (search, ask, log) = other.join().unwrap();
+    assert!(!search.unwrap().hits.is_empty());
+    let ask = ask.unwrap();
+    assert!(!ask.answer.not_found, "{:?}", ask.answer);
+    assert_eq!(log.unwrap()[0].id, ask.log_id);
+
+    // sixteen callers at once, asking, searching, grading and reading the log on the one
+    // SQLite connection: every call gets through and every ask is logged once
+    let before = api.log(1000).unwrap().len();
+    let callers: Vec<_> = (0..16)
+        .map(|i| {
+            let api = api.clone();
+            std::thread::spawn(move || -> Result<usize> {
+                let mut asked = 0;
+                for _ in 0..3 {
+                    let r = api.ask(&AskArgs::new(QUESTION))?;
+                    api.feedback(&serde_json::from_value(serde_json::json!({ "id": r.log_id, "value": if i % 2 == 0 { 1 } else { -1 } })).unwrap())?;
+                    asked += 1;
+                    api.search(&serde_json::from_value(serde_json::json!({ "query": "supplemental indenture notes" })).unwrap())?;
+                    api.log(20)?;
+                }
+                Ok(asked)
+            })
+        })
+        .collect();
+    let asked: usize = callers.into_iter().map(|c| c.join().unwrap().unwrap()).sum();
+    assert_eq!(asked, 48);
+    let log = api.log(1000).unwrap();
+    assert_eq!(log.len() - before, 48, "each ask logged once");
+    let mut ids: Vec<i64> = log.iter().map(|e| e.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), log.len(), "no log row written twice");
+}

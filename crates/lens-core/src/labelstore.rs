@@ -191,7 +191,8 @@ pub mod sql {
 
 impl LabelStore for Store {
     fn label_sets(&self) -> Result<Vec<SetRow>> {
-        let mut st = self.conn().prepare_cached("SELECT name, created_at FROM label_sets ORDER BY name")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT name, created_at FROM label_sets ORDER BY name")?;
         let v = st.query_map([], |r| Ok(SetRow { name: r.get(0)?, created_at: r.get(1)? }))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
@@ -233,7 +234,8 @@ impl LabelStore for Store {
     fn apply_label_ops(&self, set: &str, create: bool, ops: &[LabelOp]) -> Result<Vec<i64>> {
         // a write transaction from the start: one that reads first and writes later cannot wait
         // for another writer (SQLite refuses the upgrade at once)
-        let tx = rusqlite::Transaction::new_unchecked(self.conn(), rusqlite::TransactionBehavior::Immediate)?;
+        let c = self.conn();
+        let tx = rusqlite::Transaction::new_unchecked(&c, rusqlite::TransactionBehavior::Immediate)?;
         if create {
             tx.execute("INSERT OR IGNORE INTO label_sets(name) VALUES(?1)", [set])?;
         }

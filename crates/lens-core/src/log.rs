@@ -264,7 +264,7 @@ impl Store {
     /// Append to the question log; returns the entry id.
     pub fn log_question(&self, e: &LogEntry) -> Result<i64> {
         let c = LogColumns::of(e);
-        self.conn.execute(
+        self.conn().execute(
             "INSERT INTO question_log(question,scope,pages,answer,citations,quote,not_found,found_by,retrieve_ms,answer_ms,answerer,retriever,calculation,model,cancelled,shown,asked_by) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
             params![
                 c.question,
@@ -286,14 +286,15 @@ impl Store {
                 c.asked_by
             ],
         )?;
-        Ok(self.conn.last_insert_rowid())
+        Ok(self.conn().last_insert_rowid())
     }
 
     /// Thumbs up (+1) or down (-1) with an optional note, and the team user who gave it.
     /// A user's feedback: kept as theirs (another user's stays), and as the log row's latest.
     pub(crate) fn set_feedback(&self, id: i64, value: i32, note: Option<&str>, by: Option<&str>) -> Result<()> {
         check_feedback(value)?;
-        let tx = self.conn.unchecked_transaction()?;
+        let c = self.conn();
+        let tx = c.unchecked_transaction()?;
         let n = tx.execute("UPDATE question_log SET feedback=?2, feedback_note=?3, feedback_by=?4 WHERE id=?1", params![id, value, note, by])?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no logged question with id {id}")));
@@ -315,7 +316,7 @@ impl Store {
     /// One logged question.
     /// The time now, UTC (`2026-12-01T10:00:00Z`).
     pub fn now(&self) -> Result<String> {
-        Ok(self.conn.query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ','now')", [], |r| r.get(0))?)
+        Ok(self.conn().query_row("SELECT strftime('%Y-%m-%dT%H:%M:%SZ','now')", [], |r| r.get(0))?)
     }
 
     pub fn log_entry(&self, id: i64) -> Result<LogEntry> {
@@ -323,7 +324,8 @@ impl Store {
     }
 
     fn log_rows(&self, tail: &str, arg: i64) -> Result<Vec<LogEntry>> {
-        let mut st = self.conn.prepare(&format!("SELECT {LOG_COLUMNS} FROM question_log {tail}"))?;
+        let c = self.conn();
+        let mut st = c.prepare(&format!("SELECT {LOG_COLUMNS} FROM question_log {tail}"))?;
         let rows = st
             .query_map([arg], |r| {
                 Ok(LogColumns {
@@ -355,7 +357,8 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let mut rows = rows;
         if let (Some(lo), Some(hi)) = (rows.iter().map(|e| e.id).min(), rows.iter().map(|e| e.id).max()) {
-            let mut st = self.conn.prepare(FEEDBACK_ROWS)?;
+            let c = self.conn();
+            let mut st = c.prepare(FEEDBACK_ROWS)?;
             let fb = st
                 .query_map(params![lo, hi], |r| Ok((r.get(0)?, Feedback { user: r.get(1)?, value: r.get(2)?, note: r.get(3)?, at: r.get(4)? })))?
                 .collect::<rusqlite::Result<Vec<_>>>()?;

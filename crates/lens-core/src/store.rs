@@ -9,6 +9,7 @@ use crate::boxes::{self, CharBox};
 use crate::error::{LensError, Result};
 use crate::meta::DocMeta;
 use crate::pageref::PageRef;
+use parking_lot::{ReentrantMutex, ReentrantMutexGuard};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -115,7 +116,7 @@ pub struct NewPage<'a> {
 }
 
 pub struct Store {
-    pub(crate) conn: Connection,
+    pub(crate) conn: ReentrantMutex<Connection>,
 }
 
 fn doc_from_row(r: &rusqlite::Row) -> rusqlite::Result<Document> {
@@ -143,20 +144,20 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        let mut store = Store { conn };
+        let mut store = Store { conn: ReentrantMutex::new(conn) };
         store.migrate(path)?;
         Ok(store)
     }
 
     pub fn open_in_memory() -> Result<Store> {
-        let mut store = Store { conn: Connection::open_in_memory()? };
+        let mut store = Store { conn: ReentrantMutex::new(Connection::open_in_memory()?) };
         store.migrate(Path::new(":memory:"))?;
         Ok(store)
     }
 
     /// The schema version of this library (`PRAGMA user_version`).
     pub fn schema_version(&self) -> Result<u32> {
-        Ok(self.conn.pragma_query_value(None, "user_version", |r| r.get(0))?)
+        Ok(self.conn().pragma_query_value(None, "user_version", |r| r.get(0))?)
     }
 
     /// Run the migrations this library has not had yet. A library written by a newer build is
@@ -167,7 +168,7 @@ impl Store {
             return Err(LensError::LibraryVersion { path: path.to_path_buf(), found, known: SCHEMA_VERSION });
         }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let tx = self.conn.transaction()?;
+            let tx = self.conn.get_mut().transaction()?;
             tx.execute_batch(sql)?;
             tx.pragma_update(None, "user_version", i as u32 + 1)?;
             tx.commit()?;
@@ -175,30 +176,33 @@ impl Store {
         Ok(())
     }
 
-    pub fn conn(&self) -> &Connection {
-        &self.conn
+    /// The connection, for one caller at a time (a thread that holds it may take it again, as a
+    /// store method calling another does); readers on other threads wait their turn.
+    pub fn conn(&self) -> ReentrantMutexGuard<'_, Connection> {
+        self.conn.lock()
     }
 
     pub fn documents(&self) -> Result<Vec<Document>> {
-        let mut st = self.conn.prepare_cached(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' ORDER BY id"))?;
+        let c = self.conn();
+        let mut st = c.prepare_cached(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' ORDER BY id"))?;
         let rows = st.query_map([], doc_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
     }
 
     pub fn document(&self, id: &str) -> Result<Document> {
-        self.conn
+        self.conn()
             .query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND id=?1"), [id], doc_from_row)
             .optional()?
             .ok_or_else(|| LensError::UnknownDocument(id.to_string()))
     }
 
     pub fn document_by_key(&self, key: i64) -> Result<Option<Document>> {
-        Ok(self.conn.query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND key=?1"), [key], doc_from_row).optional()?)
+        Ok(self.conn().query_row(&format!("SELECT {DOC_COLS} FROM documents WHERE status='complete' AND key=?1"), [key], doc_from_row).optional()?)
     }
 
     /// Insert a document and its pages as `pending` in one transaction; returns its key.
     pub fn insert_pending(&mut self, id: &str, path: &str, bytes: u64, sha256: &str, meta: &DocMeta, pages: &[NewPage]) -> Result<i64> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         let needs_ocr = pages.iter().filter(|p| p.needs_ocr).count() as i64;
         tx.execute(
             "INSERT INTO documents(id,path,title,pages,bytes,sha256,company,year,form,needs_ocr_pages,status) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,'pending')",
@@ -220,7 +224,7 @@ impl Store {
     /// Make `key` the visible version of its document: retire any previous complete version
     /// (tombstoned for the index), record metadata aliases, flip to complete. One transaction.
     pub fn publish(&mut self, key: i64, aliases: &[String]) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         let id: String = tx.query_row("SELECT id FROM documents WHERE key=?1", [key], |r| r.get(0))?;
         let old: Vec<i64> = {
             let mut st = tx.prepare("SELECT key FROM documents WHERE id=?1 AND status='complete' AND key<>?2")?;
@@ -251,7 +255,7 @@ impl Store {
         if !(company || year || form) {
             return Ok(false);
         }
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         if company {
             tx.execute("UPDATE documents SET company=?2, title=?3 WHERE key=?1", params![doc.key, meta.company, meta.title])?;
             for a in &meta.aliases {
@@ -272,7 +276,7 @@ impl Store {
     /// with the names found there as aliases; one transaction.
     pub fn respell(&mut self, id: &str, company: Option<&str>, year: Option<i32>, aliases: &[String]) -> Result<()> {
         let doc = self.document(id)?;
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         if let Some(c) = company {
             tx.execute("UPDATE documents SET company=?2 WHERE key=?1", params![doc.key, c])?;
             for a in aliases {
@@ -289,7 +293,7 @@ impl Store {
     /// Remove a complete document (its index entries are tombstoned). Returns its key.
     pub fn remove_document(&mut self, id: &str) -> Result<i64> {
         let doc = self.document(id)?;
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         delete_doc_rows(&tx, doc.key)?;
         tx.execute("DELETE FROM aliases WHERE doc_id=?1", [id])?;
         tx.commit()?;
@@ -298,7 +302,7 @@ impl Store {
 
     /// Roll back documents left `pending` by an interrupted ingest: rows deleted, keys tombstoned.
     pub fn discard_pending(&mut self) -> Result<usize> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         let keys: Vec<i64> = {
             let mut st = tx.prepare("SELECT key FROM documents WHERE status<>'complete'")?;
             let v = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
@@ -313,21 +317,23 @@ impl Store {
     }
 
     pub fn tombstones(&self) -> Result<Vec<i64>> {
-        let mut st = self.conn.prepare("SELECT doc_key FROM tombstones")?;
+        let c = self.conn();
+        let mut st = c.prepare("SELECT doc_key FROM tombstones")?;
         let v = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(v)
     }
 
     pub fn clear_tombstones(&self, keys: &[i64]) -> Result<()> {
         for k in keys {
-            self.conn.execute("DELETE FROM tombstones WHERE doc_key=?1", [k])?;
+            self.conn().execute("DELETE FROM tombstones WHERE doc_key=?1", [k])?;
         }
         Ok(())
     }
 
     /// Keys of complete documents (what search may show).
     pub fn complete_keys(&self) -> Result<std::collections::HashMap<i64, String>> {
-        let mut st = self.conn.prepare_cached("SELECT key,id FROM documents WHERE status='complete'")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT key,id FROM documents WHERE status='complete'")?;
         let v = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
@@ -338,7 +344,8 @@ impl Store {
     }
 
     pub fn page_of(&self, doc: &Document, page: u32) -> Result<Page> {
-        let mut st = self.conn.prepare_cached("SELECT text,heading,width,height,needs_ocr,source,pdf_label FROM pages WHERE doc_key=?1 AND page=?2")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT text,heading,width,height,needs_ocr,source,pdf_label FROM pages WHERE doc_key=?1 AND page=?2")?;
         st.query_row(params![doc.key, page], |r| {
             Ok(Page {
                 doc_id: doc.id.clone(),
@@ -357,27 +364,30 @@ impl Store {
     }
 
     pub fn page_text_by_key(&self, key: i64, page: u32) -> Result<Option<String>> {
-        let mut st = self.conn.prepare_cached("SELECT text FROM pages WHERE doc_key=?1 AND page=?2")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT text FROM pages WHERE doc_key=?1 AND page=?2")?;
         Ok(st.query_row(params![key, page], |r| r.get(0)).optional()?)
     }
 
     /// All page texts of a document, in page order.
     pub fn page_texts_by_key(&self, key: i64) -> Result<Vec<(u32, String)>> {
-        let mut st = self.conn.prepare_cached("SELECT page,text FROM pages WHERE doc_key=?1 ORDER BY page")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT page,text FROM pages WHERE doc_key=?1 ORDER BY page")?;
         let v = st.query_map([key], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
 
     /// The text of the document's first `n` pages (its cover), in page order.
     pub fn first_page_texts(&self, key: i64, n: u32) -> Result<Vec<String>> {
-        let mut st = self.conn.prepare_cached("SELECT text FROM pages WHERE doc_key=?1 AND page<=?2 ORDER BY page")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT text FROM pages WHERE doc_key=?1 AND page<=?2 ORDER BY page")?;
         let v = st.query_map(params![key, n], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
 
     /// Store one document's dense vectors for `model` (all pages, one transaction) and mark it done.
     pub fn put_dense_doc(&mut self, model: &str, key: i64, dim: usize, pages: &[(u32, Vec<u8>)]) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         tx.execute("DELETE FROM dense_pages WHERE model=?1 AND doc_key=?2", params![model, key])?;
         {
             let mut st = tx.prepare_cached("INSERT INTO dense_pages(model,doc_key,page,dim,vecs) VALUES(?1,?2,?3,?4,?5)")?;
@@ -402,27 +412,30 @@ impl Store {
 
     /// Document keys whose vectors for `model` are complete.
     pub fn dense_doc_keys(&self, model: &str) -> Result<std::collections::HashSet<i64>> {
-        let mut st = self.conn.prepare_cached("SELECT doc_key FROM dense_docs WHERE model=?1")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT doc_key FROM dense_docs WHERE model=?1")?;
         let v = st.query_map([model], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
 
     /// One document's stored vectors for `model`: (page, dim, packed windows).
     pub fn dense_doc(&self, model: &str, key: i64) -> Result<Vec<(u32, usize, Vec<u8>)>> {
-        let mut st = self.conn.prepare_cached("SELECT page,dim,vecs FROM dense_pages WHERE model=?1 AND doc_key=?2 ORDER BY page")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT page,dim,vecs FROM dense_pages WHERE model=?1 AND doc_key=?2 ORDER BY page")?;
         let v = st.query_map(params![model, key], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
 
     /// Bytes of stored dense vectors for `model` and the number of pages they cover.
     pub fn dense_size(&self, model: &str) -> Result<(u64, u64)> {
-        Ok(self.conn.query_row("SELECT COALESCE(SUM(LENGTH(vecs)),0), COUNT(*) FROM dense_pages WHERE model=?1", [model], |r| {
+        Ok(self.conn().query_row("SELECT COALESCE(SUM(LENGTH(vecs)),0), COUNT(*) FROM dense_pages WHERE model=?1", [model], |r| {
             Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64))
         })?)
     }
 
     pub fn page_boxes(&self, doc: &Document, page: u32) -> Result<Vec<CharBox>> {
-        let mut st = self.conn.prepare_cached("SELECT data FROM page_boxes WHERE doc_key=?1 AND page=?2")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT data FROM page_boxes WHERE doc_key=?1 AND page=?2")?;
         let data: Option<Vec<u8>> = st.query_row(params![doc.key, page], |r| r.get(0)).optional()?;
         let data = data.ok_or(LensError::UnknownPage { doc: doc.id.clone(), page, pages: doc.pages })?;
         boxes::decode(&data).ok_or_else(|| LensError::Index(format!("stored boxes of {}#{} are unreadable", doc.id, page)))
@@ -458,7 +471,8 @@ impl Store {
 
     /// All aliases: (alias, doc id).
     pub fn aliases(&self) -> Result<Vec<(String, String, String)>> {
-        let mut st = self.conn.prepare_cached("SELECT alias,doc_id,source FROM aliases ORDER BY doc_id,alias")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT alias,doc_id,source FROM aliases ORDER BY doc_id,alias")?;
         let v = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<rusqlite::Result<_>>()?;
         Ok(v)
     }
@@ -469,7 +483,7 @@ impl Store {
         if a.is_empty() {
             return Err(LensError::BadInput("the alias has no letters or digits".into()));
         }
-        self.conn.execute("INSERT OR REPLACE INTO aliases(alias,doc_id,source) VALUES(?1,?2,'user')", params![a, doc_id])?;
+        self.conn().execute("INSERT OR REPLACE INTO aliases(alias,doc_id,source) VALUES(?1,?2,'user')", params![a, doc_id])?;
         Ok(a)
     }
 
@@ -477,16 +491,16 @@ impl Store {
     pub fn remove_alias(&self, doc_id: &str, alias: &str) -> Result<bool> {
         self.document(doc_id)?;
         let a = crate::text::normalize_name(alias);
-        Ok(self.conn.execute("DELETE FROM aliases WHERE doc_id=?1 AND alias=?2", params![doc_id, a])? > 0)
+        Ok(self.conn().execute("DELETE FROM aliases WHERE doc_id=?1 AND alias=?2", params![doc_id, a])? > 0)
     }
 
     pub fn job_start(&self, path: &str) -> Result<i64> {
-        self.conn.execute("INSERT INTO ingest_jobs(path,status) VALUES(?1,'running')", [path])?;
-        Ok(self.conn.last_insert_rowid())
+        self.conn().execute("INSERT INTO ingest_jobs(path,status) VALUES(?1,'running')", [path])?;
+        Ok(self.conn().last_insert_rowid())
     }
 
     pub fn job_finish(&self, job: i64, status: &str, doc_id: Option<&str>, sha: Option<&str>, pages: Option<u32>, err: Option<&LensError>) -> Result<()> {
-        self.conn.execute(
+        self.conn().execute(
             "UPDATE ingest_jobs SET status=?2, doc_id=?3, sha256=?4, pages=?5, error_code=?6, error=?7, finished_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id=?1",
             params![job, status, doc_id, sha, pages, err.map(|e| e.code()), err.map(|e| e.to_string())],
         )?;
@@ -496,39 +510,42 @@ impl Store {
 
 impl Store {
     pub fn setting(&self, key: &str) -> Result<Option<String>> {
-        Ok(self.conn.query_row("SELECT value FROM settings WHERE key=?1", [key], |r| r.get(0)).optional()?)
+        Ok(self.conn().query_row("SELECT value FROM settings WHERE key=?1", [key], |r| r.get(0)).optional()?)
     }
     pub fn set_setting(&self, key: &str, value: &str) -> Result<()> {
-        self.conn.execute("INSERT OR REPLACE INTO settings(key,value) VALUES(?1,?2)", [key, value])?;
+        self.conn().execute("INSERT OR REPLACE INTO settings(key,value) VALUES(?1,?2)", [key, value])?;
         Ok(())
     }
     /// Watch a folder (again: adding a paused folder resumes it).
     pub fn add_watch(&self, path: &str) -> Result<()> {
-        self.conn.execute("INSERT INTO watched_folders(path) VALUES(?1) ON CONFLICT(path) DO UPDATE SET paused=NULL", [path])?;
+        self.conn().execute("INSERT INTO watched_folders(path) VALUES(?1) ON CONFLICT(path) DO UPDATE SET paused=NULL", [path])?;
         Ok(())
     }
     /// Pause a watched folder with the reason (`None` resumes it).
     pub fn set_watch_paused(&self, path: &str, reason: Option<&str>) -> Result<()> {
-        self.conn.execute("UPDATE watched_folders SET paused=?2 WHERE path=?1", params![path, reason])?;
+        self.conn().execute("UPDATE watched_folders SET paused=?2 WHERE path=?1", params![path, reason])?;
         Ok(())
     }
     /// Watched folders and, for paused ones, why.
     pub fn watch_status(&self) -> Result<Vec<(String, Option<String>)>> {
-        let mut st = self.conn.prepare("SELECT path, paused FROM watched_folders ORDER BY path")?;
+        let c = self.conn();
+        let mut st = c.prepare("SELECT path, paused FROM watched_folders ORDER BY path")?;
         let v = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(v)
     }
     pub fn remove_watch(&self, path: &str) -> Result<bool> {
-        Ok(self.conn.execute("DELETE FROM watched_folders WHERE path=?1", [path])? > 0)
+        Ok(self.conn().execute("DELETE FROM watched_folders WHERE path=?1", [path])? > 0)
     }
     pub fn watches(&self) -> Result<Vec<String>> {
-        let mut st = self.conn.prepare("SELECT path FROM watched_folders ORDER BY path")?;
+        let c = self.conn();
+        let mut st = c.prepare("SELECT path FROM watched_folders ORDER BY path")?;
         let v = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
         Ok(v)
     }
     /// Documents ingested from `path`.
     pub fn documents_at(&self, path: &str) -> Result<Vec<String>> {
-        let mut st = self.conn.prepare("SELECT id FROM documents WHERE status='complete' AND path=?1")?;
+        let c = self.conn();
+        let mut st = c.prepare("SELECT id FROM documents WHERE status='complete' AND path=?1")?;
         let v = st.query_map([path], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
         Ok(v)
     }
@@ -536,16 +553,16 @@ impl Store {
     pub fn set_metadata(&self, id: &str, company: Option<&str>, year: Option<i32>, form: Option<&str>) -> Result<()> {
         self.document(id)?;
         if let Some(c) = company {
-            self.conn.execute("UPDATE documents SET company=NULLIF(?2,'') WHERE id=?1 AND status='complete'", params![id, c])?;
+            self.conn().execute("UPDATE documents SET company=NULLIF(?2,'') WHERE id=?1 AND status='complete'", params![id, c])?;
             if !c.trim().is_empty() {
                 self.add_alias(id, c)?;
             }
         }
         if let Some(y) = year {
-            self.conn.execute("UPDATE documents SET year=?2 WHERE id=?1 AND status='complete'", params![id, y])?;
+            self.conn().execute("UPDATE documents SET year=?2 WHERE id=?1 AND status='complete'", params![id, y])?;
         }
         if let Some(f) = form {
-            self.conn.execute("UPDATE documents SET form=NULLIF(?2,'') WHERE id=?1 AND status='complete'", params![id, f])?;
+            self.conn().execute("UPDATE documents SET form=NULLIF(?2,'') WHERE id=?1 AND status='complete'", params![id, f])?;
         }
         Ok(())
     }
@@ -565,7 +582,8 @@ pub struct OcrTodo {
 impl Store {
     /// Pages still needing OCR (not yet failed), optionally of one document.
     pub fn ocr_todo(&self, doc_id: Option<&str>, retry_failed: bool) -> Result<Vec<OcrTodo>> {
-        let mut st = self.conn.prepare(
+        let c = self.conn();
+        let mut st = c.prepare(
             "SELECT d.key,d.id,d.sha256,d.path,p.page,p.height FROM pages p JOIN documents d ON d.key=p.doc_key \
              WHERE d.status='complete' AND p.needs_ocr=1 AND (?1 OR p.ocr_error IS NULL) AND (?2 IS NULL OR d.id=?2) ORDER BY d.id,p.page",
         )?;
@@ -580,7 +598,7 @@ impl Store {
     /// Store an OCR'd page's text and word boxes (the page no longer needs OCR).
     /// `source`: `ocr`, or `blank` for a page found empty.
     pub fn set_ocr_page(&mut self, doc_key: i64, page: u32, text: &str, heading: &str, boxes: &[CharBox], source: &str) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         tx.execute(
             "UPDATE pages SET text=?3, heading=?4, needs_ocr=0, source=?5, ocr_error=NULL WHERE doc_key=?1 AND page=?2",
             params![doc_key, page, text, heading, source],
@@ -594,7 +612,7 @@ impl Store {
     /// Record how pages' text was read (`text`, or an OCR source), for pages stored with it
     /// already read ([`crate::replica`]).
     pub fn set_page_sources(&mut self, doc_key: i64, sources: &[(u32, &str)]) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.get_mut().transaction()?;
         {
             let mut st = tx.prepare_cached("UPDATE pages SET source=?3 WHERE doc_key=?1 AND page=?2")?;
             for (page, source) in sources.iter().filter(|(_, s)| *s != "text") {
@@ -606,20 +624,21 @@ impl Store {
     }
 
     pub fn set_ocr_error(&self, doc_key: i64, page: u32, err: &str) -> Result<()> {
-        self.conn.execute("UPDATE pages SET ocr_error=?3 WHERE doc_key=?1 AND page=?2", params![doc_key, page, err])?;
+        self.conn().execute("UPDATE pages SET ocr_error=?3 WHERE doc_key=?1 AND page=?2", params![doc_key, page, err])?;
         Ok(())
     }
 
     /// Count of pages read by OCR, per document key.
     pub fn ocr_pages(&self, doc_key: i64) -> Result<u32> {
-        Ok(self.conn.query_row("SELECT count(*) FROM pages WHERE doc_key=?1 AND source='ocr'", [doc_key], |r| r.get(0))?)
+        Ok(self.conn().query_row("SELECT count(*) FROM pages WHERE doc_key=?1 AND source='ocr'", [doc_key], |r| r.get(0))?)
     }
 }
 
 impl Store {
     /// Documents whose vision index is published: key -> row.
     pub fn vision_docs(&self) -> Result<std::collections::HashMap<i64, VisionDoc>> {
-        let mut st = self.conn.prepare_cached("SELECT v.doc_key, v.model, v.edge, v.pooled, v.pages, v.vectors, v.bytes, v.built_at FROM vision_docs v JOIN documents d ON d.key = v.doc_key AND d.status='complete'")?;
+        let c = self.conn();
+        let mut st = c.prepare_cached("SELECT v.doc_key, v.model, v.edge, v.pooled, v.pages, v.vectors, v.bytes, v.built_at FROM vision_docs v JOIN documents d ON d.key = v.doc_key AND d.status='complete'")?;
         let rows = st
             .query_map([], |r| {
                 Ok((
@@ -642,7 +661,8 @@ impl Store {
     /// Record a published vision index file for a complete document (false: the document is
     /// gone or replaced meanwhile, and the file is left for the sweep).
     pub fn add_vision_doc(&self, key: i64, v: &VisionDoc) -> Result<bool> {
-        let tx = self.conn.unchecked_transaction()?;
+        let c = self.conn();
+        let tx = c.unchecked_transaction()?;
         let live: i64 = tx.query_row("SELECT count(*) FROM documents WHERE key=?1 AND status='complete'", [key], |r| r.get(0))?;
         if live == 0 {
             return Ok(false);
@@ -657,13 +677,13 @@ impl Store {
 
     /// Forget a document's vision index (before a rebuild).
     pub fn remove_vision_doc(&self, key: i64) -> Result<()> {
-        self.conn.execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
+        self.conn().execute("DELETE FROM vision_docs WHERE doc_key=?1", [key])?;
         Ok(())
     }
 
     /// Is any complete document stored with this sha256?
     pub fn sha_in_use(&self, sha: &str) -> Result<bool> {
-        Ok(self.conn.query_row("SELECT count(*) FROM documents WHERE sha256=?1", [sha], |r| r.get::<_, i64>(0))? > 0)
+        Ok(self.conn().query_row("SELECT count(*) FROM documents WHERE sha256=?1", [sha], |r| r.get::<_, i64>(0))? > 0)
     }
 }
 

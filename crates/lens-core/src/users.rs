@@ -151,11 +151,11 @@ impl Store {
     pub fn add_user(&self, name: &str, role: Role, expiry: &Expiry) -> Result<String> {
         check_name(name)?;
         let ends = expiry.at()?;
-        if self.conn.query_row("SELECT 1 FROM users WHERE name=?1", [name], |_| Ok(())).optional()?.is_some() {
+        if self.conn().query_row("SELECT 1 FROM users WHERE name=?1", [name], |_| Ok(())).optional()?.is_some() {
             return Err(LensError::BadInput(format!("a user named `{name}` exists already (removed users keep their names)")));
         }
         let token = new_token()?;
-        self.conn.execute(
+        self.conn().execute(
             "INSERT INTO users(name, role, token_sha256, token_expires_at) VALUES (?1, ?2, ?3, ?4)",
             params![name, role.name(), token_hash(&token), ends],
         )?;
@@ -167,7 +167,7 @@ impl Store {
         let ends = expiry.at()?;
         let token = new_token()?;
         let n = self
-            .conn
+            .conn()
             .execute("UPDATE users SET token_sha256=?2, token_expires_at=?3 WHERE name=?1 AND removed_at IS NULL", params![name, token_hash(&token), ends])?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no user named `{name}` (or removed: add a new one)")));
@@ -177,7 +177,7 @@ impl Store {
 
     /// Remove a user: its token stops working; its name stays on what it did.
     pub fn remove_user(&self, name: &str) -> Result<()> {
-        let n = self.conn.execute("UPDATE users SET removed_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE name=?1 AND removed_at IS NULL", [name])?;
+        let n = self.conn().execute("UPDATE users SET removed_at=strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE name=?1 AND removed_at IS NULL", [name])?;
         if n == 0 {
             return Err(LensError::NotFound(format!("no user named `{name}` (or removed already)")));
         }
@@ -185,14 +185,15 @@ impl Store {
     }
 
     pub fn users(&self) -> Result<Vec<User>> {
-        let mut st = self.conn.prepare(&format!("SELECT {USER_COLUMNS} FROM users ORDER BY name"))?;
+        let c = self.conn();
+        let mut st = c.prepare(&format!("SELECT {USER_COLUMNS} FROM users ORDER BY name"))?;
         let rows = st.query_map([], user_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The user a token belongs to, removed or not; `None` for a token no one was given.
     pub fn user_by_token(&self, token: &str) -> Result<Option<User>> {
-        let row = self.conn.query_row(&format!("SELECT {USER_COLUMNS} FROM users WHERE token_sha256=?1"), [token_hash(token)], user_row).optional()?;
+        let row = self.conn().query_row(&format!("SELECT {USER_COLUMNS} FROM users WHERE token_sha256=?1"), [token_hash(token)], user_row).optional()?;
         Ok(row)
     }
 }
@@ -210,7 +211,7 @@ mod tests {
         assert_eq!((u.name.as_str(), u.role, u.removed_at.is_none()), ("ana", Role::Annotator, true));
         assert!(s.user_by_token("0".repeat(32).as_str()).unwrap().is_none());
         // the token itself is never stored
-        let stored: String = s.conn.query_row("SELECT token_sha256 FROM users", [], |r| r.get(0)).unwrap();
+        let stored: String = s.conn().query_row("SELECT token_sha256 FROM users", [], |r| r.get(0)).unwrap();
         assert_ne!(stored, t);
         assert!(s.add_user("ana", Role::Reader, &Expiry::Never).unwrap_err().to_string().contains("exists already"));
         assert!(s.add_user("a b", Role::Reader, &Expiry::Never).unwrap_err().to_string().contains("not a user name"));

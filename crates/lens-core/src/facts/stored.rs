@@ -34,7 +34,7 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 
 /// Replace a document's facts and identities.
 pub fn save(store: &mut Store, key: i64, chars: i64, facts: &[Fact], ids: &[Identity]) -> Result<()> {
-    let tx = store.conn.transaction()?;
+    let tx = store.conn.get_mut().transaction()?;
     tx.execute("DELETE FROM facts WHERE doc_key=?1", [key])?;
     tx.execute("DELETE FROM fact_identities WHERE doc_key=?1", [key])?;
     {
@@ -111,14 +111,16 @@ const FACT_COLS: &str =
 
 /// A document's facts in page, table, row, column order.
 pub fn facts(store: &Store, key: i64) -> Result<Vec<Fact>> {
-    let mut st = store.conn().prepare_cached(&format!("SELECT {FACT_COLS} FROM facts WHERE doc_key=?1 ORDER BY page,tbl,row,col"))?;
+    let c = store.conn();
+    let mut st = c.prepare_cached(&format!("SELECT {FACT_COLS} FROM facts WHERE doc_key=?1 ORDER BY page,tbl,row,col"))?;
     let v = st.query_map([key], fact_of)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(v)
 }
 
 /// A document's identities as tested.
 pub fn identities(store: &Store, key: i64) -> Result<Vec<Identity>> {
-    let mut st = store.conn().prepare_cached("SELECT name,page,period,passed,detail,facts FROM fact_identities WHERE doc_key=?1 ORDER BY seq")?;
+    let c = store.conn();
+    let mut st = c.prepare_cached("SELECT name,page,period,passed,detail,facts FROM fact_identities WHERE doc_key=?1 ORDER BY seq")?;
     let v = st
         .query_map([key], |r| {
             let ids: String = r.get(5)?;
@@ -143,9 +145,8 @@ pub fn is_built(store: &Store, key: i64) -> Result<bool> {
 
 /// The facts of a page inside an identity that did not hold (the judge's `identity_failed`).
 pub fn flagged_on(store: &Store, key: i64, page: u32) -> Result<Vec<super::FlaggedFact>> {
-    let mut st = store
-        .conn()
-        .prepare_cached("SELECT label,value,printed,flagged FROM facts WHERE doc_key=?1 AND page=?2 AND flagged IS NOT NULL ORDER BY tbl,row,col")?;
+    let c = store.conn();
+    let mut st = c.prepare_cached("SELECT label,value,printed,flagged FROM facts WHERE doc_key=?1 AND page=?2 AND flagged IS NOT NULL ORDER BY tbl,row,col")?;
     let v = st
         .query_map(params![key, page], |r| Ok(super::FlaggedFact { label: r.get(0)?, value: r.get(1)?, printed: r.get(2)?, identity: r.get(3)? }))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -156,7 +157,8 @@ pub fn flagged_on(store: &Store, key: i64, page: u32) -> Result<Vec<super::Flagg
 /// period of one of `durations`, none of those facts flagged, each with the row label printed;
 /// first page first.
 pub fn pages_with(store: &Store, key: i64, concept: &str, year: i32, statements: &[&str], durations: &[&str]) -> Result<Vec<(u32, String)>> {
-    let mut st = store.conn().prepare_cached(
+    let c = store.conn();
+    let mut st = c.prepare_cached(
         "SELECT page,statement,duration,MIN(label) FROM facts WHERE doc_key=?1 AND concept=?2 AND year=?3 GROUP BY page,statement,duration \
          HAVING SUM(flagged IS NOT NULL)=0 ORDER BY page",
     )?;
@@ -177,7 +179,8 @@ pub fn pages_with(store: &Store, key: i64, concept: &str, year: i32, statements:
 /// period length it is most often printed under (the plan's line items the catalogue does not list:
 /// `calc::printed`).
 pub fn labels(store: &Store, key: i64) -> Result<Vec<(String, String, String)>> {
-    let mut st = store.conn().prepare_cached(
+    let c = store.conn();
+    let mut st = c.prepare_cached(
         "SELECT label,statement,duration FROM facts WHERE doc_key=?1 AND label<>'' AND unit IN ('thousands','millions','billions') \
          GROUP BY label,statement,duration ORDER BY label,COUNT(*) DESC",
     )?;
@@ -196,7 +199,8 @@ pub fn labels(store: &Store, key: i64) -> Result<Vec<(String, String, String)>> 
 /// statement, duration), one row per label and section, for amounts ("Subscription" under
 /// "Revenue" on an income statement).
 pub fn section_labels(store: &Store, key: i64) -> Result<Vec<(String, String, String, String)>> {
-    let mut st = store.conn().prepare_cached(
+    let c = store.conn();
+    let mut st = c.prepare_cached(
         "SELECT label,section,statement,duration FROM facts WHERE doc_key=?1 AND label<>'' AND section IS NOT NULL AND section<>'' \
          AND unit IN ('thousands','millions','billions') GROUP BY label,section ORDER BY label,section",
     )?;
@@ -206,7 +210,8 @@ pub fn section_labels(store: &Store, key: i64) -> Result<Vec<(String, String, St
 
 /// A document's facts for one year (any period ending in it), in page order.
 pub fn of_year(store: &Store, key: i64, year: i32) -> Result<Vec<Fact>> {
-    let mut st = store.conn().prepare_cached(&format!("SELECT {FACT_COLS} FROM facts WHERE doc_key=?1 AND year=?2 ORDER BY page,tbl,row,col"))?;
+    let c = store.conn();
+    let mut st = c.prepare_cached(&format!("SELECT {FACT_COLS} FROM facts WHERE doc_key=?1 AND year=?2 ORDER BY page,tbl,row,col"))?;
     let v = st.query_map(params![key, year], fact_of)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(v)
 }
@@ -236,8 +241,8 @@ pub fn pages_labelled(store: &Store, key: i64, labels: &[String], year: i32, sta
 /// The failed identity of the fact printed on `page` under `label` as `printed`, when there is
 /// one (the judge's `identity_failed`).
 pub fn flag_of(store: &Store, key: i64, page: u32, label: &str, printed: &str) -> Result<Option<String>> {
-    let mut st =
-        store.conn().prepare_cached("SELECT flagged FROM facts WHERE doc_key=?1 AND page=?2 AND label=?3 AND printed=?4 AND flagged IS NOT NULL LIMIT 1")?;
+    let c = store.conn();
+    let mut st = c.prepare_cached("SELECT flagged FROM facts WHERE doc_key=?1 AND page=?2 AND label=?3 AND printed=?4 AND flagged IS NOT NULL LIMIT 1")?;
     Ok(st.query_row(params![key, page, label, printed], |r| r.get(0)).optional()?)
 }
 
