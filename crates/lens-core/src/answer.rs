@@ -312,6 +312,36 @@ fn lines_introduced<'a>(page: &'a str, unit: &str) -> Option<Vec<&'a str>> {
     Some(lines[at + 1..].to_vec())
 }
 
+/// The figure a "respectively" sentence gives for `year`: its years and its amounts (a dollar
+/// or percent figure, or one with its scale word) paired in the order printed ("Rent expense for
+/// 2015, 2014 and 2013 was $47 million, $59 million and $64 million, respectively." gives
+/// "$59 million" for 2014); `None` unless the sentence says "respectively" and prints as many
+/// amounts as years, two or more, the year among them.
+pub fn respectively_for(sentence: &str, year: i32) -> Option<String> {
+    static YEAR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(r"\b(?:19|20)\d{2}\b").expect("valid regex"));
+    static AMOUNT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)(?:\$\s?\(?\d[\d,]*(?:\.\d+)?\)?(?:\s+(?:million|billion|thousand))?|\b\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b)|\b\d[\d,]*(?:\.\d+)?\s+(?:million|billion|thousand)\b)")
+            .expect("valid regex")
+    });
+    let lower = sentence.to_lowercase();
+    let at = lower.find("respectively")?;
+    let head = &sentence[..at];
+    // the years as a run ("2015, 2014 and 2013"), each once; the amounts, years left out
+    let mut years: Vec<i32> = Vec::new();
+    for m in YEAR.find_iter(head) {
+        let y: i32 = m.as_str().parse().ok()?;
+        if !years.contains(&y) {
+            years.push(y);
+        }
+    }
+    let amounts: Vec<&str> = AMOUNT.find_iter(head).map(|m| m.as_str().trim()).filter(|a| !YEAR.is_match(a) || a.starts_with('$')).collect();
+    if years.len() < 2 || amounts.len() != years.len() {
+        return None;
+    }
+    let i = years.iter().position(|y| *y == year)?;
+    Some(amounts[i].split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// The rows a line ending in ':' introduces that name a year the question asks about (at
 /// most three, within the 12 lines after it), and the column-head line above them.
 fn rows_introduced(q: &Question, page: &str, unit: &str) -> Option<(Option<String>, Vec<String>)> {
@@ -664,6 +694,13 @@ impl Extractive {
             let negated = words.iter().any(|w| NEGATIONS.contains(&w.as_str()));
             answer = format!("{} — {}", if negated { "No" } else { "Yes" }, unit);
         }
+        // a figure of one year asked, and a sentence that gives several years' "respectively":
+        // the year's figure first, the sentence after it
+        if question.asks == ValueType::Number && !question.asks_yes_no() && question.years.len() == 1 {
+            if let Some(v) = respectively_for(&unit, question.years[0]) {
+                answer = format!("{v} in {} — {unit}", question.years[0]);
+            }
+        }
         let p = &pages[pi];
         // a narrative's line that introduces bullets ("... driven by:"): the bullets are the
         // answer, each boxed
@@ -703,6 +740,33 @@ mod tests {
         let p = pages();
         assert_eq!(p[1].header(), "P2 (A, page 60)");
         assert_eq!(map_citations(&["[p2]".into(), "P9".into(), "P2".into()], &p), vec![PageRef::new("A", 60)]);
+    }
+    #[test]
+    fn a_respectively_sentence_gives_the_year_asked() {
+        let s = "Rent expense for 2015, 2014 and 2013 was $47 million, $59 million and $64 million, respectively.";
+        assert_eq!(respectively_for(s, 2014).as_deref(), Some("$59 million"));
+        assert_eq!(respectively_for(s, 2012), None);
+        let s = "Research and development expense included bid and proposal costs of $234 , $288 and $311 in 2018 , 2017 and 2016 , respectively.";
+        assert_eq!(respectively_for(s, 2016).as_deref(), Some("$311"));
+        let s = "Total  amortization  expense  was  $194  million,  $192  million  and  $176  million  for  2020,  2019,  and  2018,  respectively.";
+        assert_eq!(respectively_for(s, 2019).as_deref(), Some("$192 million"));
+        let s = "Gross margin was 11.2% and 11.0% in fiscal 2021 and 2020, respectively.";
+        assert_eq!(respectively_for(s, 2020).as_deref(), Some("11.0%"));
+        // as many amounts as years, or nothing
+        assert_eq!(respectively_for("In 2022 and 2021 we paid $5 million, $6 million and $7 million, respectively.", 2021), None);
+        assert_eq!(respectively_for("Rent expense was $47 million in 2015 and $59 million in 2014.", 2014), None);
+        let a = Extractive::default()
+            .answer(
+                &Question::parse("What was AMD's rent expense in 2014?"),
+                &label_pages(vec![(
+                    "A".into(),
+                    87,
+                    "Leases".into(),
+                    "Leases\nRent expense for 2015, 2014 and 2013 was $47 million, $59 million and $64 million, respectively.\n".into(),
+                )]),
+            )
+            .unwrap();
+        assert!(a.answer.starts_with("$59 million in 2014 — Rent expense for 2015"), "{}", a.answer);
     }
     #[test]
     fn picks_the_table_row() {
