@@ -242,6 +242,42 @@ pub(super) fn buyback_unsaid(c: &Claim) -> Option<Fired> {
     (asked && !WORDS.buyback_said.iter().any(|w| l.contains(w.as_str()))).then(Vec::new)
 }
 
+/// "How much interest expense did J&J capitalize in 2021?" answered with the interest expense
+/// row: the question qualifies the measure by an accounting treatment (capitalized, deferred,
+/// accrued, unrecognized, impaired, written off ...) that the line, or a worked answer's operand
+/// rows and their tables, never name.
+pub(super) fn treatment_unsaid(c: &Claim) -> Option<Fired> {
+    let q = &c.question.wording().words;
+    let asked = WORDS.treatments.iter().find(|t| {
+        if t.contains([' ', '-']) {
+            has_words(&c.question.wording().lower, t)
+        } else {
+            q.iter().any(|w| w.starts_with(t.as_str()))
+        }
+    })?;
+    let grounds: String = if c.worked() {
+        c.operands.iter().map(|o| format!("{} {} {} ", o.read.row, o.read.table, o.quote)).collect::<String>().to_lowercase()
+    } else {
+        c.lower_line()
+    };
+    // a write-off is said as "write-off", "written off", "writeoff" alike; a row "net of" (or
+    // "excluding", "less") the treatment is the measure before it, and says it only as left out
+    let grounds = grounds.replace('-', " ");
+    let asked_forms: Vec<String> =
+        if asked.starts_with("writ") { vec!["write off".into(), "written off".into(), "writeoff".into()] } else { vec![asked.replace('-', " ")] };
+    let said_so = asked_forms.iter().any(|f| {
+        grounds.match_indices(f.as_str()).any(|(at, _)| {
+            let before = &grounds[grounds[..at].char_indices().rev().nth(40).map_or(0, |(i, _)| i)..at];
+            !["net of ", "excluding ", "exclusive of ", "less ", "other than "].iter().any(|x| before.contains(x))
+        })
+    });
+    if grounds.trim().is_empty() || said_so {
+        return None;
+    }
+    let word = q.iter().find(|w| w.starts_with(asked.as_str())).cloned().unwrap_or_else(|| asked.clone());
+    said([&word])
+}
+
 /// A form of note, an indenture's standard terms, a signature block.
 pub(super) fn boilerplate(c: &Claim) -> Option<Fired> {
     quoted(c)?;

@@ -174,6 +174,22 @@ pub(super) fn measure_and_other(c: &Claim) -> Option<Fired> {
     said([&pair[0], &pair[2]])
 }
 
+/// "The aggregate deductions from revenue ..., including amortization expense on infrastructure
+/// programs, were $6.6 billion" for the amortization asked: the line names the measure only inside
+/// an "including ..." clause of its subject, so its figure is of a whole that holds the measure.
+pub(super) fn measure_included(c: &Claim) -> Option<Fired> {
+    if !figure_quoted(c) {
+        return None;
+    }
+    let head = named(c.question).into_iter().next()?;
+    let subject = subject_of(c.line())?.to_lowercase();
+    let words = crate::text::plain_words(&subject);
+    let first = words.iter().position(|w| w.starts_with(&stem(&head)))?;
+    let marker = words[..first].iter().rposition(|w| ["including", "includes", "inclusive"].contains(&w.as_str()))?;
+    // the whole's own name comes before the marker ("deductions from revenue ..."), a few words at least
+    (marker >= 2).then(|| vec![head.clone(), words[marker].clone()])
+}
+
 /// Several table rows quoted: which figure answers is not clear.
 pub(super) fn rows_run_over(c: &Claim) -> Option<Fired> {
     if !figure_quoted(c) {

@@ -277,6 +277,7 @@ rules! {
     "measure_unnamed" Lower Some("measure"), measure::measure_unnamed, "A figure asked, and the line does not name every word of the measure.";
     "other_subject" Lower Some("measure"), measure::other_subject, "The line's figure is of another subject than the measure asked.";
     "measure_and_other" Lower Some("measure"), measure::measure_and_other, "The line's figure is of the measure and another item together.";
+    "measure_included" Lower Some("measure"), measure::measure_included, "The line names the measure only inside an \"including ...\" clause: its figure is of a whole that holds it.";
     "rows_run_over" Lower None, measure::rows_run_over, "The quoted text runs over two or more table rows.";
     "column_heads" Lower None, measure::column_heads, "The quoted text runs many words (a table's column heads) before its first figure.";
     "statutory_rate" Lower None, measure::statutory_rate, "A rate asked, and the line states the law's (statutory) rate.";
@@ -303,6 +304,7 @@ rules! {
     "part_measure" Lower None, line::part_measure, "Years compared in words, and the line states a part's measure.";
     "burn_unsaid" Lower None, line::burn_unsaid, "Cash burned asked, and the line does not say a burn.";
     "buyback_unsaid" Lower None, line::buyback_unsaid, "Stock bought back asked, and the line does not say a repurchase.";
+    "treatment_unsaid" Lower None, line::treatment_unsaid, "The measure asked under an accounting treatment (capitalized, deferred, accrued, impaired ...), and the line or the worked answer's rows never name it.";
     "boilerplate" Lower None, line::boilerplate, "The quoted paragraph is legal boilerplate.";
     "identity_failed" Lower Some("caveat"), library::identity_failed, "A figure read from a table whose accounting identity does not hold (a total its rows do not add up to).";
     "mixed_filings" Lower Some("caveat"), library::mixed_filings, "A worked result whose operands come from different filings (their periods may differ).";

@@ -58,6 +58,9 @@ pub struct Words {
     pub burn_asked: Vec<String>,
     pub buyback_asked: Vec<String>,
     pub buyback_said: Vec<String>,
+    /// Stems of an accounting treatment that makes a measure another ("interest capitalized" is
+    /// not interest expense; "deferred revenue" is not revenue).
+    pub treatments: Vec<String>,
     /// Openings (or words) of a question that asks for a cause.
     pub cause_asks: Vec<String>,
     /// Openings of a question that asks for a list of things.
