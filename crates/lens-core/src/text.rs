@@ -419,7 +419,9 @@ pub fn units(text: &str) -> Vec<String> {
         // table rows (label + numbers) and short lines stand alone; a line of prose that runs on
         // into the next ("... compared to $2,726 million in fiscal 2021, primarily" / "driven
         // by ...") is only part of its sentence, which the paragraph gives whole
-        let runs_on = !next_starts && l.ends_with(|c: char| c.is_alphabetic() || c == ',');
+        // (a line ending in a comma runs on whatever starts the next: "... were approximately
+        // $154 million," / "$194 million and $210 million, respectively.")
+        let runs_on = l.ends_with(',') || !next_starts && l.ends_with(|c: char| c.is_alphabetic());
         if digits >= 3 && letters >= 3 && l.len() < 200 && !runs_on {
             out.push(l.to_string());
         }
@@ -590,6 +592,13 @@ mod tests {
         let s = "Net income: 5,363";
         let t = tokenize(s);
         assert_eq!(&s[t[2].start..t[2].end], "5,363");
+    }
+    #[test]
+    fn a_line_ending_in_a_comma_is_no_unit_of_its_own() {
+        let page = "Marketing, communications and advertising expenses for 2015, 2014 and 2013 were approximately $154 million,\n$194 million and $210 million, respectively.\n";
+        let u = units(page);
+        assert!(!u.iter().any(|s| s.ends_with("$154 million,")), "{u:?}");
+        assert!(u.iter().any(|s| s.starts_with("Marketing, communications") && s.ends_with("respectively.")), "{u:?}");
     }
     #[test]
     fn a_sentence_over_two_lines_is_one_unit_and_rows_stand_alone() {
