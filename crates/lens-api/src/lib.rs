@@ -35,7 +35,7 @@ use lens_core::Library;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 
 pub struct Api {
     dir: PathBuf,
@@ -226,27 +226,37 @@ impl Api {
     /// the index, caches and reranking are shared). Waits only for a caller changing it.
     pub fn with_library<T>(&self, f: impl FnOnce(&Library) -> Result<T>) -> Result<T> {
         self.open_fresh()?;
-        let g = self.lib.read().unwrap_or_else(|p| p.into_inner());
+        let g = self.read_lib();
         f(g.as_ref().expect("opened by open_fresh"))
     }
 
-    /// Run `f` on the library, alone: for calls that change what it holds (settings that reload
-    /// it, a document removed). Keep `f` short: every other call waits for it.
+    /// Run `f` on the library, alone: for a call that changes what it holds (a document
+    /// removed). Keep `f` short: every other call waits for it.
     pub fn with_library_mut<T>(&self, f: impl FnOnce(&mut Library) -> Result<T>) -> Result<T> {
-        let mut g = self.lib.write().unwrap_or_else(|p| p.into_inner());
+        let mut g = self.write_lib();
         self.open_or_refresh(&mut g)?;
         f(g.as_mut().expect("opened above"))
+    }
+
+    /// The library's lock, to read or to change it; a caller that panicked holding it leaves it
+    /// usable, as [`lock`] does.
+    fn read_lib(&self) -> RwLockReadGuard<'_, Option<Library>> {
+        self.lib.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write_lib(&self) -> RwLockWriteGuard<'_, Option<Library>> {
+        self.lib.write().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Open the library on first use, or reload its index when a background job changed it.
     fn open_fresh(&self) -> Result<()> {
         {
-            let g = self.lib.read().unwrap_or_else(|p| p.into_inner());
+            let g = self.read_lib();
             if g.is_some() && !self.stale.load(Ordering::Acquire) {
                 return Ok(());
             }
         }
-        let mut g = self.lib.write().unwrap_or_else(|p| p.into_inner());
+        let mut g = self.write_lib();
         self.open_or_refresh(&mut g)
     }
 
