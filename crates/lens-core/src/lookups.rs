@@ -71,6 +71,18 @@ impl crate::judge::Lookups for LibraryLookups<'_> {
         let names = self.kept(self.lib.company_names().map(Some))?;
         Some((company, names))
     }
+
+    fn row_years(&self, page: &PageRef, quote: &str) -> Vec<i32> {
+        let tables = self.lib.page_tables(page);
+        let Some((t, row)) = crate::figures::shown::row_of(&tables, quote) else { return Vec::new() };
+        let mut years: Vec<i32> = Vec::new();
+        for (i, col) in t.columns.iter().enumerate() {
+            if row.cells.get(i).is_some_and(Option::is_some) && !years.contains(&col.year) {
+                years.push(col.year);
+            }
+        }
+        years
+    }
 }
 
 /// When every cell of `tables` holding one of the answer's figures lies in a column of part of

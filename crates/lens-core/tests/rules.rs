@@ -8,12 +8,12 @@
 //! cited page's text; absent: the quote, else the answer), `doc` ("DOC#page", the page cited),
 //! `found_by` (quote, numbers, calculation, none), `years` (named by the filter), `in_scope`,
 //! `unnamed_among`, `companies` (named, lower case), `names_library`, `calc_warning` ({rule,
-//! words}), `calc_caveat`,
-//! `calc_problem`, `operands` (a worked answer's, as `calc::Operand`), `unquoted`, `computed`,
-//! `doc_year`, `list_complete`, `not_found`, `uncited`, `support` (the label before a refusal),
-//! `lookups` (`larger_elsewhere`: [label, "DOC#page"], `part_year_months`, `later_filing`: [year,
-//! later doc, its year], `absent_company`: [name, [companies held]], `flagged_facts`: [[label,
-//! value, printed, identity], ...]); then `fires`, `label` (optional) and `why`.
+//! words}), `calc_caveat`, `calc_problem`, `operands` (a worked answer's, as `calc::Operand`),
+//! `unquoted`, `computed`, `doc_year`, `list_complete`, `not_found`, `uncited`, `support` (the
+//! label before a refusal), `lookups` (`larger_elsewhere`: [label, "DOC#page"], `part_year_months`,
+//! `later_filing`: [year, later doc, its year], `absent_company`: [name, [companies held]],
+//! `row_years`: [years of the quoted row's columns], `flagged_facts`: [[label, value, printed,
+//! identity], ...]); then `fires`, `label` (optional) and `why`.
 
 use lens_core::evidence::FoundBy;
 use lens_core::judge::{self, Claim, Effect, Lookups};
@@ -55,6 +55,10 @@ impl Lookups for CaseLookups {
         let v = self.0.get("absent_company")?;
         let held = v[1].as_array()?.iter().filter_map(|n| n.as_str().map(str::to_string)).collect();
         Some((v[0].as_str()?.to_string(), held))
+    }
+    fn row_years(&self, _: &PageRef, _: &str) -> Vec<i32> {
+        let years = self.0.get("row_years").and_then(Value::as_array).cloned().unwrap_or_default();
+        years.iter().filter_map(|y| y.as_i64().map(|y| y as i32)).collect()
     }
 }
 

@@ -90,6 +90,10 @@ pub trait Lookups {
     /// A company the question names that the company list knows and the library holds no
     /// filing of, with the companies the library holds.
     fn absent_company(&self) -> Option<(String, Vec<String>)>;
+    /// The years of the columns in which the quoted line, a row of one of the page's tables,
+    /// prints its figures ("Less long-term debt maturing within one year 7,443 5,569" under
+    /// 2021 and 2020); empty when the line is no row of them.
+    fn row_years(&self, page: &PageRef, quote: &str) -> Vec<i32>;
 }
 
 pub use crate::facts::FlaggedFact;
@@ -112,6 +116,9 @@ impl Lookups for NoLookups {
     }
     fn absent_company(&self) -> Option<(String, Vec<String>)> {
         None
+    }
+    fn row_years(&self, _: &PageRef, _: &str) -> Vec<i32> {
+        Vec::new()
     }
 }
 
@@ -270,7 +277,7 @@ rules! {
     "explanation_row" Lower None, shape::explanation_row, "An explanation asked, and the answer is a table row.";
     "sentence_cut" Lower None, shape::sentence_cut, "An explanation asked, and the quoted sentence stops mid-clause (no sentence end).";
     "words_as_figures" Lower None, shape::words_as_figures, "Names or a sentence asked, and the answer is a run of a table's figures.";
-    "other_years" Lower None, shape::other_years, "The line names years, none of them the years asked.";
+    "other_years" Lower None, shape::other_years, "The line (or the columns its table row stands in) names years, none of them the years asked.";
     "growth_as_levels" Lower None, shape::growth_as_levels, "A growth rate asked, and the line states levels with no rate or change.";
     "parent_only" Lower None, shape::parent_only, "The parent company alone asked, and the page is not its own statement.";
     "own_measure" Lower None, shape::own_measure, "The company's own (non-GAAP) measure asked, and the line never says it.";

@@ -120,11 +120,16 @@ pub fn years_named(line: &str) -> Vec<i32> {
 
 /// The line names other years than the question: "What drove Adobe's revenue growth in
 /// FY2017?" answered by "Revenue ... increased during fiscal 2016, as compared to fiscal 2015".
+/// A table row that prints no year is about its columns' years ([`super::Lookups::row_years`]):
+/// "maturing in 2023" answered by a 2021 balance sheet's row.
 pub(super) fn other_years(c: &Claim) -> Option<Fired> {
     if c.worked() || c.years.is_empty() {
         return None;
     }
-    let named = years_named(c.line());
+    let mut named = years_named(c.line());
+    if let (true, Some(q), Some(p)) = (named.is_empty(), c.quote, c.cited) {
+        named = c.lookups.row_years(p, q);
+    }
     let show = |v: &[i32]| v.iter().map(|y| y.to_string()).collect::<Vec<_>>().join(", ");
     (!named.is_empty() && !named.iter().any(|y| c.years.contains(y))).then(|| vec![show(&named), show(c.years)])
 }
