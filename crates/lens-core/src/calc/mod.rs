@@ -1087,10 +1087,27 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), ..plan.clone() };
         let c = work_checked(lib, q, &as_printed, pages, &filer);
         if c.result.is_some() && !checks::any_failed(&c.checks) {
-            return Ok(Some(Calculation { formula: format!("{} (as printed)", c.formula), ..c }));
+            return Ok(Some(Calculation { formula: format!("{} (as printed)", c.formula), ..printed_precision(&plan, c) }));
         }
     }
     Ok(Some(work_checked(lib, q, &plan, pages, &filer)))
+}
+
+/// A rate used as printed ("Gross margin 33 %", "11.13 %") is said to the places it is printed
+/// to, not to the one place a computed rate is: "33%", not "33.0%" (unless the question asks
+/// for places).
+fn printed_precision(plan: &Plan, mut c: Calculation) -> Calculation {
+    let ([o], Some(result), true, None) = (c.operands.as_slice(), c.result.clone(), plan.format.percent, plan.format.decimals) else { return c };
+    let places = o.value.split_once('.').map_or(0, |(_, d)| d.len());
+    if places > 2 || o.value.parse::<f64>().is_err() {
+        return c;
+    }
+    let printed = format!("{}%", o.value);
+    if printed != result {
+        c.display = c.display.replacen(&result, &printed, 1);
+        c.result = Some(printed);
+    }
+    c
 }
 
 /// The facts' period length (`crate::facts::Period::duration`) of an item asked over a period
@@ -1891,6 +1908,41 @@ mod tests {
         publish(&mut lib, &pages, &Default::default());
         let c = work(&lib, &lib.read_question("What was ACME's income tax expense in FY2019, in USD millions?"), &read).unwrap().unwrap();
         assert_eq!(c.warning.as_ref().map(|w| (w.rule.as_str(), w.words.len())), Some(("sign_unread", 2)), "{c:#?}");
+    }
+
+    /// "What was Costco's gross margin percentage in fiscal 2021?" was worked from total revenue
+    /// and merchandise costs (12.9%, green) where the filing prints its own "Gross margin
+    /// percentage 11.13 %" (over net sales): the printed rate is the answer, said to its
+    /// printed places.
+    #[test]
+    fn a_gross_margin_the_filing_prints_is_read_as_printed_to_its_places() {
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [
+            statement(
+                "CONSOLIDATED STATEMENTS OF INCOME",
+                &[
+                    ("Net sales", "192,052", "163,220"),
+                    ("Membership fees", "3,877", "3,541"),
+                    ("Total revenue", "195,929", "166,761"),
+                    ("Merchandise costs", "170,684", "144,939"),
+                ],
+            ),
+            statement(
+                "Gross Margin",
+                &[("Net sales", "192,052", "163,220"), ("Gross margin", "21,368", "18,281"), ("Gross margin percentage", "11.13", "11.20")],
+            ),
+        ];
+        publish(&mut lib, &pages, &Default::default());
+        let read = [PageRef::new("ACME_2019_10K", 1), PageRef::new("ACME_2019_10K", 2)];
+        let c = work(&lib, &lib.read_question("What was ACME's gross margin percentage in FY2019?"), &read).unwrap().unwrap();
+        assert_eq!((c.result.as_deref(), c.operands.len()), (Some("11.13%"), 1), "{c:#?}");
+        assert!(c.formula.ends_with("(as printed)"), "{c:#?}");
+        // places asked are given
+        let c = work(&lib, &lib.read_question("What was ACME's gross margin in FY2019, in percent to one decimal place?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("11.1%"), "{c:#?}");
+        // without the printed rate, it is worked from the statement
+        let c = work(&lib, &lib.read_question("What was ACME's gross margin in FY2019?"), &read[..1]).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("12.9%"), "{c:#?}");
     }
 
     #[test]
