@@ -301,7 +301,8 @@ const NAME_SUFFIXES: [&str; 14] =
 /// The part of the filer a question names (a segment, a region, a subsidiary: "How much revenue
 /// did MGM China generate in 2018?", "Walmart International's net sales"): a run of capitalised
 /// words holding a name of the filer (`filer`, squashed to letters and digits) and other words
-/// no name of it holds. `None` when the filer is not known or the question names it alone. The
+/// no name of it holds, or a run after "from" that holds none of the filer's ("How much revenue
+/// did Pfizer get from Comirnaty?"). `None` when the filer is not known or the question names it alone. The
 /// question's own words are read (before its first "?"); a run's opening question word ("Did
 /// Amazon ...") and the measure asked (`asked`, in a title-cased question) are not names.
 pub fn part_named(question: &str, filer: &[String], asked: Option<&str>) -> Option<String> {
@@ -309,28 +310,35 @@ pub fn part_named(question: &str, filer: &[String], asked: Option<&str>) -> Opti
         return None;
     }
     let asked = asked_words(asked);
-    name_runs(question).into_iter().find_map(|(words, _)| {
-        let (held, extra) = split_run(&words, filer, &asked);
-        (held && !extra.is_empty()).then(|| words.join(" "))
+    name_runs(question).into_iter().find_map(|r| {
+        let (held, extra) = split_run(&r.words, filer, &asked);
+        match (held, r.after_from) {
+            (true, _) if !extra.is_empty() => Some(r.words.join(" ")),
+            (false, true) if !extra.is_empty() => Some(extra.join(" ")),
+            _ => None,
+        }
     })
 }
 
 /// The names of the part of the filer a question asks a figure of, in the order to look for
 /// them: a run naming the filer and more, whole ("MGM China") and less the filer's words
 /// ("China"); a capitalised name before "segment", "division" or "business" ("Adobe's Digital
-/// Media segment revenue"). Empty when the filer is not known or the question names no part.
+/// Media segment revenue") or after "from" ("revenue from Comirnaty"). Empty when the filer is not known or the question names no part.
 pub fn members_asked(question: &str, filer: &[String], asked: Option<&str>) -> Vec<String> {
     if filer.is_empty() {
         return Vec::new();
     }
     let asked = asked_words(asked);
     let mut out: Vec<String> = Vec::new();
-    for (words, next) in name_runs(question) {
-        let (held, extra) = split_run(&words, filer, &asked);
+    for r in name_runs(question) {
+        let (held, extra) = split_run(&r.words, filer, &asked);
         if held && !extra.is_empty() {
-            out.push(words.join(" "));
+            out.push(r.words.join(" "));
             out.push(extra.join(" "));
-        } else if !held && !extra.is_empty() && next.as_deref().is_some_and(|n| ["segment", "segments", "division", "business", "unit"].contains(&n)) {
+        } else if !held
+            && !extra.is_empty()
+            && (r.after_from || r.next.as_deref().is_some_and(|n| ["segment", "segments", "division", "business", "unit"].contains(&n)))
+        {
             out.push(extra.join(" "));
         }
     }
@@ -361,7 +369,7 @@ fn split_run<'a>(words: &'a [String], filer: &[String], asked: &[String]) -> (bo
 /// The runs of capitalised words of a question's own words (before its first "?"), each with
 /// the word after it (lower case): a run's opening question word ("Did Amazon ...") left out, a
 /// possessive or a comma ending it, periods ("FY2018", "Q2") and months no part of one.
-fn name_runs(question: &str) -> Vec<(Vec<String>, Option<String>)> {
+fn name_runs(question: &str) -> Vec<NameRun> {
     const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
     let own = question.split('?').next().unwrap_or(question);
     let name_word = |w: &str| {
@@ -373,7 +381,8 @@ fn name_runs(question: &str) -> Vec<(Vec<String>, Option<String>)> {
             && !(w.starts_with("FY") || w.len() <= 3 && w.starts_with('Q') && digits > 0)
             && !MONTHS.contains(&w.to_lowercase().as_str())
     };
-    let mut runs: Vec<(Vec<String>, Option<String>)> = vec![(Vec::new(), None)];
+    let mut runs: Vec<(Vec<String>, Option<String>, bool)> = vec![(Vec::new(), None, false)];
+    let mut before = "";
     for raw in own.split_whitespace() {
         let ends =
             raw.ends_with([',', ';', ':', '.']) && !raw.ends_with("S.") && raw.len() > 2 || raw.ends_with("'s") || raw.ends_with("’s") || raw.ends_with("s'");
@@ -381,23 +390,38 @@ fn name_runs(question: &str) -> Vec<(Vec<String>, Option<String>)> {
         let w = w.trim_start_matches(['(', '"', '“']);
         let open = runs.last().is_some_and(|r| !r.0.is_empty());
         if name_word(w) || (w == "&" && open) {
-            runs.last_mut().expect("a run").0.push(w.to_string());
+            let run = runs.last_mut().expect("a run");
+            if run.0.is_empty() {
+                // a run right after a lowercase "from" (a title-cased "From" says nothing)
+                run.2 = before == "from";
+            }
+            run.0.push(w.to_string());
         } else if open {
             runs.last_mut().expect("a run").1 = Some(w.to_lowercase());
-            runs.push((Vec::new(), None));
+            runs.push((Vec::new(), None, false));
         }
         if ends && runs.last().is_some_and(|r| !r.0.is_empty()) {
-            runs.push((Vec::new(), None));
+            runs.push((Vec::new(), None, false));
         }
+        before = if before == "from" && raw == "the" { "from" } else { raw };
     }
     runs.into_iter()
-        .map(|(run, next)| {
+        .map(|(run, next, after_from)| {
             let words: Vec<String> =
                 run.into_iter().skip_while(|w| crate::text::is_stop_word(&w.to_lowercase()) || QUESTION_OPENERS.contains(&w.to_lowercase().as_str())).collect();
-            (words, next)
+            NameRun { words, next, after_from }
         })
-        .filter(|(w, _)| !w.is_empty())
+        .filter(|r| !r.words.is_empty())
         .collect()
+}
+
+/// A run of a question's capitalised words ([`name_runs`]).
+struct NameRun {
+    words: Vec<String>,
+    /// The word after it, lowercase.
+    next: Option<String>,
+    /// It follows "from" (or "from the"): "revenue from Comirnaty", "sales from the Americas".
+    after_from: bool,
 }
 
 /// Words that open a question with a capital and are no part of a name ("Did Amazon ...").
@@ -935,6 +959,20 @@ mod tests {
         assert!(members_asked("What was Adobe's revenue in fiscal 2022?", &adobe, Some("revenue")).is_empty());
         assert!(members_asked("As of December 31, 2022, what was Adobe's Total Revenue?", &adobe, Some("total revenue")).is_empty());
         assert!(!another_reading_may_help(&[of_part("MGM China", "revenue")]));
+        // a product or region the revenue comes from (plain set 12: Pfizer's total revenue was
+        // green for "revenue from Comirnaty")
+        let pfizer = ["pfizerinc".to_string(), "pfizer".to_string()];
+        assert_eq!(part("How much revenue did Pfizer get from Comirnaty in 2021?", &pfizer).as_deref(), Some("Comirnaty"));
+        assert_eq!(members_asked("How much revenue did Pfizer get from Comirnaty in 2021?", &pfizer, Some("revenue")), ["Comirnaty"]);
+        assert_eq!(part("What were Pfizer's revenues from the Americas in 2021?", &pfizer).as_deref(), Some("Americas"));
+        for q in [
+            "How much did Pfizer's revenue grow from 2020 to 2021?",
+            "How much revenue did Pfizer get from its customers in 2021?",
+            "What was Pfizer's revenue in the quarter from April to June 2023?",
+            "What was Pfizer's revenue from Q1 2023 to Q2 2023?",
+        ] {
+            assert_eq!(part(q, &pfizer), None, "{q}");
+        }
     }
 
     #[test]
