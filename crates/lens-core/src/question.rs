@@ -537,7 +537,7 @@ fn halves(q: &str) -> Vec<u8> {
 
 fn as_of(q: &str) -> Option<String> {
     static RE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)\b(?:as\s+of|on|dated)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?\s+\d{4})").expect("valid regex")
+        Regex::new(r"(?i)\b(?:as\s+of|as\s+at|at|on|dated)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*,?\s+\d{4})").expect("valid regex")
     });
     RE.captures(q).map(|c| c[1].to_string())
 }
@@ -1013,6 +1013,7 @@ mod tests {
 
         let q = Question::parse("By how much did Pepsico increase its unsecured five year revolving credit agreement on May 26, 2023?");
         assert_eq!(q.as_of.as_deref(), Some("may 26, 2023"));
+        assert_eq!(Question::parse("What were JPMorgan's total deposits at June 30, 2023?").as_of.as_deref(), Some("june 30, 2023"));
         assert_eq!(q.asks, ValueType::Number);
         let q = Question::parse("Is Pfizer spinning off any large business segments?");
         assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::YesNo));

@@ -175,6 +175,21 @@ pub fn extended(
             None => under.push((c, vec![norm(section)])),
         }
     }
+    // "total deposits" asked, where the balance sheet prints the total as "Deposits" and a
+    // note as "Total deposits": one item, read under either label (a balance only: a flow's
+    // bare label, "Operating expenses", is as often a part's row, a segment's)
+    let bare: Vec<Found> = found.clone();
+    for f in found.iter_mut() {
+        let Some(rest) = f.0.strip_prefix("total ") else { continue };
+        if let Some(b) = bare.iter().find(|b| b.0 == rest && b.2 && !b.3) {
+            for l in &b.1 {
+                if !f.1.contains(l) {
+                    f.1.push(l.clone());
+                }
+            }
+            (f.2, f.3, f.4) = (f.2 | b.2, f.3 | b.3, f.4 | b.4);
+        }
+    }
     // the longest name the question says wins: "long-term debt" is not also "debt"
     let cores: Vec<String> = found.iter().map(|f| f.0.clone()).collect();
     found.retain(|f| !cores.iter().any(|o| o.len() > f.0.len() && has_words(&key(o), &key(&f.0))));
@@ -485,6 +500,15 @@ mod tests {
         // a row named for the company is a member, not a line item
         let brand = vec![l("Best Buy", crate::facts::OTHER_TABLE, "3 months")];
         assert!(extended(&cat, "Did the number of Best Buy stores change from FY2023 to FY2024?", &brand, &[], &["bestbuy".into()]).is_none());
+        // "total deposits" asked: the balance sheet's "Deposits" is read too (plain set 12:
+        // JPMorgan's was not found); a flow's bare label is not ("Operating expenses" is a
+        // segment's row in Amazon's notes)
+        let bank = vec![l("Total deposits", crate::facts::OTHER_TABLE, "instant"), l("Deposits", BALANCE_SHEET, "instant")];
+        let ext = extended(&cat, "What were JPMorgan's total deposits at June 30, 2023?", &bank, &[], &[]).unwrap();
+        assert_eq!(ext.items["printed:total deposits"].labels, vec!["total deposits", "deposits"]);
+        let opex = vec![l("Total operating expenses", INCOME_STATEMENT, "fiscal year"), l("Operating expenses", crate::facts::OTHER_TABLE, "fiscal year")];
+        let ext = extended(&cat, "What was Amazon's total operating expenses in 2017?", &opex, &[], &[]).unwrap();
+        assert_eq!(ext.items["printed:total operating expenses"].labels, vec!["total operating expenses"]);
         // nothing the question names, or only what the catalogue lists
         assert!(extended(&cat, "What was 3M's revenue in FY2018?", &labels, &[], &[]).is_none());
         assert!(extended(&cat, "What were total current liabilities in FY2018?", &labels, &[], &[]).is_none());
