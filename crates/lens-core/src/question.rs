@@ -461,8 +461,12 @@ pub(crate) fn definition_at(lower: &str, from: usize) -> Option<(usize, usize)> 
 fn plural_of_a_total(l: &str) -> bool {
     let Some(rest) = l.strip_prefix("what were ").or_else(|| l.strip_prefix("what are ")) else { return false };
     let rest = rest.strip_prefix("the ").unwrap_or(rest);
-    let next = rest.split_whitespace().next().unwrap_or("");
-    next == "total" || next.ends_with("'s") || next.ends_with("’s") || next.ends_with("s'")
+    let mut words = rest.split_whitespace();
+    let next = words.next().unwrap_or("");
+    let possessive = |w: &str| w.ends_with("'s") || w.ends_with("’s") || w.ends_with("s'");
+    // a company of several words ("General Mills' restructuring charges", "Johnson &
+    // Johnson's sales") is as much the company's own as one of one word
+    next == "total" || possessive(next) || words.take(3).any(possessive)
 }
 
 pub fn asks_parent_only(question: &str) -> bool {
@@ -1005,6 +1009,9 @@ mod tests {
         assert_eq!((q.operation, q.asks), (Operation::Value, ValueType::Number));
         assert_eq!(Question::parse("What were the total liabilities of Coca-Cola in 2017?").operation, Operation::Value);
         assert_ne!(Question::parse("What were the risks Coca-Cola named in 2017?").operation, Operation::Value);
+        // ... of a company named in several words (plain set 12: read as a narrative question)
+        let q = Question::parse("What were General Mills' restructuring charges in fiscal 2020?");
+        assert_eq!((q.operation, q.asks), (Operation::Value, ValueType::Number));
 
         let q = Question::parse("What is the FY2018 capital expenditure amount (in USD millions) for 3M?");
         assert_eq!((q.operation, q.asks, q.form.scale.as_deref()), (Operation::Value, ValueType::Number, Some("million")));

@@ -27,6 +27,10 @@ const VAGUE: &[&str] = &[
     "assets",
     "liabilities",
     "equity",
+    // a period, not a line item ("Fiscal" heading a column of years)
+    "fiscal",
+    "quarter",
+    "annual",
 ];
 
 /// The words a printed label names its line item by: lowercase, cut at a comma, parenthesis,
@@ -122,7 +126,9 @@ pub fn extended(
     sectioned: &[(String, String, String, String)],
     filers: &[String],
 ) -> Option<Catalogue> {
-    let q = key(question);
+    // a plural possessive ("General Mills' restructuring charges") is a possessive, as
+    // "Coca-Cola's" is: its apostrophe kept
+    let q = key(&question.replace("s' ", "s's ").replace("s’ ", "s's "));
     // the catalogue's own names the question says: a printed item inside one of them is that
     // one's word ("Interest" in "interest expense"), not a line item of its own
     let said: Vec<String> = cat
@@ -509,6 +515,9 @@ mod tests {
         let opex = vec![l("Total operating expenses", INCOME_STATEMENT, "fiscal year"), l("Operating expenses", crate::facts::OTHER_TABLE, "fiscal year")];
         let ext = extended(&cat, "What was Amazon's total operating expenses in 2017?", &opex, &[], &[]).unwrap();
         assert_eq!(ext.items["printed:total operating expenses"].labels, vec!["total operating expenses"]);
+        // after a plural possessive (plain set 12: General Mills' restructuring charges)
+        let gis = vec![l("Restructuring charges", crate::facts::OTHER_TABLE, "fiscal year")];
+        assert!(extended(&cat, "What were General Mills' restructuring charges in fiscal 2020?", &gis, &[], &[]).is_some());
         // nothing the question names, or only what the catalogue lists
         assert!(extended(&cat, "What was 3M's revenue in FY2018?", &labels, &[], &[]).is_none());
         assert!(extended(&cat, "What were total current liabilities in FY2018?", &labels, &[], &[]).is_none());
