@@ -50,12 +50,18 @@ fn impossible_values_wrong_line_items_and_the_wrong_type_are_never_green() {
         assert!(failed(&r, "type").is_some_and(|c| c.detail.contains("asks for a percent")), "{:?}", r.answer.checks);
     }
 
-    // a library whose catalogue reads cost of sales with its sign: the impossible margin is
-    // refused and said in the user's words
+    // the gross margin Amcor prints is read as printed
+    let r = ask(&lib, "What is Amcor's FY2023 gross margin in percent?", &["AMCOR_2023_10K"]);
+    let c = r.answer.calculation.as_ref().expect("a worked answer");
+    assert_eq!((c.result.as_deref(), c.formula.ends_with("(as printed)")), (Some("18.5%"), true), "{c:#?}");
+
+    // a library whose catalogue reads cost of sales with its sign (and works the margin from
+    // its parts, not as printed): the impossible margin is refused and said in the user's words
     drop(lib);
     std::fs::write(
         dir.path().join("metrics.json"),
-        r#"{"items": {"cogs": {"names": ["cogs", "cost of sales"], "labels": ["cost of sales", "cost of goods sold"]}}}"#,
+        r#"{"items": {"cogs": {"names": ["cogs", "cost of sales"], "labels": ["cost of sales", "cost of goods sold"]}},
+            "metrics": {"gross_margin": {"names": ["gross margin", "gross profit margin"], "formula": "(revenue - cogs) / revenue", "unit": "percent"}}}"#,
     )
     .unwrap();
     let lib = Library::open(dir.path()).unwrap();
