@@ -76,9 +76,9 @@ impl crate::judge::Lookups for LibraryLookups<'_> {
         let tables = self.lib.page_tables(page);
         let Some((t, row)) = crate::figures::shown::row_of(&tables, quote) else { return Vec::new() };
         let mut years: Vec<i32> = Vec::new();
-        for (i, col) in t.columns.iter().enumerate() {
-            if row.cells.get(i).is_some_and(Option::is_some) && !years.contains(&col.year) {
-                years.push(col.year);
+        for y in crate::figures::shown::filled_columns(t, row).map(|i| t.columns[i].year) {
+            if !years.contains(&y) {
+                years.push(y);
             }
         }
         years

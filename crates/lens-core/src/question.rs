@@ -461,12 +461,10 @@ pub(crate) fn definition_at(lower: &str, from: usize) -> Option<(usize, usize)> 
 fn plural_of_a_total(l: &str) -> bool {
     let Some(rest) = l.strip_prefix("what were ").or_else(|| l.strip_prefix("what are ")) else { return false };
     let rest = rest.strip_prefix("the ").unwrap_or(rest);
-    let mut words = rest.split_whitespace();
-    let next = words.next().unwrap_or("");
     let possessive = |w: &str| w.ends_with("'s") || w.ends_with("’s") || w.ends_with("s'");
     // a company of several words ("General Mills' restructuring charges", "Johnson &
     // Johnson's sales") is as much the company's own as one of one word
-    next == "total" || possessive(next) || words.take(3).any(possessive)
+    rest.split_whitespace().next() == Some("total") || rest.split_whitespace().take(4).any(possessive)
 }
 
 pub fn asks_parent_only(question: &str) -> bool {

@@ -302,9 +302,10 @@ const NAME_SUFFIXES: [&str; 14] =
 /// did MGM China generate in 2018?", "Walmart International's net sales"): a run of capitalised
 /// words holding a name of the filer (`filer`, squashed to letters and digits) and other words
 /// no name of it holds, or a run after "from" that holds none of the filer's ("How much revenue
-/// did Pfizer get from Comirnaty?"). `None` when the filer is not known or the question names it alone. The
-/// question's own words are read (before its first "?"); a run's opening question word ("Did
-/// Amazon ...") and the measure asked (`asked`, in a title-cased question) are not names.
+/// did Pfizer get from Comirnaty?"). `None` when the filer is not known or the question names
+/// it alone. The question's own words are read (before its first "?"); a run's opening question
+/// word ("Did Amazon ...") and the measure asked (`asked`, in a title-cased question) are not
+/// names.
 pub fn part_named(question: &str, filer: &[String], asked: Option<&str>) -> Option<String> {
     if filer.is_empty() {
         return None;
@@ -323,7 +324,8 @@ pub fn part_named(question: &str, filer: &[String], asked: Option<&str>) -> Opti
 /// The names of the part of the filer a question asks a figure of, in the order to look for
 /// them: a run naming the filer and more, whole ("MGM China") and less the filer's words
 /// ("China"); a capitalised name before "segment", "division" or "business" ("Adobe's Digital
-/// Media segment revenue") or after "from" ("revenue from Comirnaty"). Empty when the filer is not known or the question names no part.
+/// Media segment revenue") or after "from" ("revenue from Comirnaty"). Empty when the filer is
+/// not known or the question names no part.
 pub fn members_asked(question: &str, filer: &[String], asked: Option<&str>) -> Vec<String> {
     if filer.is_empty() {
         return Vec::new();
@@ -367,7 +369,7 @@ fn split_run<'a>(words: &'a [String], filer: &[String], asked: &[String]) -> (bo
 }
 
 /// The runs of capitalised words of a question's own words (before its first "?"), each with
-/// the word after it (lower case): a run's opening question word ("Did Amazon ...") left out, a
+/// the word after it (lower case) and whether "from" is before it: a run's opening question word ("Did Amazon ...") left out, a
 /// possessive or a comma ending it, periods ("FY2018", "Q2") and months no part of one.
 fn name_runs(question: &str) -> Vec<NameRun> {
     const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
@@ -381,35 +383,39 @@ fn name_runs(question: &str) -> Vec<NameRun> {
             && !(w.starts_with("FY") || w.len() <= 3 && w.starts_with('Q') && digits > 0)
             && !MONTHS.contains(&w.to_lowercase().as_str())
     };
-    let mut runs: Vec<(Vec<String>, Option<String>, bool)> = vec![(Vec::new(), None, false)];
+    let new_run = || NameRun { words: Vec::new(), next: None, after_from: false };
+    let mut runs: Vec<NameRun> = vec![new_run()];
     let mut before = "";
     for raw in own.split_whitespace() {
         let ends =
             raw.ends_with([',', ';', ':', '.']) && !raw.ends_with("S.") && raw.len() > 2 || raw.ends_with("'s") || raw.ends_with("’s") || raw.ends_with("s'");
         let w = raw.trim_end_matches([',', ';', ':', '.', ')', '"', '”']).trim_end_matches("'s").trim_end_matches("’s").trim_end_matches('\'');
         let w = w.trim_start_matches(['(', '"', '“']);
-        let open = runs.last().is_some_and(|r| !r.0.is_empty());
+        let open = runs.last().is_some_and(|r| !r.words.is_empty());
         if name_word(w) || (w == "&" && open) {
             let run = runs.last_mut().expect("a run");
-            if run.0.is_empty() {
+            if run.words.is_empty() {
                 // a run right after a lowercase "from" (a title-cased "From" says nothing)
-                run.2 = before == "from";
+                run.after_from = before == "from";
             }
-            run.0.push(w.to_string());
+            run.words.push(w.to_string());
         } else if open {
-            runs.last_mut().expect("a run").1 = Some(w.to_lowercase());
-            runs.push((Vec::new(), None, false));
+            runs.last_mut().expect("a run").next = Some(w.to_lowercase());
+            runs.push(new_run());
         }
-        if ends && runs.last().is_some_and(|r| !r.0.is_empty()) {
-            runs.push((Vec::new(), None, false));
+        if ends && runs.last().is_some_and(|r| !r.words.is_empty()) {
+            runs.push(new_run());
         }
         before = if before == "from" && raw == "the" { "from" } else { raw };
     }
     runs.into_iter()
-        .map(|(run, next, after_from)| {
-            let words: Vec<String> =
-                run.into_iter().skip_while(|w| crate::text::is_stop_word(&w.to_lowercase()) || QUESTION_OPENERS.contains(&w.to_lowercase().as_str())).collect();
-            NameRun { words, next, after_from }
+        .map(|r| {
+            let words: Vec<String> = r
+                .words
+                .into_iter()
+                .skip_while(|w| crate::text::is_stop_word(&w.to_lowercase()) || QUESTION_OPENERS.contains(&w.to_lowercase().as_str()))
+                .collect();
+            NameRun { words, ..r }
         })
         .filter(|r| !r.words.is_empty())
         .collect()

@@ -1214,15 +1214,8 @@ fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef], fil
     // a question asking of a part of the filer ("MGM China")
     let part = checks::part_named(&q.text, filer, said.as_deref());
     let run = |excluded: &[(PageRef, String)]| {
-        let mut c = work_plan(lib, plan, pages, excluded);
+        let mut c = work_plan(lib, plan, pages, excluded, q.as_of.as_deref());
         c.asked_as = said.clone();
-        // a quarterly report's balance is no year-end's stand-in when the question names its
-        // date ("total deposits at June 30, 2023")
-        if c.warning.as_ref().is_some_and(|w| {
-            w.rule == "interim_balance" && q.as_of.as_deref().is_some_and(|d| w.words.get(1).is_some_and(|col| squash(col).contains(&squash(d))))
-        }) {
-            c.warning = None;
-        }
         c.checks = checks::of_calculation(&c, &q.text, q.asks_percent(), plan.format.scale.is_some(), lib.checks);
         if let (Some(part), Some(_)) = (&part, &c.result) {
             let failed = checks::of_part(part, &c.metric);
@@ -1268,7 +1261,8 @@ fn work_checked(lib: &Context, q: &Question, plan: &Plan, pages: &[PageRef], fil
     first
 }
 
-fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef, String)]) -> Calculation {
+/// `as_of`: the date the question names ("at June 30, 2023"), if any.
+fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef, String)], as_of: Option<&str>) -> Calculation {
     let cat = lib.metrics();
     let mut docs: Vec<String> = Vec::new();
     for p in pages {
@@ -1441,8 +1435,11 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         })
         .or_else(|| {
             // a fiscal year's figure asked, read from a quarterly report: its balance is at a date
-            // inside the year (a part-year flow is the periods check's)
-            let quarterly = |o: &&Operand| lib.document(&o.page.doc_id).is_ok_and(|d| d.form.as_deref() == Some("10-Q"));
+            // inside the year (a part-year flow is the periods check's); no stand-in for the
+            // year's end when its column is the date the question names ("total deposits at
+            // June 30, 2023")
+            let dated = |o: &Operand| as_of.is_some_and(|d| squash(&o.read.column).contains(&squash(d)));
+            let quarterly = |o: &&Operand| !dated(o) && lib.document(&o.page.doc_id).is_ok_and(|d| d.form.as_deref() == Some("10-Q"));
             f.found
                 .iter()
                 .filter(|_| result.is_some() && plan.months == 12)

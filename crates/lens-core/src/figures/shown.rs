@@ -96,12 +96,17 @@ pub fn figure(t: &Table, row: &Row, col: usize, money: bool) -> Option<String> {
     })
 }
 
+/// The columns of `t` in which `row` prints a figure, in the table's order.
+pub fn filled_columns<'a>(t: &'a Table, row: &'a Row) -> impl Iterator<Item = usize> + 'a {
+    (0..t.columns.len()).filter(|&i| row.cells.get(i).is_some_and(Option::is_some))
+}
+
 /// `row` with each figure named by its period ([`period_name`], [`figure`]): "Total current
 /// assets — FY2019: $16,525 million; FY2018: $15,134 million". The years in `first` (those the
 /// question asks about) lead; the others follow in the table's order. `money`: the page prints
 /// its amounts in dollars (a `$` on it).
 pub fn row_with_periods(t: &Table, row: &Row, first: &[i32], money: bool) -> String {
-    let mut cols: Vec<usize> = (0..t.columns.len()).filter(|&i| row.cells.get(i).is_some_and(Option::is_some)).collect();
+    let mut cols: Vec<usize> = filled_columns(t, row).collect();
     cols.sort_by_key(|&i| !first.contains(&t.columns[i].year));
     let parts: Vec<String> = cols.iter().filter_map(|&i| figure(t, row, i, money).map(|f| format!("{}: {f}", period_name(&t.columns[i])))).collect();
     format!("{} — {}", row.label, parts.join("; "))
