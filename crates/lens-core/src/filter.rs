@@ -212,6 +212,38 @@ fn alias_matches(alias: &str, words: &[String]) -> bool {
     false
 }
 
+/// Whether `a` and `b` differ by one edit: a letter changed, added or dropped, or two neighbours
+/// swapped ("Neflix", "Netfilx" for "netflix").
+fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let Some(i) = short.iter().zip(long.iter()).position(|(x, y)| x != y) else { return long.len() - short.len() == 1 };
+    match long.len() - short.len() {
+        0 => short[i + 1..] == long[i + 1..] || (i + 1 < short.len() && short[i] == long[i + 1] && short[i + 1] == long[i] && short[i + 2..] == long[i + 2..]),
+        1 => short[i..] == long[i + 1..],
+        _ => false,
+    }
+}
+
+/// The capitalised words of a question after its first (names as a user writes them), lower
+/// case: where a company's one-word name of six letters or more is misspelt by one edit, the
+/// word that stands for it.
+fn misspelt_names(question: &str) -> Vec<String> {
+    question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase) && w.chars().count() >= 5)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// An alias of one word (six letters or more) that a capitalised word of the question misspells
+/// by one edit, its first letter right.
+fn alias_misspelt(alias: &str, names: &[String]) -> bool {
+    !alias.contains(' ') && alias.chars().count() >= 6 && names.iter().any(|w| w.chars().next() == alias.chars().next() && one_edit(w, alias))
+}
+
 /// Detect the filter for `question` over `docs`; `None` when the question names no company.
 pub fn detect(question: &str, docs: &[DocInfo]) -> Option<DocFilter> {
     detect_with(question, docs, &FilterOptions::default())
@@ -249,8 +281,12 @@ pub fn detect_with<'a>(question: &str, docs: &'a [DocInfo], opts: &FilterOptions
     let words = plain_words(question);
     let mut companies: Vec<String> = Vec::new();
     let mut by_company: BTreeMap<String, Vec<&DocInfo>> = BTreeMap::new();
+    // a company named word for word; where none is, one whose name a capitalised word
+    // misspells by one letter ("Neflix"): the reading shows the company taken
+    let exact = docs.iter().any(|d| d.aliases.iter().any(|a| alias_matches(a, &words)));
+    let names = if exact { Vec::new() } else { misspelt_names(question) };
     for d in docs {
-        let hit = d.aliases.iter().filter(|a| alias_matches(a, &words)).max_by_key(|a| a.len());
+        let hit = d.aliases.iter().filter(|a| alias_matches(a, &words) || alias_misspelt(a, &names)).max_by_key(|a| a.len());
         if let Some(a) = hit {
             if !companies.contains(a) {
                 companies.push(a.clone());
@@ -362,6 +398,29 @@ mod tests {
         assert_eq!(question_years("the biggest drop in Q22023 year over year revenues"), vec![2023]);
         assert_eq!(question_quarters("the biggest drop in Q22023 year over year revenues"), vec![2]);
     }
+    #[test]
+    fn a_company_name_misspelt_by_one_letter_is_the_company() {
+        let d = vec![doc(1, "NETFLIX_2015_10K", "Netflix", 2015, "10-K", &["netflix"]), doc(2, "BOEING_2022_10K", "Boeing", 2022, "10-K", &["boeing"])];
+        for q in [
+            "what is advertsing expense of Neflix in FY 2015?",
+            "what is operating leases occurred in FY 2015 for Netfilx?",
+            "What did Netflixx spend on marketing in 2015?",
+        ] {
+            let f = detect(q, &d).unwrap_or_else(|| panic!("{q}"));
+            assert_eq!(f.groups, vec![vec!["NETFLIX_2015_10K".to_string()]], "{q}");
+        }
+        // a common word one letter from a name, a lower-case word, two edits, or another first
+        // letter names nothing
+        for q in ["What is being done about pricing?", "what did neflix spend?", "What did Ntefilx spend?", "What did Neftlx spend?"] {
+            assert!(detect(q, &d).is_none(), "{q}");
+        }
+        // a name written right is read before any near one
+        let f = detect("How did Boeing and Netflixx compare?", &d).unwrap();
+        assert_eq!(f.companies, vec!["boeing".to_string()]);
+        assert!(one_edit("netflix", "neflix") && one_edit("netflix", "netfilx") && one_edit("netflix", "netflox") && one_edit("netflix", "netflixs"));
+        assert!(!one_edit("netflix", "netflix") && !one_edit("netflix", "nteflxi"));
+    }
+
     #[test]
     fn company_year_and_form() {
         let f = detect("What is the FY2018 capital expenditure for 3M?", &docs()).unwrap();
