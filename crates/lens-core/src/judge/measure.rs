@@ -263,6 +263,83 @@ pub(super) fn change_for_level(c: &Claim) -> Option<Fired> {
     (level_asked && CHANGE_BY.is_match(c.line())).then(Vec::new)
 }
 
+/// Words that say a figure's unit or currency, not what it is of.
+const UNIT_WORDS: &[&str] = &["million", "millions", "billion", "billions", "thousand", "thousands", "percent", "usd", "us", "dollars"];
+
+/// The words each figure of a text (years aside) is stated with: those after it up to the next
+/// figure or the sentence's end, at most eight, its unit words aside ("a $133.2 million
+/// increase in personnel-related costs resulting from ..." -> 133.2: increase in personnel
+/// related costs resulting from).
+fn figure_phrases(text: &str) -> Vec<(f64, Vec<String>)> {
+    let toks = tokenize(text);
+    let mut out = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let Some(value) = t.is_number.then(|| t.text.trim_end_matches('%').parse::<f64>().ok()).flatten().filter(|_| !is_year(&t.text)) else { continue };
+        let mut words = Vec::new();
+        let mut end = t.end;
+        for w in &toks[i + 1..] {
+            if w.is_number || text[end..w.start].contains(['.', ';', '?', '!']) || words.len() == 8 {
+                break;
+            }
+            end = w.end;
+            if !UNIT_WORDS.contains(&w.text.as_str()) {
+                words.push(w.text.clone());
+            }
+        }
+        out.push((value, words));
+    }
+    out
+}
+
+/// "The increase in technology and development expenses was primarily due to a $133.2 million
+/// increase in personnel-related costs" for "How much did personnel-related costs increase in
+/// 2015?", where the page says in another sentence of the same year "a $120.1 million increase
+/// in personnel-related costs" (general and administrative): the measure is stated with two
+/// figures, each of a part, and which answers (or their sum) is not clear. The phrase a figure
+/// is stated with, up to the last of two or more of the question's words in it, stands after
+/// another figure in another sentence that names the year asked or none.
+pub(super) fn stated_twice(c: &Claim) -> Option<Fired> {
+    if !figure_quoted(c) {
+        return None;
+    }
+    let asked: Vec<String> = c.question.terms.iter().filter(|t| t.len() > 2 && !holds(&WORDS.not_a_head, t)).map(|t| stem(t)).collect();
+    let line = c.line();
+    let keys: Vec<(f64, Vec<String>)> = figure_phrases(line)
+        .into_iter()
+        .filter_map(|(figure, words)| {
+            let last = words.iter().rposition(|w| asked.contains(&stem(w)))?;
+            let key = words[..=last].to_vec();
+            (key.iter().filter(|w| asked.contains(&stem(w))).count() >= 2).then_some((figure, key))
+        })
+        .collect();
+    if keys.is_empty() {
+        return None;
+    }
+    let on_line: Vec<f64> = figure_phrases(line).into_iter().map(|(f, _)| f).collect();
+    let line_words = crate::text::plain_words(line);
+    for unit in crate::text::units(c.page_text) {
+        let words = crate::text::plain_words(&unit);
+        // the quoted sentence itself, or one that holds it
+        if words.windows(line_words.len().max(1)).any(|w| w == line_words.as_slice()) || line_words.windows(words.len().max(1)).any(|w| w == words.as_slice()) {
+            continue;
+        }
+        let years: Vec<i32> = tokenize(&unit).iter().filter(|t| is_year(&t.text)).filter_map(|t| t.text.parse().ok()).collect();
+        if !c.years.is_empty() && !years.is_empty() && !years.iter().any(|y| c.years.contains(y)) {
+            continue;
+        }
+        for (figure, words) in figure_phrases(&unit) {
+            if on_line.iter().any(|f| (f - figure).abs() < 1e-9) {
+                continue;
+            }
+            if let Some((_, key)) = keys.iter().find(|(_, k)| words.starts_with(k)) {
+                let sentence: String = unit.chars().take(160).collect();
+                return said([&key.join(" "), &sentence]);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -285,6 +285,7 @@ rules! {
     "other_subject" Lower Some("measure"), measure::other_subject, "The line's figure is of another subject than the measure asked.";
     "measure_and_other" Lower Some("measure"), measure::measure_and_other, "The line's figure is of the measure and another item together.";
     "measure_included" Lower Some("measure"), measure::measure_included, "The line names the measure only inside an \"including ...\" clause: its figure is of a whole that holds it.";
+    "stated_twice" Lower None, measure::stated_twice, "A figure asked, and the page states the phrase the line's figure is stated with after another figure, for the year asked: each may be a part.";
     "rows_run_over" Lower None, measure::rows_run_over, "The quoted text runs over two or more table rows.";
     "column_heads" Lower None, measure::column_heads, "The quoted text runs many words (a table's column heads) before its first figure.";
     "statutory_rate" Lower None, measure::statutory_rate, "A rate asked, and the line states the law's (statutory) rate.";
