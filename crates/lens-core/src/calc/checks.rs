@@ -539,6 +539,10 @@ fn definition(c: &Calculation, rules: &Rules) -> Check {
         }
     }
     let Some(id) = c.measure.as_deref() else { return Check::not_run("definition", "not a catalogue metric") };
+    // the figure the filing prints under the metric's name is the filing's own definition
+    if c.as_printed {
+        return Check::pass("definition", format!("the filing prints {} itself", c.metric));
+    }
     match rules.definitions.get(id) {
         Some(ways) if !c.defined => Check::fail(
             "definition",
@@ -898,6 +902,22 @@ mod tests {
         c.measure = Some("current_ratio".into());
         c.defined = false;
         assert_eq!(definition(&c, &rules()).passed, Some(true));
+        // total debt is summed in more than one way, but the filing's own "Total debt" row is
+        // the filing's definition
+        let mut t = calc(
+            "total debt",
+            "total_debt",
+            "amount",
+            "one",
+            150868.0,
+            "$150,868 million",
+            vec![op("total debt as printed", "FY2021", "150868", "millions", 76, "Total debt")],
+        );
+        assert_eq!(definition(&t, &rules()).passed, Some(false));
+        t.as_printed = true;
+        let d = definition(&t, &rules());
+        assert_eq!(d.passed, Some(true));
+        assert!(d.detail.contains("prints total debt itself"), "{}", d.detail);
     }
 
     #[test]

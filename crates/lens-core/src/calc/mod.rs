@@ -25,8 +25,10 @@ use crate::pageref::PageRef;
 use crate::question::Question;
 use crate::retrieve::SearchRequest;
 use plan::{Plan, Shape};
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 /// One input of a calculation, where it was read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -161,6 +163,9 @@ pub struct Calculation {
     /// A formula the question writes that was not read as one ([`plan::Plan::unread`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unread_definition: Option<String>,
+    /// The metric as the filing prints it, not computed ([`plan::Plan::as_printed`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub as_printed: bool,
 }
 
 /// How well a row label names an item: the company's own share of a listed total first
@@ -239,10 +244,10 @@ fn label_kind(label: &str, labels: &[String], qualifiers: &[String]) -> &'static
 }
 
 fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
-    let l = norm(label);
+    let l = without_note_reference(&norm(label));
     let mut best = None;
     for (i, syn) in labels.iter().enumerate() {
-        let s = norm(syn);
+        let s = without_note_reference(&norm(syn));
         // a listed "... attributable to" names the party the statement prints: "Net income
         // attributable to 3M" is the label as exactly as "Net income" is
         let open_party = (s.ends_with(" to") || s.ends_with(" of")) && l.starts_with(&s) && l.len() > s.len() + 1;
@@ -256,6 +261,31 @@ fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
         best = best.max(Some(score));
     }
     best
+}
+
+/// Whether a fact's figure is `mine` in size (within 0.5%, in units).
+fn same_size(f: &crate::facts::Fact, mine: f64) -> bool {
+    f.in_units().is_some_and(|t| (t.abs() - mine).abs() <= 0.005 * mine.max(t.abs()))
+}
+
+/// The operand gets a fact's reading of its item that does not agree with it (the readings
+/// check then says the two differ).
+fn disagreeing(op: &mut Operand, f: &crate::facts::Fact) {
+    op.read.readings.push(Reading {
+        page: PageRef { doc_id: op.page.doc_id.clone(), page: f.page },
+        row: f.label.clone(),
+        value: f.value.clone(),
+        unit: f.unit.clone(),
+        agrees: false,
+    });
+}
+
+/// A label without the note it refers to at its end ("long-term debt (note 12)", "inventories
+/// (notes 4 and 5)" -> "long-term debt", "inventories"): the reference is no part of the name.
+fn without_note_reference(l: &str) -> String {
+    static RE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\s*\((?:see )?notes? [0-9a-z]{1,3}(?:(?:,| and|, and) [0-9a-z]{1,3})*\)$").expect("valid regex"));
+    RE.replace(l, "").into_owned()
 }
 
 /// A row label naming a loss and no income ("Net loss", "Net loss attributable to Block"), as
@@ -396,12 +426,20 @@ impl Finder<'_, '_> {
         let mut added = false;
         for doc in self.docs.clone() {
             let Ok(d) = self.lib.document(&doc) else { continue };
-            let mut pages = if item.starts_with(printed::PRINTED) {
+            let labelled = || {
                 crate::facts::stored::pages_labelled(self.lib.store(), d.key, &def.labels, year, printed::statements(def.balance), durations)
+                    .unwrap_or_default()
+            };
+            let mut pages = if item.starts_with(printed::PRINTED) {
+                labelled()
             } else {
-                crate::facts::stored::pages_with(self.lib.store(), d.key, item, year, statements, durations)
+                crate::facts::stored::pages_with(self.lib.store(), d.key, item, year, statements, durations).unwrap_or_default()
+            };
+            // an item no fact was filed under at ingest (its statements do not print it, or the
+            // catalogue named it later: "Total debt" in a note) is found by its labels
+            if pages.is_empty() && !item.starts_with(printed::PRINTED) {
+                pages = labelled();
             }
-            .unwrap_or_default();
             // the pages printing one of the item's own labels as it is ("Purchases of property
             // and equipment"), when some do, not those printing it qualified ("..., net of
             // proceeds from sales and incentives", a discussion's reconciliation)
@@ -438,18 +476,40 @@ impl Finder<'_, '_> {
             if !def.labels.contains(&norm(&f.label)) || f.period.duration != wanted || !f.is_amount() || f.page == op.page.page {
                 continue;
             }
-            let Some(theirs) = f.in_units() else { continue };
-            if (theirs.abs() - mine).abs() <= 0.005 * mine.max(theirs.abs()) || op.read.readings.iter().any(|r| r.page.page == f.page) {
+            if f.in_units().is_none() || same_size(&f, mine) || op.read.readings.iter().any(|r| r.page.page == f.page) {
                 continue;
             }
-            op.read.readings.push(Reading {
-                page: PageRef { doc_id: op.page.doc_id.clone(), page: f.page },
-                row: f.label.clone(),
-                value: f.value.clone(),
-                unit: f.unit.clone(),
-                agrees: false,
-            });
+            disagreeing(op, &f);
             break;
+        }
+    }
+
+    /// A balance read off the filing's balance sheet (the pages of a balance identity that held,
+    /// `crate::facts::identity`) where that balance sheet prints the item for the year with
+    /// another figure (Corning's "Long-term debt 58" of its equity-method investees against its
+    /// own "Long-term debt (Note 12) 6,989"): the operand gets the balance sheet's reading,
+    /// which does not agree, so the readings check says the two differ and the answer is never
+    /// shown as supported.
+    fn balance_sheet_disagrees(&mut self, def: &catalogue::ItemDef, year: i32, value: Ratio, op: &mut Operand) {
+        let Ok(d) = self.lib.document(&op.page.doc_id) else { return };
+        let Ok(ids) = crate::facts::stored::identities(self.lib.store(), d.key) else { return };
+        let sheet: Vec<u32> = ids.iter().filter(|i| i.name == "balance" && i.passed).flat_map(|i| i.facts.iter().map(|f| f.0)).collect();
+        if sheet.is_empty() || sheet.contains(&op.page.page) {
+            return;
+        }
+        let Ok(facts) = crate::facts::stored::of_year(self.lib.store(), d.key, year) else { return };
+        let mine = value.to_f64().abs();
+        let on_sheet: Vec<&crate::facts::Fact> = facts
+            .iter()
+            .filter(|f| sheet.contains(&f.page) && f.period.duration == "instant" && f.is_amount())
+            .filter(|f| labels_score(&f.label, &def.labels).is_some() && !def.excluded_in(&norm(&f.label)))
+            .collect();
+        if on_sheet.iter().any(|f| same_size(f, mine)) {
+            return;
+        }
+        // the row labelled most nearly as the item
+        if let Some(f) = on_sheet.iter().max_by_key(|f| labels_score(&f.label, &def.labels)) {
+            disagreeing(op, f);
         }
     }
 
@@ -499,9 +559,11 @@ impl Finder<'_, '_> {
         // compared with the same statement printed elsewhere (the readings check)
         self.widen(item);
         let mut best = self.best_on(&def, year).or_else(|| self.read_from_facts(item, &def, year)).or_else(|| self.absent(item, &def, year));
-        if item.starts_with(printed::PRINTED) {
-            if let Some((_, v, op)) = best.as_mut() {
+        if let Some((_, v, op)) = best.as_mut() {
+            if item.starts_with(printed::PRINTED) {
                 self.printed_elsewhere(&def, year, *v, op);
+            } else if def.balance {
+                self.balance_sheet_disagrees(&def, year, *v, op);
             }
         }
         let v = best.map(|(_, value, op)| {
@@ -1084,7 +1146,7 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
         .and_then(|(_, m)| m.printed.clone())
         .filter(|p| cat.items.contains_key(p))
     {
-        let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), ..plan.clone() };
+        let as_printed = Plan { expr: Expr::Item(printed, formula::Year::Rel(0)), as_printed: true, ..plan.clone() };
         let c = work_checked(lib, q, &as_printed, pages, &filer);
         if c.result.is_some() && !checks::any_failed(&c.checks) {
             return Ok(Some(Calculation { formula: format!("{} (as printed)", c.formula), ..printed_precision(&plan, c) }));
@@ -1476,6 +1538,7 @@ fn work_plan(lib: &Context, plan: &Plan, pages: &[PageRef], excluded: &[(PageRef
         tried: Vec::new(),
         defined: plan.defined,
         unread_definition: plan.unread.clone(),
+        as_printed: plan.as_printed,
     }
 }
 
@@ -1596,6 +1659,16 @@ mod tests {
         assert_eq!(first("What were Costco's net sales in fiscal 2021?").as_deref(), Some("net sales"));
         assert_eq!(first("What was Verizon's net income in 2022?"), None);
         assert_eq!(first("What was Costco's revenue in fiscal 2021?"), None);
+    }
+
+    #[test]
+    fn a_note_reference_is_no_part_of_a_label() {
+        let labels = vec!["long-term debt".to_string()];
+        assert_eq!(labels_score("Long-term debt (Note 12)", &labels), labels_score("Long-term debt", &labels));
+        assert_eq!(without_note_reference("inventories (notes 4 and 5)"), "inventories");
+        assert_eq!(without_note_reference("goodwill (see note 7)"), "goodwill");
+        // a qualifier in parentheses is kept
+        assert_eq!(without_note_reference("long-term debt (excluding capital leases)"), "long-term debt (excluding capital leases)");
     }
 
     #[test]

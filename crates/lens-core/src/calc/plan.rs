@@ -63,6 +63,9 @@ pub struct Plan {
     /// the plan does not use, or none the catalogue knows ("Use total debt divided by total
     /// equity"): the catalogue's formula may be another.
     pub unread: Option<String>,
+    /// The metric read as the filing prints it (its catalogue `printed` item, "Total debt
+    /// 150,868"), not computed: the filing's own definition.
+    pub as_printed: bool,
 }
 
 fn months_of(q: &Question) -> u8 {
@@ -178,6 +181,9 @@ fn resolve_words(cat: &Catalogue, subs: &HashMap<String, Expr>, words: &str) -> 
 fn named_exactly(cat: &Catalogue, words: &str) -> Option<Expr> {
     let w = words.trim();
     let w = w.strip_prefix("the ").unwrap_or(w);
+    // "equity" alone, as the other side of a ratio ("long-term debt to equity"), is the
+    // shareholders' equity
+    let w = if w == "equity" { "shareholders equity" } else { w };
     if let Some(rest) = w.strip_prefix("average ") {
         let (id, def) = cat.items.iter().find(|(_, i)| i.names.iter().chain(&i.labels).any(|n| norm(n) == rest))?;
         return def.balance.then(|| Expr::Avg(id.clone(), Year::Rel(-1), Year::Rel(0)));
@@ -316,6 +322,7 @@ fn verdict_plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Res
         verdict: Some(verdict),
         months: months_of(q),
         defined: false,
+        as_printed: false,
         unread: None,
     }))
 }
@@ -397,6 +404,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
             verdict: None,
             months: months_of(q),
             defined: true,
+            as_printed: false,
             unread: None,
         }));
     }
@@ -524,6 +532,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         verdict: None,
         months: months_of(q),
         defined: !defs.is_empty(),
+        as_printed: false,
         unread,
     }))
 }
@@ -786,6 +795,11 @@ mod tests {
         // "attributable to" names a party
         assert!(stated_ratio(&Catalogue::builtin(), "what was 3m's net income attributable to shareholders equity in fy2018").is_none());
         assert!(stated_ratio(&Catalogue::builtin(), "what was 3m's net income to shareholders equity in fy2018").is_some());
+        let (name, e) = stated_ratio(&Catalogue::builtin(), "what was 3m's long-term debt to equity ratio at the end of fy2018").unwrap();
+        assert_eq!(name, "long-term debt to equity");
+        let mut used = Vec::new();
+        e.items(&mut used);
+        assert_eq!(used, vec!["long_term_debt".to_string(), "total_equity".to_string()]);
         // a share of the other, as the catalogue names no metric so
         let l = "what was costco's net income as a percentage of revenue in fy2021?";
         let (name, _) = stated_ratio(&Catalogue::builtin(), &as_share_of(l).unwrap()).unwrap();

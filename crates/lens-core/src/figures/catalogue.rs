@@ -351,6 +351,9 @@ mod tests {
                 "total_equity" => (800, 700),
                 "total_equity_all" => (850, 0),
                 "total_liabilities_and_equity" => (2000, 1800),
+                "long_term_debt" => (500, 460),
+                "current_debt" => (50, 40),
+                "short_term_borrowings" => (30, 0),
                 _ => return None,
             };
             Some(Ratio::int(if y == 2019 { now } else { before }))
@@ -389,6 +392,18 @@ mod tests {
             ("ocf_to_net_income", "2.0000"),
             ("fcf_margin", "0.1200"),
             ("total_liabilities", "1150.0000"),
+            // debt = 500 + 50 + 30 = 580 (540 the year before)
+            ("long_term_liabilities", "750.0000"),
+            ("total_debt", "580.0000"),
+            ("cash_ratio", "0.1500"),
+            ("debt_to_equity", "0.7250"),
+            ("debt_to_assets", "0.2900"),
+            ("capitalization_ratio", "0.4203"),
+            ("cash_flow_to_debt", "0.3448"),
+            ("interest_to_average_debt", "0.0185"),
+            ("roce", "0.0938"),
+            ("return_on_average_equity", "0.1333"),
+            ("return_on_average_assets", "0.0526"),
         ];
         let c = Catalogue::builtin();
         assert_eq!(want.len(), c.metrics.len(), "every metric has a hand-checked value");
