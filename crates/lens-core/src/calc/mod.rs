@@ -1837,6 +1837,41 @@ mod tests {
         table::tests::page(&cells)
     }
 
+    /// Corning's 10-K prints its equity-method investees' balance sheet ("Long-term debt 58")
+    /// beside its own ("Long-term debt (Note 12) 6,989"): the investees' figure is never shown as
+    /// the company's long-term debt.
+    #[test]
+    fn a_balance_the_balance_sheet_prints_otherwise_is_not_green() {
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [
+            statement(
+                "CONSOLIDATED BALANCE SHEETS",
+                &[
+                    ("Total current assets", "5,000", "4,500"),
+                    ("Total assets", "20,000", "19,000"),
+                    ("Total current liabilities", "3,000", "2,800"),
+                    ("Long-term debt (Note 12)", "6,989", "7,000"),
+                    ("Total liabilities", "12,000", "11,500"),
+                    ("Total equity", "8,000", "7,500"),
+                    ("Total liabilities and equity", "20,000", "19,000"),
+                ],
+            ),
+            statement("Balance sheet", &[("Current assets", "648", "534"), ("Long-term debt", "58", "60"), ("Other long-term liabilities", "66", "11")]),
+        ];
+        publish(&mut lib, &pages, &crate::meta::DocMeta { company: Some("Acme".into()), year: Some(2019), ..Default::default() });
+        lib.build_facts(&mut |_| {}).unwrap();
+        let q = lib.read_question("What was ACME's long-term debt at the end of FY2019 in USD millions?");
+        // the investees' page alone: read, with the balance sheet's reading, which disagrees
+        let c = work(&lib, &q, &[PageRef::new("ACME_2019_10K", 2)]).unwrap().unwrap();
+        assert_eq!(c.operands[0].value, "58", "{c:#?}");
+        assert!(checks::any_failed(&c.checks), "{:?}", c.checks);
+        assert!(c.operands[0].read.readings.iter().any(|r| !r.agrees && r.value == "6989" && r.page.page == 1), "{:#?}", c.operands[0].read);
+        // both pages: the balance sheet's row, its note reference no part of its label
+        let c = work(&lib, &q, &[PageRef::new("ACME_2019_10K", 1), PageRef::new("ACME_2019_10K", 2)]).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$6,989 million"), "{c:#?}");
+        assert!(!checks::any_failed(&c.checks), "{:?}", c.checks);
+    }
+
     #[test]
     fn balances_the_company_attributable_and_the_filers_own_statements_are_read() {
         let mut lib = Library::in_memory().unwrap();
