@@ -369,8 +369,9 @@ fn split_run<'a>(words: &'a [String], filer: &[String], asked: &[String]) -> (bo
 }
 
 /// The runs of capitalised words of a question's own words (before its first "?"), each with
-/// the word after it (lower case) and whether "from" is before it: a run's opening question word ("Did Amazon ...") left out, a
-/// possessive or a comma ending it, periods ("FY2018", "Q2") and months no part of one.
+/// the word after it (lower case) and whether "from" is before it: a run's opening question
+/// word ("Did Amazon ...") left out, a possessive or a comma ending it, periods ("FY2018",
+/// "Q2") and months no part of one.
 fn name_runs(question: &str) -> Vec<NameRun> {
     const MONTHS: [&str; 12] = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
     let own = question.split('?').next().unwrap_or(question);

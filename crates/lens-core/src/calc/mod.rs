@@ -27,6 +27,7 @@ use crate::retrieve::SearchRequest;
 use plan::{Plan, Shape};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -244,16 +245,18 @@ fn label_kind(label: &str, labels: &[String], qualifiers: &[String]) -> &'static
 }
 
 fn labels_score(label: &str, labels: &[String]) -> Option<i32> {
-    let l = without_note_reference(&norm(label));
+    let l = norm(label);
+    let l: &str = &without_note_reference(&l);
     let mut best = None;
     for (i, syn) in labels.iter().enumerate() {
-        let s = without_note_reference(&norm(syn));
+        let s = norm(syn);
+        let s: &str = &without_note_reference(&s);
         // a listed "... attributable to" names the party the statement prints: "Net income
         // attributable to 3M" is the label as exactly as "Net income" is
-        let open_party = (s.ends_with(" to") || s.ends_with(" of")) && l.starts_with(&s) && l.len() > s.len() + 1;
+        let open_party = (s.ends_with(" to") || s.ends_with(" of")) && l.starts_with(s) && l.len() > s.len() + 1;
         let score = if l == s || open_party {
             1000 - i as i32
-        } else if l.starts_with(&s) && l[s.len()..].starts_with([' ', ',', '(', ':']) {
+        } else if l.starts_with(s) && l[s.len()..].starts_with([' ', ',', '(', ':']) {
             600 - i as i32
         } else {
             continue;
@@ -282,10 +285,15 @@ fn disagreeing(op: &mut Operand, f: &crate::facts::Fact) {
 
 /// A label without the note it refers to at its end ("long-term debt (note 12)", "inventories
 /// (notes 4 and 5)" -> "long-term debt", "inventories"): the reference is no part of the name.
-fn without_note_reference(l: &str) -> String {
+/// (Every row label of every page read is scored: a label not ending in ")" is passed through
+/// without the pattern.)
+fn without_note_reference(l: &str) -> Cow<'_, str> {
     static RE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\s*\((?:see )?notes? [0-9a-z]{1,3}(?:(?:,| and|, and) [0-9a-z]{1,3})*\)$").expect("valid regex"));
-    RE.replace(l, "").into_owned()
+    if !l.ends_with(')') {
+        return Cow::Borrowed(l);
+    }
+    RE.replace(l, "")
 }
 
 /// A row label naming a loss and no income ("Net loss", "Net loss attributable to Block"), as
@@ -499,16 +507,17 @@ impl Finder<'_, '_> {
         }
         let Ok(facts) = crate::facts::stored::of_year(self.lib.store(), d.key, year) else { return };
         let mine = value.to_f64().abs();
-        let on_sheet: Vec<&crate::facts::Fact> = facts
+        // (how nearly each row is labelled as the item, and the row)
+        let on_sheet: Vec<(i32, &crate::facts::Fact)> = facts
             .iter()
-            .filter(|f| sheet.contains(&f.page) && f.period.duration == "instant" && f.is_amount())
-            .filter(|f| labels_score(&f.label, &def.labels).is_some() && !def.excluded_in(&norm(&f.label)))
+            .filter(|f| sheet.contains(&f.page) && f.period.duration == "instant" && f.is_amount() && !def.excluded_in(&norm(&f.label)))
+            .filter_map(|f| Some((labels_score(&f.label, &def.labels)?, f)))
             .collect();
-        if on_sheet.iter().any(|f| same_size(f, mine)) {
+        if on_sheet.iter().any(|(_, f)| same_size(f, mine)) {
             return;
         }
         // the row labelled most nearly as the item
-        if let Some(f) = on_sheet.iter().max_by_key(|f| labels_score(&f.label, &def.labels)) {
+        if let Some((_, f)) = on_sheet.iter().max_by_key(|(score, _)| *score) {
             disagreeing(op, f);
         }
     }
