@@ -1147,10 +1147,12 @@ pub fn work_in(lib: &Context, q: &Question, pages: &[PageRef]) -> Result<Option<
     // a metric the filing prints ("Effective tax rate 24.6%") is used as printed when every
     // year is there; computed from its parts only when it is not
     // (the metric the plan works, not one named inside a ratio the question states: "total
-    // liabilities to total assets" is no total liabilities)
-    if let Some(printed) = cat
-        .metric_in(&q.text)
-        .or_else(|| cat.metric_in(&q.expanded))
+    // liabilities to total assets" is no total liabilities; nor one whose formula the question
+    // writes out: "FCF is defined as cash from operations - capex" is that formula, not the
+    // filing's own free cash flow, net of incentives)
+    if let Some(printed) = (!plan.defined && plan.unread.is_none())
+        .then(|| cat.metric_in(&q.text).or_else(|| cat.metric_in(&q.expanded)))
+        .flatten()
         .filter(|(id, _)| plan.id.as_deref() == Some(*id))
         .and_then(|(_, m)| m.printed.clone())
         .filter(|p| cat.items.contains_key(p))
@@ -2064,6 +2066,37 @@ mod tests {
         // without the printed rate, it is worked from the statement
         let c = work(&lib, &lib.read_question("What was ACME's gross margin in FY2019?"), &read[..1]).unwrap().unwrap();
         assert_eq!(c.result.as_deref(), Some("12.9%"), "{c:#?}");
+    }
+
+    /// "What was Amazon's free cash flow in 2017?" was worked as operating cash flow less gross
+    /// purchases of property (6,479, green) where the filing prints its own "Free cash flow
+    /// 8,376" (net of incentives): the printed figure is the answer; a question that writes out
+    /// the formula gets that formula.
+    #[test]
+    fn a_free_cash_flow_the_filing_prints_is_read_unless_the_question_defines_it() {
+        let mut lib = Library::in_memory().unwrap();
+        let pages = [
+            statement(
+                "CONSOLIDATED STATEMENTS OF CASH FLOWS",
+                &[("Net cash provided by (used in) operating activities", "18,434", "17,272"), ("Purchases of property and equipment", "(11,955)", "(7,804)")],
+            ),
+            statement(
+                "Free Cash Flow",
+                &[
+                    ("Net cash provided by (used in) operating activities", "18,434", "17,272"),
+                    ("Purchases of property and equipment, net of proceeds from incentives", "(10,058)", "(6,737)"),
+                    ("Free cash flow", "8,376", "10,535"),
+                ],
+            ),
+        ];
+        publish(&mut lib, &pages, &Default::default());
+        let read = [PageRef::new("ACME_2019_10K", 1), PageRef::new("ACME_2019_10K", 2)];
+        let c = work(&lib, &lib.read_question("What was ACME's free cash flow in FY2019?"), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$8,376 million"), "{c:#?}");
+        assert!(c.formula.ends_with("(as printed)"), "{c:#?}");
+        let defined = "What is ACME's FY2019 free cash flow? Free cash flow is defined as cash from operations minus capital expenditures.";
+        let c = work(&lib, &lib.read_question(defined), &read).unwrap().unwrap();
+        assert_eq!(c.result.as_deref(), Some("$6,479 million"), "{c:#?}");
     }
 
     #[test]
