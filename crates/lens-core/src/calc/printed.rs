@@ -27,6 +27,9 @@ const VAGUE: &[&str] = &[
     "assets",
     "liabilities",
     "equity",
+    // where a flow comes from, not what it is ("cash generated from operations")
+    "operations",
+    "activities",
     // a period, not a line item ("Fiscal" heading a column of years)
     "fiscal",
     "quarter",
@@ -285,8 +288,10 @@ fn short_core(label: &str) -> Option<String> {
 
 /// Words that may come before a line item's name in a question without making it another
 /// measure ("What was 3M's goodwill", "How much did it spend on acquisitions").
-const BEFORE: &[&str] =
-    &["what", "wa", "were", "is", "are", "the", "it", "it'", "its", "their", "of", "in", "on", "for", "did", "much", "how", "to", "at", "by", "and", "total"];
+const BEFORE: &[&str] = &[
+    "what", "wa", "were", "is", "are", "the", "it", "it'", "its", "their", "of", "in", "on", "for", "did", "much", "how", "to", "at", "by", "and", "total",
+    "from",
+];
 /// Words that may follow it ("goodwill at the end of FY2018", "total liabilities to total
 /// assets"), but not another noun of the measure ("goodwill impairment").
 const AFTER: &[&str] = &[
@@ -452,6 +457,11 @@ mod tests {
         // "total assets" is the catalogue's own; "operating lease liabilities" is printed
         assert_eq!(added, vec!["printed:operating lease liabilities"]);
         assert!(ext.items["printed:operating lease liabilities"].balance);
+        // a source of revenue earned "from" it is the item; where a flow comes from is none
+        let fees = [l("Membership fees", INCOME_STATEMENT, "fiscal year"), l("Operations", INCOME_STATEMENT, "fiscal year")];
+        let ext = extended(&cat, "How much did Costco earn from membership fees in fiscal 2021?", &fees, &[], &[]).unwrap();
+        assert!(ext.items.contains_key("printed:membership fees"));
+        assert!(extended(&cat, "How much cash did Costco generate from operations in 2021?", &fees, &[], &[]).is_none_or(|e| !e.items.contains_key("printed:operations")));
         // long-term debt is the catalogue's now
         assert!(extended(&cat, "What is Costco's ratio of long-term debt to total assets in FY2021?", &labels, &[], &[])
             .is_none_or(|e| !e.items.keys().any(|k| k.starts_with(PRINTED))));
