@@ -620,7 +620,7 @@ impl Library {
         }
         let hits = self.pages_also(read, sreq, asked.search_words())?;
         let mut ids: Vec<PageRef> = Vec::new();
-        if matches!(asked, crate::cover::Asked::Headquarters | crate::cover::Asked::Incorporation) {
+        if matches!(asked, crate::cover::Asked::Headquarters | crate::cover::Asked::Incorporation | crate::cover::Asked::Exchange) {
             // the cover page: the first pages of the filings found, the best-ranked filing first
             let mut docs: Vec<&str> = Vec::new();
             for h in pages.iter().map(|p| p.doc_id.as_str()).chain(hits.iter().map(|h| h.doc_id.as_str())) {

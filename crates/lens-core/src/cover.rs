@@ -22,6 +22,9 @@ pub enum Asked {
     Auditor,
     /// How many people the filer employs.
     Employees,
+    /// The exchanges its securities are listed on (the cover page's "Name of each exchange on
+    /// which registered").
+    Exchange,
 }
 
 impl Asked {
@@ -32,6 +35,7 @@ impl Asked {
             Asked::Incorporation => "state or other jurisdiction of incorporation or organization registrant",
             Asked::Auditor => "report of independent registered public accounting firm served as the company's auditor since",
             Asked::Employees => "employees employed people human capital workforce",
+            Asked::Exchange => "name of each exchange on which registered trading symbol securities registered pursuant to section 12(b)",
         }
     }
 
@@ -42,6 +46,7 @@ impl Asked {
             Asked::Incorporation => "state of incorporation",
             Asked::Auditor => "auditor",
             Asked::Employees => "number of employees",
+            Asked::Exchange => "stock exchange",
         }
     }
 }
@@ -65,6 +70,14 @@ pub fn asked(question: &str) -> Option<Asked> {
         // (a part of the workforce asked, unions, a country, women, is not the whole)
         let part = ["union", "unions", "women", "represented", "outside", "percent", "percentage", "%"].iter().any(|x| has(x));
         return (!part).then_some(Asked::Employees);
+    }
+    // "On which stock exchange is it listed?", "Where are its shares traded?" (not a foreign
+    // exchange, an exchange rate or an exchange offer)
+    let listed = has("listed") || has("traded") || has("trade") || has("registered") || has("list");
+    let exchange = (has("exchange") || has("exchanges")) && (has("stock") || has("shares") || has("securities") || listed);
+    let foreign = ["foreign exchange", "exchange rate", "exchange act", "exchange offer", "exchange commission"].iter().any(|x| q.contains(x));
+    if ["which", "what", "where", "on", "in"].contains(&first) && !foreign && (exchange || (first == "where" && listed && (has("stock") || has("shares")))) {
+        return Some(Asked::Exchange);
     }
     // "what/which/who/where" asked of one fact, not a figure about it ("how much did it pay its
     // auditor", "audit fees")
@@ -125,6 +138,7 @@ pub fn read(asked: Asked, pages: &[&str]) -> Option<Read> {
                 Asked::Incorporation => incorporation(&lines),
                 Asked::Auditor => auditor(&lines),
                 Asked::Employees => employees(text, strict),
+                Asked::Exchange => exchanges(&lines),
             };
             if let Some((answer, quote)) = found {
                 return Some(Read { answer, quote, page: pi });
@@ -259,6 +273,51 @@ fn auditor(lines: &[&str]) -> Option<(String, Vec<String>)> {
     None
 }
 
+/// The exchanges the cover page names under its caption "Name of each exchange on which
+/// registered" (its words may wrap over lines): each exchange once, in the order printed ("New
+/// York Stock Exchange", "The NASDAQ Global Select Market", "Chicago Stock Exchange, Inc."),
+/// the lines naming them quoted. `None` for a page without the caption, or with "None" under it.
+fn exchanges(lines: &[&str]) -> Option<(String, Vec<String>)> {
+    // (title-case words before the exchange's own, not a ticker printed beside it: "GIS New
+    // York Stock Exchange")
+    static EXCHANGE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:The )?(?:(?:[A-Z][a-z]+|NASDAQ|NYSE) )*?(?:Stock Exchange|Stock Market|Global Select Market|Global Market|Capital Market|NYSE(?: American| Arca)?)(?:,? (?:Inc|LLC)\.?)?")
+            .expect("exchange pattern")
+    });
+    // the caption, on one line or wrapped over two ("Name of each exchange / on which registered")
+    const CAPTION: &str = "exchange on which";
+    let (first, last) = (0..lines.len()).find_map(|i| {
+        if lines[i].to_lowercase().contains(CAPTION) {
+            return Some((i, i));
+        }
+        let next = lines.get(i + 1)?;
+        let wrapped = !next.to_lowercase().contains(CAPTION) && format!("{} {}", lines[i], next).to_lowercase().contains(CAPTION);
+        wrapped.then_some((i, i + 1))
+    })?;
+    let mut names: Vec<String> = Vec::new();
+    // (the caption quoted with the lines under it, so that the quote reads as the cover does)
+    let mut quote: Vec<String> = lines[first..=last].iter().map(|l| l.to_string()).collect();
+    let caption_lines = quote.len();
+    for l in lines.iter().skip(last + 1).take(16) {
+        let low = l.to_lowercase();
+        if low.contains("section 12(g)") || low.starts_with("indicate by check mark") {
+            break;
+        }
+        let mut named = false;
+        for m in EXCHANGE.find_iter(l) {
+            let n = m.as_str().trim().to_string();
+            named = true;
+            if !names.iter().any(|x| x.trim_end_matches('.') == n.trim_end_matches('.')) {
+                names.push(n);
+            }
+        }
+        if named && !quote.contains(&l.to_string()) && quote.len() < caption_lines + 3 {
+            quote.push(l.to_string());
+        }
+    }
+    (!names.is_empty()).then(|| (names.join("; "), quote))
+}
+
 /// How many people the filer employs, from the first sentence that says it: "we employed
 /// approximately 798,000 full-time and part-time employees", "the Company employed 93,516
 /// people", "approximately 117,100 employees on a full-time equivalent basis", "total
@@ -351,6 +410,37 @@ mod tests {
         assert_eq!(asked("How many people does Adobe employ?"), Some(Asked::Employees));
         assert_eq!(asked("How many of Costco's employees are represented by unions?"), None, "a part");
         assert_eq!(asked("How many shares did Adobe buy back?"), None);
+        assert_eq!(asked("On which stock exchange is General Mills' common stock listed?"), Some(Asked::Exchange));
+        assert_eq!(asked("Where is Costco's stock traded?"), Some(Asked::Exchange));
+        assert_eq!(asked("Which exchange are 3M's shares listed on?"), Some(Asked::Exchange));
+        assert_eq!(asked("What was the foreign exchange loss in 2021?"), None);
+        assert_eq!(asked("How did exchange rates affect Costco's sales?"), None);
+    }
+
+    #[test]
+    fn the_exchanges_are_those_named_under_the_cover_pages_caption() {
+        let gis = "Securities registered pursuant to Section 12(b) of the Act:\nTitle of each class Trading Symbol(s)\nName of each exchange\non which registered\nCommon Stock, $.10 par value GIS New York Stock Exchange\n1.000% Notes due 2023 GIS23A New York Stock Exchange\nSecurities registered pursuant to Section 12(g) of the Act: None";
+        let r = read(Asked::Exchange, &[gis]).unwrap();
+        assert_eq!(r.answer, "New York Stock Exchange");
+        assert_eq!(
+            r.quote,
+            [
+                "Name of each exchange",
+                "on which registered",
+                "Common Stock, $.10 par value GIS New York Stock Exchange",
+                "1.000% Notes due 2023 GIS23A New York Stock Exchange"
+            ]
+        );
+        let cost = "Title of each class Trading Symbol\nName of each exchange on\nwhich registered\nCommon Stock, $.01 Par Value COST The NASDAQ Global Select Market\nSecurities registered pursuant to Section 12(g) of the Act: None";
+        assert_eq!(read(Asked::Exchange, &[cost]).unwrap().answer, "The NASDAQ Global Select Market");
+        let amzn = "Title of Each Class Trading Symbol(s) Name of Each Exchange on Which Registered\nCommon Stock, par value $.01 per share AMZN Nasdaq Global Select Market";
+        let r = read(Asked::Exchange, &[&format!("(Address of principal executive offices)\n{amzn}")]).unwrap();
+        assert_eq!(r.answer, "Nasdaq Global Select Market");
+        assert_eq!(r.quote.len(), 2, "the caption's own line, not the one above it");
+        let mmm = "Name of each exchange\non which registered\nCommon Stock, Par Value $.01 Per Share\n1.500% Notes due 2026\nNew York Stock Exchange, Inc.\nChicago Stock Exchange, Inc.\nNew York Stock Exchange, Inc.";
+        assert_eq!(read(Asked::Exchange, &[mmm]).unwrap().answer, "New York Stock Exchange, Inc.; Chicago Stock Exchange, Inc.");
+        // the Securities Exchange Act is no exchange; a page without the caption reads none
+        assert_eq!(read(Asked::Exchange, &["registered under Section 12 of the Securities Exchange Act of 1934: Common Stock"]), None);
     }
 
     #[test]
