@@ -71,12 +71,15 @@ pub fn asked(question: &str) -> Option<Asked> {
         let part = ["union", "unions", "women", "represented", "outside", "percent", "percentage", "%"].iter().any(|x| has(x));
         return (!part).then_some(Asked::Employees);
     }
-    // "On which stock exchange is it listed?", "Where are its shares traded?" (not a foreign
-    // exchange, an exchange rate or an exchange offer)
-    let listed = has("listed") || has("traded") || has("trade") || has("registered") || has("list");
-    let exchange = (has("exchange") || has("exchanges")) && (has("stock") || has("shares") || has("securities") || listed);
-    let foreign = ["foreign exchange", "exchange rate", "exchange act", "exchange offer", "exchange commission"].iter().any(|x| q.contains(x));
-    if ["which", "what", "where", "on", "in"].contains(&first) && !foreign && (exchange || (first == "where" && listed && (has("stock") || has("shares")))) {
+    // "On which stock exchange is it listed?", "Which exchange lists its shares?", "Where are
+    // its shares traded?": the exchange is the thing asked (not "which debt securities are
+    // registered to trade on a national securities exchange", nor a foreign exchange)
+    let listed = has("listed") || has("traded") || has("trade") || has("list");
+    let exchange_at = |i: usize| matches!((w.get(i), w.get(i + 1)), (Some(&"exchange" | &"exchanges"), _) | (Some(&"stock"), Some(&"exchange" | &"exchanges")));
+    let on_which = ["on", "in", "at"].contains(&first) && w.get(1) == Some(&"which") && exchange_at(2);
+    let which_exchange = ["which", "what"].contains(&first) && exchange_at(1);
+    let where_traded = first == "where" && listed && (has("stock") || has("shares") || has("securities"));
+    if on_which || which_exchange || where_traded {
         return Some(Asked::Exchange);
     }
     // "what/which/who/where" asked of one fact, not a figure about it ("how much did it pay its
@@ -414,6 +417,7 @@ mod tests {
         assert_eq!(asked("Where is Costco's stock traded?"), Some(Asked::Exchange));
         assert_eq!(asked("Which exchange are 3M's shares listed on?"), Some(Asked::Exchange));
         assert_eq!(asked("What was the foreign exchange loss in 2021?"), None);
+        assert_eq!(asked("Which debt securities are registered to trade on a national securities exchange under 3M's name?"), None, "the securities asked");
         assert_eq!(asked("How did exchange rates affect Costco's sales?"), None);
     }
 

@@ -461,7 +461,8 @@ mod tests {
         let fees = [l("Membership fees", INCOME_STATEMENT, "fiscal year"), l("Operations", INCOME_STATEMENT, "fiscal year")];
         let ext = extended(&cat, "How much did Costco earn from membership fees in fiscal 2021?", &fees, &[], &[]).unwrap();
         assert!(ext.items.contains_key("printed:membership fees"));
-        assert!(extended(&cat, "How much cash did Costco generate from operations in 2021?", &fees, &[], &[]).is_none_or(|e| !e.items.contains_key("printed:operations")));
+        assert!(extended(&cat, "How much cash did Costco generate from operations in 2021?", &fees, &[], &[])
+            .is_none_or(|e| !e.items.contains_key("printed:operations")));
         // long-term debt is the catalogue's now
         assert!(extended(&cat, "What is Costco's ratio of long-term debt to total assets in FY2021?", &labels, &[], &[])
             .is_none_or(|e| !e.items.keys().any(|k| k.starts_with(PRINTED))));
