@@ -607,6 +607,15 @@ fn cover_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
     Some(Answer::quoted(AnswererKind::Extractive, r.answer, r.quote.join(crate::evidence::QUOTE_GAP), pages[r.page].page_ref(), 0.0))
 }
 
+/// A "how many <things>" question ([`crate::counts`]): the count with its noun from the sentence
+/// that counts the things asked, the sentence quoted.
+fn count_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    let asked = crate::counts::asked(question)?;
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    let r = crate::counts::read(&asked, question, &texts)?;
+    Some(Answer::quoted(AnswererKind::Extractive, r.answer, r.quote, pages[r.page].page_ref(), 0.0))
+}
+
 /// What stating the thing as a fact adds to a sentence's rank (tuned on half a's companies).
 const STATED: f64 = 0.3;
 
@@ -644,7 +653,8 @@ pub const MIN_PAGES_KEPT: usize = 3;
 
 impl Extractive {
     /// The answer the filing's own lines give a question a reader checks item by item: a list
-    /// of the items of the kind asked ("which acquisitions", "what segments"), or "Yes — / No
+    /// of the items of the kind asked ("which acquisitions", "what segments"), a count ("how
+    /// many warehouses"), or "Yes — / No
     /// — " with the sentence that says so; `None` for any other question. A model answerer is
     /// given these in its place, as the calculator answers for a figure ([`crate::ask`]).
     pub fn structured(&self, question: &Question, pages: &[PageInput]) -> Option<Answer> {
@@ -653,6 +663,7 @@ impl Extractive {
         }
         officer_answer(question, pages)
             .or_else(|| cover_answer(question, pages))
+            .or_else(|| count_answer(question, pages))
             .or_else(|| list_answer(question, pages))
             .or_else(|| cause_answer(question, pages))
             .or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
@@ -667,6 +678,7 @@ impl Extractive {
         let ms = || t0.elapsed().as_secs_f64() * 1000.0;
         if let Some(a) = officer_answer(question, pages)
             .or_else(|| cover_answer(question, pages))
+            .or_else(|| count_answer(question, pages))
             .or_else(|| list_answer(question, pages))
             .or_else(|| cause_answer(question, pages))
         {

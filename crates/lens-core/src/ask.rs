@@ -542,20 +542,20 @@ impl Library {
 
     /// The page a question of a known shape is answered from, read first when the pages found
     /// lack it (at most `k` pages kept): a page naming the holder of the office asked, the cover
-    /// page or the auditor's report for a fact of the filer, a page listing the items of a list
-    /// question, a page saying why the company's measure changed. The ask's phase 1 and the
+    /// page or the auditor's report for a fact of the filer, a page counting the things a "how
+    /// many" question asks, a page listing the items of a list question, a page saying why the
+    /// company's measure changed. The ask's phase 1 and the
     /// answer evals (on a run's pages) both read it, so the evals score what a user gets.
     pub fn read_first(&self, read: &Question, sreq: &SearchRequest, ids: &mut Vec<PageRef>, pages: &mut Vec<PageInput>, k: usize) -> Result<()> {
-        let first = match self.office_page(read, sreq, pages)? {
-            Some(p) => Some(p),
-            None => match self.cover_page(read, sreq, pages)? {
-                Some(p) => Some(p),
-                None => match self.list_page(read, sreq, pages)? {
-                    Some(p) => Some(p),
-                    None => self.cause_page(read, sreq, pages)?,
-                },
-            },
-        };
+        type Finder = fn(&Library, &Question, &SearchRequest, &[PageInput]) -> Result<Option<PageInput>>;
+        let finders: [Finder; 5] = [Self::office_page, Self::cover_page, Self::count_page, Self::list_page, Self::cause_page];
+        let mut first = None;
+        for find in finders {
+            first = find(self, read, sreq, pages)?;
+            if first.is_some() {
+                break;
+            }
+        }
         if let Some(p) = first {
             ids.insert(0, p.page_ref());
             pages.insert(0, p);
@@ -653,6 +653,18 @@ impl Library {
         };
         let ids = self.pages_also(read, sreq, words)?;
         self.first_page_where(ids, pages, |t| best_page(kind, &[t], &read.years).is_some())
+    }
+
+    /// For a "how many <things>" question ([`crate::counts`]) whose pages count none: the page of
+    /// the same filings, among those the question's words and the thing's bring up, that does.
+    fn count_page(&self, read: &Question, sreq: &SearchRequest, pages: &[PageInput]) -> Result<Option<PageInput>> {
+        let Some(asked) = crate::counts::asked(read) else { return Ok(None) };
+        let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+        if crate::counts::read(&asked, read, &texts).is_some() {
+            return Ok(None);
+        }
+        let ids = self.pages_also(read, sreq, &format!("{} total number of", asked.noun))?;
+        self.first_page_where(ids, pages, |t| crate::counts::read(&asked, read, &[t]).is_some())
     }
 
     /// For a question asking why a measure changed ([`crate::causes`]) whose pages say it only

@@ -47,6 +47,7 @@ pub mod audit;
 pub mod calc;
 pub mod causes;
 pub mod cite;
+pub mod counts;
 pub mod cover;
 pub mod eval;
 pub mod eval_answers;
