@@ -131,7 +131,21 @@ pub(super) fn other_years(c: &Claim) -> Option<Fired> {
         named = c.lookups.row_years(p, q);
     }
     let show = |v: &[i32]| v.iter().map(|y| y.to_string()).collect::<Vec<_>>().join(", ");
-    (!named.is_empty() && !named.iter().any(|y| c.years.contains(y))).then(|| vec![show(&named), show(c.years)])
+    (!named.is_empty() && !named.iter().any(|y| c.years.contains(y)) && !change_from_year_before(c.line(), &named, c.years))
+        .then(|| vec![show(&named), show(c.years)])
+}
+
+/// A change into the year asked, said from the year before alone ("The decrease in net revenue
+/// from 2014 was due to ..." in the 2015 filing, for "Why did AMD's revenue decline in 2015?"):
+/// each year named is the base of the change ("from", "over", "compared to", "versus" it), the
+/// year after it asked.
+fn change_from_year_before(line: &str, named: &[i32], asked: &[i32]) -> bool {
+    static BASE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)\b(?:from|over|versus|vs\.?|compared (?:to|with)|relative to)\s+(?:the\s+)?(?:fiscal\s+(?:year\s+)?|fy\s*)?(\d{4})\b")
+            .expect("base pattern")
+    });
+    let bases: Vec<i32> = BASE.captures_iter(line).filter_map(|c| c[1].parse().ok()).collect();
+    says_change(line) && named.iter().all(|y| bases.contains(y) && asked.contains(&(y + 1)))
 }
 
 /// A growth rate asked ("unit case volume growth"), levels quoted: no rate and no word of change.
