@@ -578,6 +578,23 @@ fn extreme_of(l: &str) -> Option<Extreme> {
     None
 }
 
+/// A percent change asked in words: "the percentage increase in", "percent change", "what
+/// percentage did X increase", "X grew by what percent from 2018 to 2019", or a move between two
+/// years ("increase from 2014 to 2015"). (A question of "why" or "did" is read before this.)
+fn moved_by_percent(l: &str) -> bool {
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:percent(?:age)?|%)\s+(?:increase|decrease|change|growth|decline|rise|drop|fall|gain|reduction)\b").expect("valid regex")
+    });
+    static VERB: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bwhat\s+percent(?:age)?\b.*\b(?:increas|decreas|grow|grew|rise|rose|fall|fell|declin|drop|chang|gain)\w*").expect("valid regex")
+    });
+    static BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:increas|decreas|grow|grew|rise|rose|risen|fall|fell|declin|drop|gain)\w*\b.{0,40}?\bfrom\s+(?:fy\s*|fiscal\s+(?:year\s+)?)?\d{4}\s+(?:to|through)\s+(?:fy\s*|fiscal\s+(?:year\s+)?)?\d{4}")
+            .expect("valid regex")
+    });
+    NAMED.is_match(l) || VERB.is_match(l) || BETWEEN.is_match(l)
+}
+
 /// Whether a question asks for a change in points ("in percentage points", "by how many
 /// basis points"), which a percent sign elsewhere in it does not make a percent change.
 pub fn points_asked(text: &str) -> bool {
@@ -698,6 +715,9 @@ impl Question {
             || (l.contains("change") && (l.contains("between") || l.contains(" from ")) && !yes_no)
             // "How does Boeing's effective tax rate in FY2022 compare to FY2021?"
             || (l.contains("compare") && years.len() >= 2 && !yes_no)
+            // "What was the percentage increase in net sales ...", "By what percentage did global
+            // streaming memberships increase from 2014 to 2015?"
+            || moved_by_percent(&l)
             // "By how much did Pepsico increase its credit agreement?"
             || ((l.starts_with("by how much") || l.contains("how much did") || l.contains("how much has"))
                 && ["increase", "decrease", "grow", "rise", "fall", "decline", "drop", "raise", "reduce", "change"].iter().any(|w| l.contains(w)));
@@ -1022,6 +1042,26 @@ mod tests {
         assert_eq!(q.asks, ValueType::Number);
         let q = Question::parse("Is Pfizer spinning off any large business segments?");
         assert_eq!((q.operation, q.asks), (Operation::Narrative, ValueType::YesNo));
+    }
+
+    /// "What was the percentage increase in Amazon's net sales from 2018 to 2019?" was read as
+    /// a value and answered with 2019's net sales.
+    #[test]
+    fn a_percent_change_asked_in_words_is_a_change() {
+        for t in [
+            "What was the percentage increase in Amazon's net sales from 2018 to 2019?",
+            "By what percentage did Amazon's net sales increase from 2018 to 2019?",
+            "what percentage did Global streaming memberships increase from 2014 to 2015?",
+            "How much did Amazon's net sales rise from 2018 to 2019 in percent?",
+            "What was Amazon's percent change in operating income in 2019?",
+        ] {
+            let q = Question::parse(t);
+            assert_eq!(q.operation, Operation::Change, "{t}");
+            assert!(q.form.percent, "{t}");
+        }
+        // a cause of the move, or whether it moved, is asked in words
+        assert_eq!(Question::parse("Why did Amazon's net sales increase from 2018 to 2019?").operation, Operation::Narrative);
+        assert_ne!(Question::parse("Did Amazon's net sales increase from 2018 to 2019?").operation, Operation::Change);
     }
 
     #[test]
