@@ -544,8 +544,8 @@ impl Library {
     /// lack it (at most `k` pages kept): a page naming the holder of the office asked, the cover
     /// page or the auditor's report for a fact of the filer, a page counting the things a "how
     /// many" question asks, a page listing the items of a list question, a page saying why the
-    /// company's measure changed. The ask's phase 1 and the
-    /// answer evals (on a run's pages) both read it, so the evals score what a user gets.
+    /// company's measure changed. The ask's phase 1 and the answer evals (on a run's pages) both
+    /// read it, so the evals score what a user gets.
     pub fn read_first(&self, read: &Question, sreq: &SearchRequest, ids: &mut Vec<PageRef>, pages: &mut Vec<PageInput>, k: usize) -> Result<()> {
         type Finder = fn(&Library, &Question, &SearchRequest, &[PageInput]) -> Result<Option<PageInput>>;
         let finders: [Finder; 5] = [Self::office_page, Self::cover_page, Self::count_page, Self::list_page, Self::cause_page];
@@ -620,7 +620,10 @@ impl Library {
         }
         let hits = self.pages_also(read, sreq, asked.search_words())?;
         let mut ids: Vec<PageRef> = Vec::new();
-        if matches!(asked, crate::cover::Asked::Headquarters | crate::cover::Asked::Incorporation | crate::cover::Asked::Exchange) {
+        if matches!(
+            asked,
+            crate::cover::Asked::Headquarters | crate::cover::Asked::Incorporation | crate::cover::Asked::Exchange | crate::cover::Asked::SharesOutstanding
+        ) {
             // the cover page: the first pages of the filings found, the best-ranked filing first
             let mut docs: Vec<&str> = Vec::new();
             for h in pages.iter().map(|p| p.doc_id.as_str()).chain(hits.iter().map(|h| h.doc_id.as_str())) {
