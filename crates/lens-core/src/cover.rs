@@ -25,6 +25,8 @@ pub enum Asked {
     /// The exchanges its securities are listed on (the cover page's "Name of each exchange on
     /// which registered").
     Exchange,
+    /// The shares of its common stock outstanding at the date the cover page gives.
+    SharesOutstanding,
 }
 
 impl Asked {
@@ -36,6 +38,7 @@ impl Asked {
             Asked::Auditor => "report of independent registered public accounting firm served as the company's auditor since",
             Asked::Employees => "employees employed people human capital workforce",
             Asked::Exchange => "name of each exchange on which registered trading symbol securities registered pursuant to section 12(b)",
+            Asked::SharesOutstanding => "number of shares of the registrant's common stock outstanding as of",
         }
     }
 
@@ -47,6 +50,7 @@ impl Asked {
             Asked::Auditor => "auditor",
             Asked::Employees => "number of employees",
             Asked::Exchange => "stock exchange",
+            Asked::SharesOutstanding => "shares outstanding",
         }
     }
 }
@@ -70,6 +74,37 @@ pub fn asked(question: &str) -> Option<Asked> {
         // (a part of the workforce asked, unions, a country, women, is not the whole)
         let part = ["union", "unions", "women", "represented", "outside", "percent", "percentage", "%"].iter().any(|x| has(x));
         return (!part).then_some(Asked::Employees);
+    }
+    // "How many shares of common stock were outstanding?": the cover page's count (not a
+    // weighted average of the year, a part of them, nor shares bought back or granted; nor the
+    // count at a fiscal year's end, which the balance sheet gives: the cover's is dated weeks
+    // after it)
+    let year_end = q.contains("end of") || q.contains("year end") || q.contains("year-end") || has("fiscal") || w.iter().any(|x| x.starts_with("fy"));
+    let shares = (has("shares") || has("share")) && has("outstanding") && !year_end;
+    let part = [
+        "weighted",
+        "average",
+        "diluted",
+        "basic",
+        "repurchased",
+        "repurchase",
+        "bought",
+        "authorized",
+        "options",
+        "restricted",
+        "units",
+        "per",
+        "held",
+        "float",
+        "preferred",
+        "treasury",
+        "granted",
+        "vested",
+    ]
+    .iter()
+    .any(|x| has(x));
+    if shares && !part && ((first == "how" && has("many")) || q.contains("number of") || first == "what") {
+        return Some(Asked::SharesOutstanding);
     }
     // "On which stock exchange is it listed?", "Which exchange lists its shares?", "Where are
     // its shares traded?": the exchange is the thing asked (not "which debt securities are
@@ -142,6 +177,7 @@ pub fn read(asked: Asked, pages: &[&str]) -> Option<Read> {
                 Asked::Auditor => auditor(&lines),
                 Asked::Employees => employees(text, strict),
                 Asked::Exchange => exchanges(&lines),
+                Asked::SharesOutstanding => shares_outstanding(text),
             };
             if let Some((answer, quote)) = found {
                 return Some(Read { answer, quote, page: pi });
@@ -321,6 +357,34 @@ fn exchanges(lines: &[&str]) -> Option<(String, Vec<String>)> {
     (!names.is_empty()).then(|| (names.join("; "), quote))
 }
 
+/// The shares of common stock outstanding the cover page states: the first count of shares (in
+/// full, "497,810,444", or in millions, "457.8 million") in a sentence or line that says shares
+/// are outstanding as of a date ("Number of shares of common stock outstanding as of January 22,
+/// 2020 497,810,444", "The registrant had 2,832,277,220 shares of common stock outstanding as of
+/// March 18, 2020."); a sentence about the shares non-affiliates hold, or their market value, is
+/// not it. The answer is the count with "shares", the sentence the quote.
+fn shares_outstanding(text: &str) -> Option<(String, Vec<String>)> {
+    static COUNT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:^|[^$\d.,])(\d{1,3}(?:,\d{3}){2,}|\d+(?:\.\d+)?\s+(?:million|billion))\b").expect("share count pattern"));
+    for u in crate::text::units(text) {
+        let l = u.to_lowercase();
+        let dated = l.contains(" as of ") || l.starts_with("as of ") || l.starts_with("at ") || l.contains(" at ");
+        if !l.contains("outstanding")
+            || !l.contains("share")
+            || !dated
+            || l.contains("affiliates")
+            || l.contains("market value")
+            || u.split_whitespace().count() > 60
+        {
+            continue;
+        }
+        if let Some(c) = COUNT.captures(&u) {
+            return Some((format!("{} shares", c[1].split_whitespace().collect::<Vec<_>>().join(" ")), vec![u.clone()]));
+        }
+    }
+    None
+}
+
 /// How many people the filer employs, from the first sentence that says it: "we employed
 /// approximately 798,000 full-time and part-time employees", "the Company employed 93,516
 /// people", "approximately 117,100 employees on a full-time equivalent basis", "total
@@ -419,6 +483,27 @@ mod tests {
         assert_eq!(asked("What was the foreign exchange loss in 2021?"), None);
         assert_eq!(asked("Which debt securities are registered to trade on a national securities exchange under 3M's name?"), None, "the securities asked");
         assert_eq!(asked("How did exchange rates affect Costco's sales?"), None);
+        assert_eq!(asked("How many shares of common stock did Amazon have outstanding?"), Some(Asked::SharesOutstanding));
+        assert_eq!(asked("What was the number of Costco shares outstanding in 2021?"), Some(Asked::SharesOutstanding));
+        assert_eq!(asked("How many diluted weighted average shares were outstanding in 2021?"), None, "a year's average");
+        assert_eq!(asked("How many shares of common stock did Costco have outstanding at the end of FY2021?"), None, "the balance sheet's");
+    }
+
+    #[test]
+    fn the_shares_outstanding_are_the_cover_pages_dated_count() {
+        let n = |t: &str| read(Asked::SharesOutstanding, &[t]).map(|r| r.answer);
+        assert_eq!(n("Number of shares of common stock outstanding as of January 22, 2020 497,810,444"), Some("497,810,444 shares".into()));
+        assert_eq!(
+            n("As of January 6, 2023, 457.8 million shares of the registrant's common stock, $0.0001 par value per share, were issued and outstanding."),
+            Some("457.8 million shares".into())
+        );
+        // the non-affiliates' shares, or their value, are not the count
+        let boeing = "As of June 30, 2022, there were 593,451,225 common shares outstanding held by nonaffiliates of the registrant, and the aggregate market value was approximately $81.1 billion.\nThe number of shares of the registrant's common stock outstanding as of January 20, 2023 was 598,239,585.";
+        assert_eq!(n(boeing), Some("598,239,585 shares".into()));
+        assert_eq!(
+            n("The aggregate market value of the voting stock held by non-affiliates of the registrant as of February 14, 2021 was $155,810,963,274."),
+            None
+        );
     }
 
     #[test]
