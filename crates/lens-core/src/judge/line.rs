@@ -170,6 +170,10 @@ pub(super) fn per_share(c: &Claim) -> Option<Fired> {
 
 /// "How much debt does Pfizer have?": what is held, not what was issued or repaid in a quarter.
 pub(super) fn held_vs_moved(c: &Claim) -> Option<Fired> {
+    // (the cover page's count of shares "issued and outstanding" is what is held)
+    if c.filer_fact_held() {
+        return None;
+    }
     let (_, line_words) = quoted(c)?;
     let q = &c.question.wording().lower;
     let held = WORDS.held_asked.iter().any(|w| q.contains(w.as_str())) && !WORDS.moved_asked.iter().any(|w| q.contains(w.as_str()));
