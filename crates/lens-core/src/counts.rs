@@ -87,18 +87,12 @@ pub struct Read {
     pub page: usize,
 }
 
-/// The noun's stem a printed name starts with ("warehouses" -> "warehouse", "stores" ->
-/// "store", "facilities" -> "facilit").
-fn stem(noun: &str) -> String {
-    let n = noun.strip_suffix("ies").map(|s| format!("{s}i")).unwrap_or_else(|| noun.trim_end_matches('s').to_string());
-    n.trim_end_matches('i').to_string()
-}
-
 /// The sentence on the pages read that counts the thing asked, best first by the question's
 /// words it holds and the year asked: "<count> [up to two words] <thing>", the count a whole
 /// number (not an amount, a percentage or a year).
 pub fn read(asked: &Asked, question: &Question, pages: &[&str]) -> Option<Read> {
-    let want = stem(&asked.noun);
+    // (the stem a printed name starts with: "warehouses" -> "warehouse", "facilities" -> "facilit")
+    let want = crate::text::plural_stem(&asked.noun);
     // (the words lowercase, as prose prints them: "178,000 Discount stores" heads a table's row;
     // nor a figure just before the count, a table's)
     let count = Regex::new(&format!(r"(?:^|[^$\w.,%)])(\d{{1,3}}(?:,\d{{3}})+|\d+)((?:\s+[a-z][\w-]*){{0,2}}?)\s+({}[\w-]*)", regex::escape(&want))).ok()?;

@@ -268,6 +268,12 @@ pub const STOP_WORDS: &[&str] = &[
     "s",
 ];
 
+/// A plural's stem, which its singular shares: "liabilities" and "liability" -> "liabilit",
+/// "warehouses" -> "warehouse", "assets" -> "asset".
+pub fn plural_stem(w: &str) -> String {
+    w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string()
+}
+
 pub fn is_stop_word(t: &str) -> bool {
     STOP_WORDS.contains(&t)
 }

@@ -12,9 +12,7 @@ pub fn is_total(label: &str) -> bool {
 }
 
 /// "liability" and "liabilities", "asset" and "assets" share a stem.
-pub fn stem(w: &str) -> String {
-    w.trim_end_matches("ies").trim_end_matches('y').trim_end_matches('s').to_string()
-}
+pub use crate::text::plural_stem as stem;
 
 /// Whether `total` is the sum (`sum`) of `parts` figures rounded as printed: within half a unit
 /// per part, two parts or more, both far larger than that slack.

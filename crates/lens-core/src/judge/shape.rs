@@ -131,19 +131,21 @@ pub(super) fn other_years(c: &Claim) -> Option<Fired> {
         named = c.lookups.row_years(p, q);
     }
     let show = |v: &[i32]| v.iter().map(|y| y.to_string()).collect::<Vec<_>>().join(", ");
-    (!named.is_empty() && !named.iter().any(|y| c.years.contains(y)) && !change_from_year_before(c.line(), &named, c.years) && !held_since(c.line(), c.years))
-        .then(|| vec![show(&named), show(c.years)])
+    (!named.is_empty()
+        && !named.iter().any(|y| c.years.contains(y))
+        && !change_from_year_before(c.line(), &named, c.years)
+        && !held_since(c.line(), &named, c.years))
+    .then(|| vec![show(&named), show(c.years)])
 }
 
 /// A state that began in a year named and holds on ("President and Chief Executive Officer since
 /// January 2020", for who held the office in 2022): about each year asked from then on.
-fn held_since(line: &str, asked: &[i32]) -> bool {
+fn held_since(line: &str, named: &[i32], asked: &[i32]) -> bool {
     static SINCE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?i)\bsince\s+(?:(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+(?:\d{1,2},\s+)?)?(\d{4})\b")
             .expect("since pattern")
     });
     let starts: Vec<i32> = SINCE.captures_iter(line).filter_map(|c| c[1].parse().ok()).collect();
-    let named = years_named(line);
     !starts.is_empty() && named.iter().all(|y| starts.contains(y)) && asked.iter().all(|a| starts.iter().any(|s| s <= a))
 }
 
