@@ -66,7 +66,7 @@ pub fn asked(question: &str) -> Option<Asked> {
     // "How many employees (people) does it have?", "What is its headcount?"
     let staff = ["employees", "employee", "people", "workers", "staff", "associates", "headcount", "workforce"].iter().any(|x| has(x));
     if staff
-        && ((first == "how" && has("many"))
+        && (w.windows(2).any(|p| p == ["how", "many"])
             || q.contains("number of employees")
             || has("headcount")
             || (has("workforce") && (has("size") || has("large") || has("big"))))
@@ -401,7 +401,10 @@ fn employees(text: &str, strict: bool) -> Option<(String, Vec<String>)> {
         LazyLock::new(|| Regex::new(&format!(r"(?i)\bemploy(?:ed|s|)\s+(?:a\s+total\s+of\s+)?({ABOUT}{COUNT}\s+{NOUN})")).expect("employed pattern"));
     static COUNTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!(r"(?i)(\w*)\s+({ABOUT}{COUNT}\s+{NOUN})\b(.{{0,16}})")).expect("count pattern"));
     static WORKFORCE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(&format!(r"(?i)\bworkforce\s+(?:was|of|totaled|totalled|numbered|consisted\s+of)\s+({ABOUT}{COUNT})")).expect("workforce pattern")
+        Regex::new(&format!(
+            r"(?i)\bworkforce\s+(?:was|of|totaled|totalled|numbered|consisted\s+of|(?:made\s+up|comprised|composed|consisting)\s+of)\s+({ABOUT}{COUNT})(\s+{NOUN})?"
+        ))
+        .expect("workforce pattern")
     });
     // what follows a count that makes it a part's ("... employees are represented by unions")
     let part_after = |rest: &str| {
@@ -420,7 +423,9 @@ fn employees(text: &str, strict: bool) -> Option<(String, Vec<String>)> {
             return Some((c[1].split_whitespace().collect::<Vec<_>>().join(" "), vec![u.clone()]));
         }
         if let Some(c) = WORKFORCE.captures(u) {
-            return Some((format!("{} people", c[1].split_whitespace().collect::<Vec<_>>().join(" ")), vec![u.clone()]));
+            // (the noun the sentence counts them by, else "people")
+            let noun = c.get(3).map_or("people".to_string(), |m| m.as_str().split_whitespace().collect::<Vec<_>>().join(" "));
+            return Some((format!("{} {noun}", c[1].split_whitespace().collect::<Vec<_>>().join(" ")), vec![u.clone()]));
         }
         if strict {
             continue;
@@ -475,6 +480,7 @@ mod tests {
         assert_eq!(asked("How many employees did Costco have at the end of fiscal 2021?"), Some(Asked::Employees));
         assert_eq!(asked("What is 3M's headcount?"), Some(Asked::Employees));
         assert_eq!(asked("How many people does Adobe employ?"), Some(Asked::Employees));
+        assert_eq!(asked("About how many people did Lockheed Martin employ at the end of 2021?"), Some(Asked::Employees));
         assert_eq!(asked("How many of Costco's employees are represented by unions?"), None, "a part");
         assert_eq!(asked("How many shares did Adobe buy back?"), None);
         assert_eq!(asked("On which stock exchange is General Mills' common stock listed?"), Some(Asked::Exchange));
@@ -587,6 +593,10 @@ mod tests {
         assert_eq!(
             n("As of December 31, 2022 and 2021, Boeing’s total workforce was approximately 156,000 and 142,000."),
             Some("approximately 156,000 people".into())
+        );
+        assert_eq!(
+            n("As of December 31, 2021, we had a highly skilled workforce made up of approximately 114,000 employees, including approximately 59,000 engineers."),
+            Some("approximately 114,000 employees".into())
         );
         assert_eq!(n("Walmart employs approximately 2.2 million associates worldwide."), Some("approximately 2.2 million associates".into()));
         // people served, a segment's employees and a part of the workforce are no headcount
