@@ -968,7 +968,8 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
         return format!("{s}%");
     }
     match plan.unit {
-        Unit::Amount => amount_text(v, exact, f.scale, f.decimals, units_known),
+        Unit::Amount => amount_text(v, exact, f.scale, f.decimals, units_known, "$"),
+        Unit::Count => amount_text(v, exact, f.scale, f.decimals, units_known, ""),
         Unit::Days => format!("{} days", exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"))),
         Unit::PerShare => {
             let s = exact.map(|r| r.round_str(f.decimals.unwrap_or(2))).unwrap_or_else(|| format!("{v:.2}"));
@@ -984,9 +985,10 @@ fn format_result(plan: &Plan, v: f64, exact: Option<Ratio>, units_known: bool) -
     }
 }
 
-/// An amount in dollars as an answer states it: in the scale asked (`scale`), else in millions,
-/// to `decimals` places, else whole when 100 or more.
-fn amount_text(v: f64, exact: Option<Ratio>, scale: Option<(Ratio, &'static str)>, decimals: Option<u32>, units_known: bool) -> String {
+/// An amount as an answer states it: in the scale asked (`scale`), else in millions, to
+/// `decimals` places, else whole when 100 or more; after `currency` ("$", or nothing for a
+/// count of things).
+fn amount_text(v: f64, exact: Option<Ratio>, scale: Option<(Ratio, &'static str)>, decimals: Option<u32>, units_known: bool, currency: &str) -> String {
     // a figure from a table that states no unit is shown as printed: scaling it to the unit
     // asked would guess the unit
     let (scale, name) = match (units_known, scale) {
@@ -999,8 +1001,8 @@ fn amount_text(v: f64, exact: Option<Ratio>, scale: Option<(Ratio, &'static str)
     let s = scaled.map(|r| r.round_str(d)).unwrap_or_else(|| format!("{:.*}", d as usize, v / scale.to_f64()));
     let s = group(&s);
     match s.strip_prefix('-') {
-        Some(pos) => format!("-${pos} {name}"),
-        None => format!("${s} {name}"),
+        Some(pos) => format!("-{currency}{pos} {name}"),
+        None => format!("{currency}{s} {name}"),
     }
 }
 
@@ -1017,7 +1019,7 @@ fn member_figure(lib: &Context, q: &Question, pages: &[PageRef], filer: &[String
     if names.is_empty() {
         return None;
     }
-    members::one(lib, q, pages, item, &names, |v, units_known| amount_text(v, None, None, q.form.decimals, units_known))
+    members::one(lib, q, pages, item, &names, |v, units_known| amount_text(v, None, None, q.form.decimals, units_known, "$"))
 }
 
 /// Decimal places for a ratio asked without any: two, or as many as show two significant

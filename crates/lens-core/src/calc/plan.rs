@@ -498,7 +498,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         // percent is asked, an amount by its difference otherwise
         if unit == Unit::Percent && !percent_asked {
             Shape::Difference(from, to)
-        } else if percent_asked || unit != Unit::Amount {
+        } else if percent_asked || !unit.adds_up() {
             Shape::Growth(from, to)
         } else {
             Shape::Difference(from, to)
@@ -508,7 +508,7 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
         // total revenues grow in fiscal 2018?": FY2018 against FY2017, not FY2018's figure
         if unit == Unit::Percent && !percent_asked {
             Shape::Difference(to - 1, to)
-        } else if percent_asked || unit != Unit::Amount {
+        } else if percent_asked || !unit.adds_up() {
             Shape::Growth(to - 1, to)
         } else {
             Shape::Difference(to - 1, to)

@@ -5,7 +5,7 @@
 //! pages retrieval gave, the filing's statements, and the pages the facts print it on.
 
 use crate::facts::{BALANCE_SHEET, CASH_FLOW, INCOME_STATEMENT};
-use crate::figures::catalogue::{has_words, norm, Catalogue, ItemDef};
+use crate::figures::catalogue::{has_words, norm, Catalogue, ItemDef, Unit};
 
 /// Item ids of printed line items start with this; the rest is the label's core.
 pub const PRINTED: &str = "printed:";
@@ -73,7 +73,9 @@ pub fn core(label: &str) -> Option<String> {
         let rest = l[i + 1..].trim_start();
         QUALIFIERS.iter().any(|q| rest.starts_with(q)) || rest.split_whitespace().count() <= 1
     });
-    let cut = [":", " —", " –", " - ", "—", "–"].iter().filter_map(|c| l.find(c)).chain(comma).min().unwrap_or(l.len());
+    // a closing phrase of its period qualifies it too ("Paid memberships at end of period")
+    let period = PERIOD_TAILS.iter().filter_map(|t| l.find(t)).filter(|&i| i > 0);
+    let cut = [":", " —", " –", " - ", "—", "–"].iter().filter_map(|c| l.find(c)).chain(comma).chain(period).min().unwrap_or(l.len());
     let c = l[..cut].trim().trim_matches(|ch: char| !ch.is_alphanumeric()).to_string();
     let words = c.split_whitespace().count();
     if c.chars().any(|ch| ch.is_ascii_digit()) || words == 0 || (words == 1 && (c.len() < 6 || VAGUE.contains(&c.as_str()))) {
@@ -83,6 +85,48 @@ pub fn core(label: &str) -> Option<String> {
         return None;
     }
     Some(c)
+}
+
+/// Phrases that close a label with its period rather than name its item.
+const PERIOD_TAILS: &[&str] =
+    &[" at end of ", " at the end of ", " at period end", " at year end", " at year-end", " as of ", " end of period", " end of year"];
+
+/// Things a filing counts in its tables ("Paid memberships", "Stores at end of year"): a line
+/// item whose name ends in one is a number of them, not an amount of money.
+const COUNTED: &[&str] = &[
+    "memberships",
+    "members",
+    "subscribers",
+    "subscriptions",
+    "customers",
+    "accounts",
+    "employees",
+    "associates",
+    "stores",
+    "locations",
+    "warehouses",
+    "restaurants",
+    "clubs",
+    "units",
+    "vehicles",
+    "aircraft",
+    "airplanes",
+    "deliveries",
+    "users",
+    "households",
+    "connections",
+    "rooms",
+    "properties",
+    "hotels",
+    "homes",
+    "patients",
+    "visits",
+    "transactions",
+];
+
+/// Whether a line item's core names things counted ([`COUNTED`]), not money.
+fn counted(core: &str) -> bool {
+    core.split_whitespace().last().is_some_and(|w| COUNTED.contains(&w))
 }
 
 /// Words after a comma that qualify a label's line item rather than continue its name.
@@ -233,7 +277,7 @@ pub fn extended(
         let def = ItemDef {
             names,
             labels,
-            unit: None,
+            unit: counted(&c).then_some(Unit::Count),
             positive: false,
             // "Less: Accumulated depreciation (4,913)", "Research and development expense
             // (3,269)", "Acquisitions, net of cash acquired (13,972)": the size of what is
@@ -290,7 +334,7 @@ fn short_core(label: &str) -> Option<String> {
 /// measure ("What was 3M's goodwill", "How much did it spend on acquisitions").
 const BEFORE: &[&str] = &[
     "what", "wa", "were", "is", "are", "the", "it", "it'", "its", "their", "of", "in", "on", "for", "did", "much", "how", "to", "at", "by", "and", "total",
-    "from",
+    "from", "many",
 ];
 /// Words that may follow it ("goodwill at the end of FY2018", "total liabilities to total
 /// assets"), but not another noun of the measure ("goodwill impairment").
@@ -430,6 +474,9 @@ mod tests {
         assert_eq!(core("Long-term debt (excluding capital leases)").as_deref(), Some("long-term debt"));
         assert_eq!(core("Selling, general and administrative expenses").as_deref(), Some("selling, general and administrative expenses"));
         assert_eq!(core("Inventories, net").as_deref(), Some("inventories"));
+        // a closing phrase of the period is no part of the name
+        assert_eq!(core("Paid memberships at end of period").as_deref(), Some("paid memberships"));
+        assert_eq!(core("Stores at the end of year").as_deref(), Some("stores"));
         assert_eq!(key("Selling, general and administrative expenses"), key("selling general and administrative expense"));
         // prose, figures, vague words
         assert_eq!(core("million. The Company recorded a pre-tax gain of"), None);
@@ -508,6 +555,11 @@ mod tests {
         let ext = extended(&cat, "What was 3M's selling, general and administrative expense in FY2018?", &sga, &[], &[]).unwrap();
         let d = &ext.items["printed:selling, general and administrative expenses"];
         assert_eq!(d.names[0], "selling, general and administrative expense");
+        // a count of things is no amount of money
+        let members = vec![l("Paid memberships at end of period", crate::facts::OTHER_TABLE, "instant")];
+        let ext = extended(&cat, "How many paid memberships did Netflix have at the end of 2017?", &members, &[], &[]).unwrap();
+        assert_eq!(ext.items["printed:paid memberships"].unit, Some(Unit::Count));
+        assert!(!counted("research and development") && counted("stores"));
         // a word of a listed name is not a printed item ("Interest" in "interest expense")
         let interest = vec![l("Interest", INCOME_STATEMENT, "fiscal year")];
         let q = "What was Costco's interest coverage ratio in FY2021? Interest coverage is operating income divided by interest expense.";

@@ -18,8 +18,20 @@ named_enum!(
         /// A figure per share as printed ("Diluted earnings per share $8.89"): not scaled by
         /// its table's unit.
         PerShare = "per share",
+        /// A number of things the filing counts ("Paid memberships at end of period 52,810" in
+        /// thousands, stores, subscribers): scaled by its table's unit as an amount is, said
+        /// with no currency.
+        Count = "count",
     }
 );
+
+impl Unit {
+    /// An amount or a count: what changes by its difference, not by points or percent, unless
+    /// a percent is asked.
+    pub fn adds_up(self) -> bool {
+        matches!(self, Unit::Amount | Unit::Count)
+    }
+}
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct ItemDef {
