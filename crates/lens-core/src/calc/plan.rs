@@ -437,7 +437,14 @@ pub fn plan(q: &Question, cat: &Catalogue, rules: &Judgements) -> Option<Result<
                 // 2018?": a line item's value in a year, asked in plain words
                 // ... or "What did Verizon earn in 2022?": its net income
                 let earned = l.starts_with("what did ") && (has_words(&l, "earn") || has_words(&l, "earned"));
-                let plain = q.operation == Operation::Value && (l.starts_with("what was") || l.starts_with("what were") || l.starts_with("how much") || earned);
+                // ... or "What dividend per share did General Mills pay in fiscal 2022?": the
+                // item named right after "what"
+                let named_first = l.strip_prefix("what ").is_some_and(|rest| {
+                    let rest = rest.strip_prefix("total ").unwrap_or(rest);
+                    cat.items.get(item).is_some_and(|d| d.names.iter().chain(&d.labels).any(|n| rest.starts_with(&format!("{} ", norm(n)))))
+                });
+                let plain = q.operation == Operation::Value
+                    && (l.starts_with("what was") || l.starts_with("what were") || l.starts_with("how much") || earned || named_first);
                 // ... or how much it grew or fell ("How much did Amazon's net sales grow from 2018
                 // to 2019?"), which the question reader reads as a change of a figure
                 let moved = q.operation == Operation::Change;
@@ -707,6 +714,17 @@ mod tests {
             assert_eq!(p(q).id.as_deref(), Some("net_income"), "{q}");
         }
         assert_eq!(p("How much did Verizon earn in revenue in 2022?").id.as_deref(), Some("revenue"));
+    }
+
+    /// "What dividend per share did General Mills pay in fiscal 2022?": the item named right
+    /// after "what" is asked as a figure (it was no plan: only "what was" and "how much" were)
+    #[test]
+    fn an_item_named_after_what_is_asked_as_a_figure() {
+        let d = p("What dividend per share did General Mills pay in fiscal 2022?");
+        assert_eq!((d.id.as_deref(), d.unit), (Some("dividends_per_share"), Unit::PerShare));
+        assert_eq!(p("What net income did Verizon report in 2022?").id.as_deref(), Some("net_income"));
+        // a word before the item's name is another question
+        assert!(plan_of("What drove net income at Verizon in 2022?").is_none());
     }
 
     /// "How much did Amazon's net sales grow from 2018 to 2019?" is the change in revenue over
