@@ -138,12 +138,28 @@ pub(super) fn measure_unnamed(c: &Claim) -> Option<Fired> {
     said([&w])
 }
 
-/// The line's subject (or row label) and the measure's head, when the line has one.
+/// The line's subject (or row label) and the measure's word it must name, when the line has
+/// one: the measure's first word for a subject that "was" the figure or a row's label; its
+/// last (its noun) for what a company "had a ... of" ("Our Domestic streaming segment had a
+/// contribution margin of 37%" is a margin, whatever segment it names).
 fn subject(c: &Claim) -> Option<(Vec<String>, String, String)> {
     let line = c.line();
-    let head = named(c.question).into_iter().next()?;
-    let subject = subject_of(line).or_else(|| row_label(line))?;
-    Some((crate::text::plain_words(subject), subject.trim().to_string(), head))
+    let named = named(c.question);
+    let (subject, head) = match subject_of(line).or_else(|| row_label(line)) {
+        Some(s) => (s, named.first()?),
+        None => (had_of(line)?, named.last()?),
+    };
+    Some((crate::text::plain_words(subject), subject.trim().to_string(), head.clone()))
+}
+
+/// What a line says its subject had a figure of ("Our Domestic streaming segment had a
+/// contribution margin of 37% ..." -> its words up to "of"), when it says so before its first
+/// figure.
+fn had_of(line: &str) -> Option<&str> {
+    static RE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)^([^\d$]*?\b(?:had|has|have|reported|recorded|posted|generated|achieved)\s+[^\d$]{3,60}?)\s+of\s+\(?\$?\s?\d").expect("valid regex")
+    });
+    RE.captures(line).and_then(|c| c.get(1)).map(|m| m.as_str()).filter(|s| s.split_whitespace().count() <= 40)
 }
 
 /// "Other operating expense, net was $171 million ..., primarily related to the amortization of
