@@ -400,6 +400,52 @@ impl Judgements {
     }
 }
 
+/// A question's text with the slips of typing that hide a measure's name undone: an id's
+/// underscores ("cash_ratio" -> "cash ratio") and a preposition run into the name before it
+/// ("Current Liabilitiesfor COSTCO" -> "Current Liabilities for COSTCO"), where what comes
+/// before it is a word of the catalogue's names.
+pub fn tidy(text: &str, cat: &Catalogue) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let unscored: String = chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let between = i > 0 && i + 1 < chars.len() && chars[i - 1].is_alphabetic() && chars[i + 1].is_alphabetic();
+            if c == '_' && between {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let vocabulary: std::collections::HashSet<String> = cat
+        .items
+        .values()
+        .flat_map(|i| i.names.iter().chain(&i.labels))
+        .chain(cat.metrics.values().flat_map(|m| m.names.iter()))
+        .flat_map(|n| norm(n).split(|c: char| !c.is_alphanumeric()).map(str::to_string).collect::<Vec<_>>())
+        .filter(|w| w.len() >= 5)
+        .collect();
+    let glued = |w: &str| -> Option<(String, String)> {
+        let lw = w.to_lowercase();
+        if lw.len() < 8 || !lw.chars().all(|c| c.is_ascii_alphabetic()) || vocabulary.contains(&lw) {
+            return None;
+        }
+        ["for", "in", "of"].iter().find_map(|p| {
+            let head = lw.strip_suffix(p)?;
+            vocabulary.contains(head).then(|| (w[..head.len()].to_string(), w[head.len()..].to_string()))
+        })
+    };
+    unscored
+        .split(' ')
+        .map(|w| match glued(w) {
+            Some((head, p)) => format!("{head} {p}"),
+            None => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 const YES_NO_STARTS: &[&str] = &["is", "are", "was", "were", "does", "do", "did", "has", "have", "had", "can", "could", "will", "would", "should"];
 
 /// Whether the question asks for a figure: "How many ...", "How much ...", "What percentage ...",
@@ -621,7 +667,7 @@ impl Question {
 
     /// Read `text` with a library's short forms, metric catalogue and judgement rules.
     pub fn parse_with(text: &str, short: &ShortForms, cat: &Catalogue, rules: &Judgements) -> Question {
-        let text = text.trim().to_string();
+        let text = tidy(text.trim(), cat);
         let (expanded, short_forms) = short.expand(&text);
         let l = norm(&expanded);
         let first = l.split_whitespace().next().unwrap_or("").to_string();
@@ -951,6 +997,18 @@ impl Question {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// "What is cash_ratio in FY2021 for Nike?", "Operating cash flow to Current
+    /// Liabilitiesfor COSTCO": the measure's name is read as if typed cleanly.
+    #[test]
+    fn slips_of_typing_do_not_hide_the_measure() {
+        let cat = Catalogue::builtin();
+        assert_eq!(tidy("What is cash_ratio in FY2021 for Nike?", &cat), "What is cash ratio in FY2021 for Nike?");
+        assert_eq!(tidy("Operating cash flow to Current Liabilitiesfor COSTCO", &cat), "Operating cash flow to Current Liabilities for COSTCO");
+        // words that end so on their own, and ids, are kept
+        assert_eq!(tidy("What is the margin within the LENS_2 plan for Information?", &cat), "What is the margin within the LENS_2 plan for Information?");
+        assert_eq!(Question::parse("What is cash_ratio in FY2021 for Nike?").measure.as_deref(), Some("cash_ratio"));
+    }
 
     #[test]
     fn the_fastest_growing_member_is_a_ranking_by_change() {
