@@ -1655,6 +1655,15 @@ impl Calculation {
 #[cfg(test)]
 mod tests {
 
+    /// A count is said in the scale an amount is, with no currency: "52.81 million", not
+    /// "$52.81 million" (Netflix's paid memberships, printed in thousands).
+    #[test]
+    fn a_count_is_said_without_a_currency() {
+        let count = Ratio::int(52_810_000);
+        assert_eq!(amount_text(count.to_f64(), Some(count), None, None, true, ""), "52.81 million");
+        assert_eq!(amount_text(count.to_f64(), Some(count), None, None, true, "$"), "$52.81 million");
+    }
+
     /// "How much did Costco's net sales grow in fiscal 2021?" read the total revenue (with
     /// membership fees, green and wrong: 29,168 for 28,832): the label the question names is
     /// read first; "net income" stays after "net income attributable to", and a one-word name
