@@ -616,6 +616,14 @@ fn count_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
     Some(Answer::quoted(AnswererKind::Extractive, r.answer, r.quote, pages[r.page].page_ref(), 0.0))
 }
 
+/// A figure of a schedule by year ([`crate::schedules`]): its total, or the line of the year
+/// asked, the schedule quoted in pieces.
+fn schedule_answer(question: &Question, pages: &[PageInput]) -> Option<Answer> {
+    let texts: Vec<&str> = pages.iter().map(|p| p.text.as_str()).collect();
+    let r = crate::schedules::answer(question, &texts)?;
+    Some(Answer::quoted(AnswererKind::Extractive, r.answer, r.quote, pages[r.page].page_ref(), 0.0))
+}
+
 /// What stating the thing as a fact adds to a sentence's rank (tuned on half a's companies).
 const STATED: f64 = 0.3;
 
@@ -664,6 +672,7 @@ impl Extractive {
         officer_answer(question, pages)
             .or_else(|| cover_answer(question, pages))
             .or_else(|| count_answer(question, pages))
+            .or_else(|| schedule_answer(question, pages))
             .or_else(|| list_answer(question, pages))
             .or_else(|| cause_answer(question, pages))
             .or_else(|| self.stance_answer(question, pages, &self.rank_units(question, pages)))
@@ -679,6 +688,7 @@ impl Extractive {
         if let Some(a) = officer_answer(question, pages)
             .or_else(|| cover_answer(question, pages))
             .or_else(|| count_answer(question, pages))
+            .or_else(|| schedule_answer(question, pages))
             .or_else(|| list_answer(question, pages))
             .or_else(|| cause_answer(question, pages))
         {

@@ -65,6 +65,7 @@ pub mod lookups;
 pub mod ocr;
 pub mod officers;
 pub mod scan;
+pub mod schedules;
 pub mod sections;
 pub mod settings;
 pub mod stance;

@@ -212,7 +212,9 @@ pub(super) fn rows_run_over(c: &Claim) -> Option<Fired> {
         return None;
     }
     let rows = rows_in(c.line());
-    (rows >= 2).then(|| vec![rows.to_string()])
+    // (a schedule's lines and the total the answer states, which they add up to, are one
+    // figure: the total)
+    (rows >= 2 && !super::shape::sums_to_answer(c)).then(|| vec![rows.to_string()])
 }
 
 /// A table's column heads quoted down to its first figures: many words before any figure that
