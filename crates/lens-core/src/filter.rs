@@ -212,19 +212,6 @@ fn alias_matches(alias: &str, words: &[String]) -> bool {
     false
 }
 
-/// Whether `a` and `b` differ by one edit: a letter changed, added or dropped, or two neighbours
-/// swapped ("Neflix", "Netfilx" for "netflix").
-fn one_edit(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
-    let Some(i) = short.iter().zip(long.iter()).position(|(x, y)| x != y) else { return long.len() - short.len() == 1 };
-    match long.len() - short.len() {
-        0 => short[i + 1..] == long[i + 1..] || (i + 1 < short.len() && short[i] == long[i + 1] && short[i + 1] == long[i] && short[i + 2..] == long[i + 2..]),
-        1 => short[i..] == long[i + 1..],
-        _ => false,
-    }
-}
-
 /// The capitalised words of a question after its first (names as a user writes them), lower
 /// case: where a company's one-word name of six letters or more is misspelt by one edit, the
 /// word that stands for it.
@@ -241,7 +228,7 @@ fn misspelt_names(question: &str) -> Vec<String> {
 /// An alias of one word (six letters or more) that a capitalised word of the question misspells
 /// by one edit, its first letter right.
 fn alias_misspelt(alias: &str, names: &[String]) -> bool {
-    !alias.contains(' ') && alias.chars().count() >= 6 && names.iter().any(|w| w.chars().next() == alias.chars().next() && one_edit(w, alias))
+    !alias.contains(' ') && alias.chars().count() >= 6 && names.iter().any(|w| w.chars().next() == alias.chars().next() && crate::text::one_edit(w, alias))
 }
 
 /// Detect the filter for `question` over `docs`; `None` when the question names no company.
@@ -417,8 +404,13 @@ mod tests {
         // a name written right is read before any near one
         let f = detect("How did Boeing and Netflixx compare?", &d).unwrap();
         assert_eq!(f.companies, vec!["boeing".to_string()]);
-        assert!(one_edit("netflix", "neflix") && one_edit("netflix", "netfilx") && one_edit("netflix", "netflox") && one_edit("netflix", "netflixs"));
-        assert!(!one_edit("netflix", "netflix") && !one_edit("netflix", "nteflxi"));
+        assert!(
+            crate::text::one_edit("netflix", "neflix")
+                && crate::text::one_edit("netflix", "netfilx")
+                && crate::text::one_edit("netflix", "netflox")
+                && crate::text::one_edit("netflix", "netflixs")
+        );
+        assert!(!crate::text::one_edit("netflix", "netflix") && !crate::text::one_edit("netflix", "nteflxi"));
     }
 
     #[test]

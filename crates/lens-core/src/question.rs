@@ -403,7 +403,8 @@ impl Judgements {
 /// A question's text with the slips of typing that hide a measure's name undone: an id's
 /// underscores ("cash_ratio" -> "cash ratio") and a preposition run into the name before it
 /// ("Current Liabilitiesfor COSTCO" -> "Current Liabilities for COSTCO"), where what comes
-/// before it is a word of the catalogue's names.
+/// before it is a word of the catalogue's names; and a long word of the catalogue's names
+/// misspelt by a letter dropped or two swapped ("liabilites").
 pub fn tidy(text: &str, cat: &Catalogue) -> String {
     let chars: Vec<char> = text.chars().collect();
     let unscored: String = chars
@@ -436,11 +437,36 @@ pub fn tidy(text: &str, cat: &Catalogue) -> String {
             vocabulary.contains(head).then(|| (w[..head.len()].to_string(), w[head.len()..].to_string()))
         })
     };
+    // a catalogue word of eight letters or more misspelt by a letter dropped or two swapped
+    // ("liabilites"), its first letter right, when one word of the catalogue is that near and it is no inflection
+    // of one ("revenues")
+    let misspelt = |w: &str| -> Option<String> {
+        let lw = w.to_lowercase();
+        if lw.len() < 8 || !lw.chars().all(|c| c.is_ascii_alphabetic()) || vocabulary.contains(&lw) {
+            return None;
+        }
+        let near: Vec<&String> = vocabulary
+            .iter()
+            .filter(|v| v.len() >= 8 && v.chars().next() == lw.chars().next() && !v.starts_with(&lw) && !lw.starts_with(v.as_str()))
+            // (a letter dropped or two swapped: a letter changed often makes another word,
+            // "employee" for "employed")
+            .filter(|v| {
+                let mut a: Vec<char> = lw.chars().collect();
+                let mut b: Vec<char> = v.chars().collect();
+                a.sort_unstable();
+                b.sort_unstable();
+                crate::text::one_edit(&lw, v) && (lw.len() + 1 == v.len() || a == b)
+            })
+            .collect();
+        let [v] = near.as_slice() else { return None };
+        Some(if w.starts_with(char::is_uppercase) { v[..1].to_uppercase() + &v[1..] } else { v.to_string() })
+    };
     unscored
         .split(' ')
-        .map(|w| match glued(w) {
-            Some((head, p)) => format!("{head} {p}"),
-            None => w.to_string(),
+        .map(|w| match (glued(w), misspelt(w)) {
+            (Some((head, p)), _) => format!("{head} {p}"),
+            (None, Some(fixed)) => fixed,
+            (None, None) => w.to_string(),
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -1005,6 +1031,12 @@ mod tests {
         let cat = Catalogue::builtin();
         assert_eq!(tidy("What is cash_ratio in FY2021 for Nike?", &cat), "What is cash ratio in FY2021 for Nike?");
         assert_eq!(tidy("Operating cash flow to Current Liabilitiesfor COSTCO", &cat), "Operating cash flow to Current Liabilities for COSTCO");
+        assert_eq!(tidy("What were Costco's total liabilites in FY2021?", &cat), "What were Costco's total liabilities in FY2021?");
+        assert_eq!(tidy("What was the Depreciaton of 3M?", &cat), "What was the Depreciation of 3M?");
+        // an inflection is no slip ("revenues"), nor a word far from every name, nor one a
+        // letter changed makes ("employee" is no "employed")
+        assert_eq!(tidy("What was AMD's revenue per employee in FY2015?", &cat), "What was AMD's revenue per employee in FY2015?");
+        assert_eq!(tidy("What were total revenues and Receivables?", &cat), "What were total revenues and Receivables?");
         // words that end so on their own, and ids, are kept
         assert_eq!(tidy("What is the margin within the LENS_2 plan for Information?", &cat), "What is the margin within the LENS_2 plan for Information?");
         assert_eq!(Question::parse("What is cash_ratio in FY2021 for Nike?").measure.as_deref(), Some("cash_ratio"));

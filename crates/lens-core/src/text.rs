@@ -15,6 +15,19 @@ pub struct Tok {
     pub is_number: bool,
 }
 
+/// Whether `a` and `b` differ by one edit: a letter changed, added or dropped, or two neighbours
+/// swapped ("Neflix", "Netfilx" for "netflix").
+pub fn one_edit(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let (short, long) = if a.len() <= b.len() { (&a, &b) } else { (&b, &a) };
+    let Some(i) = short.iter().zip(long.iter()).position(|(x, y)| x != y) else { return long.len() - short.len() == 1 };
+    match long.len() - short.len() {
+        0 => short[i + 1..] == long[i + 1..] || (i + 1 < short.len() && short[i] == long[i + 1] && short[i + 1] == long[i] && short[i + 2..] == long[i + 2..]),
+        1 => short[i..] == long[i + 1..],
+        _ => false,
+    }
+}
+
 /// Split `s` into lowercase tokens (no stemming, no stop-word removal).
 pub fn tokenize(s: &str) -> Vec<Tok> {
     let chars: Vec<(usize, char)> = s.char_indices().collect();
