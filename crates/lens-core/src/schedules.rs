@@ -30,9 +30,7 @@ pub struct Schedule {
 const FIGURE: &str = r"\$?\s?\(?\d[\d,]*(?:\.\d+)?\)?";
 
 fn value(printed: &str) -> Option<f64> {
-    let t: String = printed.chars().filter(|c| c.is_ascii_digit() || *c == '.').collect();
-    let v: f64 = t.parse().ok()?;
-    Some(if printed.contains('(') { -v } else { v })
+    crate::figures::table::number_of(printed).map(|r| r.to_f64())
 }
 
 /// The schedules of a page's text.

@@ -22,7 +22,7 @@ pub(super) fn stem(w: &str) -> String {
 }
 
 /// Whether a word is a year a filing's columns head ("2018"): neither a figure nor a label's word.
-fn is_year(t: &str) -> bool {
+pub(super) fn is_year(t: &str) -> bool {
     t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y))
 }
 

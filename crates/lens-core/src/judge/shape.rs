@@ -68,9 +68,7 @@ pub(super) fn sums_to_answer(c: &Claim) -> bool {
         tokenize(s)
             .into_iter()
             // (a year heads a line; "1,998" printed with its comma is a figure)
-            .filter(|t| {
-                t.is_number && (s[t.start..t.end].contains(',') || !(t.text.len() == 4 && t.text.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y))))
-            })
+            .filter(|t| t.is_number && (s[t.start..t.end].contains(',') || !super::measure::is_year(&t.text)))
             .filter_map(|t| t.text.replace([',', '$', '(', ')'], "").parse::<f64>().ok())
             .collect()
     };
