@@ -22,7 +22,7 @@ pub(super) fn stem(w: &str) -> String {
 }
 
 /// Whether a word is a year a filing's columns head ("2018"): neither a figure nor a label's word.
-pub(super) fn is_year(t: &str) -> bool {
+fn is_year(t: &str) -> bool {
     t.len() == 4 && t.parse::<u32>().is_ok_and(|y| (1990..2060).contains(&y))
 }
 
@@ -214,7 +214,30 @@ pub(super) fn rows_run_over(c: &Claim) -> Option<Fired> {
     let rows = rows_in(c.line());
     // (a schedule's lines and the total the answer states, which they add up to, are one
     // figure: the total)
-    (rows >= 2 && !super::shape::sums_to_answer(c)).then(|| vec![rows.to_string()])
+    (rows >= 2 && !sums_to_answer(c)).then(|| vec![rows.to_string()])
+}
+
+/// Whether the line's last figure is the sum of three or more figures printed just before it
+/// (a schedule's lines and their total: "2018 $ 377 … Thereafter 1,998 … $ 3,362") and the
+/// answer states that figure: the line states a total that can be checked, in figures.
+pub(super) fn sums_to_answer(c: &Claim) -> bool {
+    let figures_of = |s: &str| -> Vec<f64> {
+        tokenize(s)
+            .into_iter()
+            // (a year heads a line; "1,998" printed with its comma is a figure)
+            .filter(|t| t.is_number && (s[t.start..t.end].contains(',') || !is_year(&t.text)))
+            .filter_map(|t| t.text.replace([',', '$', '(', ')'], "").parse::<f64>().ok())
+            .collect()
+    };
+    let figures = figures_of(c.line());
+    let Some((&last, parts)) = figures.split_last() else { return false };
+    let stated = figures_of(c.answer).iter().any(|n| (n - last).abs() < 0.5);
+    let mut run = 0.0;
+    stated
+        && parts.iter().rev().enumerate().any(|(i, &f)| {
+            run += f;
+            i >= 2 && (run - last).abs() <= 0.5 + last.abs() * 1e-6
+        })
 }
 
 /// A table's column heads quoted down to its first figures: many words before any figure that

@@ -57,30 +57,7 @@ pub(super) fn total_unsaid(c: &Claim) -> Option<Fired> {
         return None;
     }
     let l = c.lower_line();
-    (!WORDS.total_said.iter().any(|w| l.contains(w.as_str())) && !sums_to_answer(c)).then(Vec::new)
-}
-
-/// Whether the line's last figure is the sum of three or more figures printed just before it
-/// (a schedule's lines and their total: "2018 $ 377 … Thereafter 1,998 … $ 3,362") and the
-/// answer states that figure: the line states a total that can be checked, in figures.
-pub(super) fn sums_to_answer(c: &Claim) -> bool {
-    let figures_of = |s: &str| -> Vec<f64> {
-        tokenize(s)
-            .into_iter()
-            // (a year heads a line; "1,998" printed with its comma is a figure)
-            .filter(|t| t.is_number && (s[t.start..t.end].contains(',') || !super::measure::is_year(&t.text)))
-            .filter_map(|t| t.text.replace([',', '$', '(', ')'], "").parse::<f64>().ok())
-            .collect()
-    };
-    let figures = figures_of(c.line());
-    let Some((&last, parts)) = figures.split_last() else { return false };
-    let stated = figures_of(c.answer).iter().any(|n| (n - last).abs() < 0.5);
-    let mut run = 0.0;
-    stated
-        && parts.iter().rev().enumerate().any(|(i, &f)| {
-            run += f;
-            i >= 2 && (run - last).abs() <= 0.5 + last.abs() * 1e-6
-        })
+    (!WORDS.total_said.iter().any(|w| l.contains(w.as_str())) && !super::measure::sums_to_answer(c)).then(Vec::new)
 }
 
 /// A figure of each member asked ("net sales by segment"), and the answer is not a worked list
